@@ -1,0 +1,198 @@
+//! Findings: what a check reports. Knows `source` spans and nothing of YAML
+//! or of how a finding was found; emitters in `report` read only this.
+
+use crate::source::{Sources, Span};
+use serde::Serialize;
+
+/// The class of a problem, as in the conformance README.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A file is not well-formed YAML or JSON, or its template code does not parse.
+    Syntax,
+    /// A schema, rule set or declaration is itself invalid.
+    Schema,
+    /// A value has a type its schema does not allow.
+    Type,
+    /// A key the schema does not declare.
+    UnknownKey,
+    /// A value breaks a validation rule.
+    Validation,
+    /// A reference points at nothing.
+    Reference,
+    /// A value was given for a data value marked deprecated.
+    Deprecated,
+    /// A construct ytt itself rejects or ignores, which confvet implements.
+    Compat,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Syntax => "syntax",
+            Kind::Schema => "schema",
+            Kind::Type => "type",
+            Kind::UnknownKey => "unknown-key",
+            Kind::Validation => "validation",
+            Kind::Reference => "reference",
+            Kind::Deprecated => "deprecated",
+            Kind::Compat => "compat",
+        }
+    }
+}
+
+/// How bad a finding is. Order matters: `Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A second place that explains a finding ("rule declared here").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    pub span: Span,
+    pub message: String,
+}
+
+/// One problem, with everything every report format needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Stable rule id such as `ytt/validation`; see `rules`.
+    pub rule: &'static str,
+    pub kind: Kind,
+    pub severity: Severity,
+    /// One line, complete on its own (JSON, SARIF and GitHub show only this).
+    pub message: String,
+    /// Where the offending node is.
+    pub span: Span,
+    /// Short label under the primary span in text output.
+    pub label: Option<String>,
+    /// Data path in ytt's style (`databases[1].port`, `(document)`).
+    pub path: Option<String>,
+    pub related: Vec<Related>,
+    /// Advice shown after the snippet (`did you mean "port"?`).
+    pub help: Option<String>,
+}
+
+impl Finding {
+    pub fn new(rule: &'static str, kind: Kind, span: Span, message: impl Into<String>) -> Finding {
+        Finding {
+            rule,
+            kind,
+            severity: crate::rules::default_severity(rule),
+            message: message.into(),
+            span,
+            label: None,
+            path: None,
+            related: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn with_severity(mut self, severity: Severity) -> Finding {
+        self.severity = severity;
+        self
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Finding {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn with_path(mut self, path: impl Into<String>) -> Finding {
+        self.path = Some(path.into());
+        self
+    }
+
+    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Finding {
+        self.related.push(Related {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// A hash that survives lines moving: rule, file name, data path and the
+    /// message with its numbers masked; never a line or column.
+    pub fn fingerprint(&self, sources: &Sources) -> String {
+        let file = sources.get(self.span.file);
+        let mut hash = Fnv64::new();
+        hash.write(self.rule);
+        hash.write(&file.name);
+        hash.write(self.path.as_deref().unwrap_or(""));
+        hash.write(&mask_digits(&self.message));
+        format!("{:016x}", hash.0)
+    }
+}
+
+/// Messages may quote line numbers of other files; masking digits keeps the
+/// fingerprint stable when those move.
+fn mask_digits(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+        .collect()
+}
+
+/// FNV-1a: small, stable across Rust versions (unlike `DefaultHasher`).
+struct Fnv64(u64);
+
+impl Fnv64 {
+    fn new() -> Fnv64 {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, text: &str) {
+        for byte in text.bytes().chain(std::iter::once(0xff)) {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Sort findings by file, position and rule, so thread timing never shows.
+pub fn sort_findings(findings: &mut [Finding], sources: &Sources) {
+    findings.sort_by_cached_key(|f| {
+        (
+            sources.get(f.span.file).name.clone(),
+            f.span.start,
+            f.rule,
+            f.message.clone(),
+        )
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceFile;
+
+    #[test]
+    fn fingerprint_ignores_position_but_not_path() {
+        let sources = Sources::new();
+        let a = sources.add(SourceFile::new("v.yml".into(), None, "x: 1\n\ny: 2\n".into()));
+        let f1 = Finding::new("ytt/validation", Kind::Validation, Span::new(a, 0, 4), "bad")
+            .with_path("x");
+        let mut f2 = f1.clone();
+        f2.span = Span::new(a, 6, 10);
+        assert_eq!(f1.fingerprint(&sources), f2.fingerprint(&sources));
+        let f3 = f1.clone().with_path("y");
+        assert_ne!(f1.fingerprint(&sources), f3.fingerprint(&sources));
+    }
+}

@@ -1,0 +1,23 @@
+//! confvet checks configuration against the schemas and validation rules its
+//! authors wrote, and reports every problem at once with its exact position.
+//!
+//! Data flows one way, one module per concern:
+//!
+//! ```text
+//! cli ─► discover ─► yaml (parse) ─► check::{ytt,kubevirt,tekton} ─► finding ─► report
+//! ```
+//!
+//! * `source`: files, byte spans and line indexes; depends on nothing.
+//! * `yaml`: confvet's own YAML tree with spans, comments and ytt annotations;
+//!   scalars resolved as go-yaml v2 resolves them.
+//! * `finding`, `rules`: what a check reports, and the table of rule ids.
+//! * `discover`: the parallel walk, file classification, grouping into units.
+//! * `check`: one module per system; speaks only the YAML tree and findings.
+//! * `report`: one emitter per output format; never sees `check` or `yaml`.
+//! * `run`: wires the above for the binary and for tests.
+
+pub mod finding;
+pub mod report;
+pub mod rules;
+pub mod source;
+pub mod yaml;

@@ -1,0 +1,1 @@
+//! Shared findings for emitter snapshots (stub).

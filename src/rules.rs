@@ -1,0 +1,113 @@
+//! The rule table: every rule id confvet can report, with its kind, default
+//! severity, one-line summary and documentation. `confvet rules`,
+//! `confvet explain`, SARIF `tool.driver.rules` and the JSON output all read
+//! this one table. Ids are stable: a retired id is never reused.
+
+use crate::finding::{Kind, Severity};
+
+/// One rule's documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    pub id: &'static str,
+    pub kind: Kind,
+    pub severity: Severity,
+    /// One line, no trailing period.
+    pub summary: &'static str,
+    /// Markdown with the fixed sections "What it does", "Why", "Example".
+    pub docs: &'static str,
+}
+
+macro_rules! rule {
+    ($id:literal, $kind:ident, $severity:ident, $summary:literal, $docs:literal) => {
+        Rule {
+            id: $id,
+            kind: Kind::$kind,
+            severity: Severity::$severity,
+            summary: $summary,
+            docs: $docs,
+        }
+    };
+}
+
+/// Every rule, grouped by system.
+pub static RULES: &[Rule] = &[
+    rule!(
+        "yaml/syntax",
+        Syntax,
+        Error,
+        "A file is not well-formed YAML",
+        "## What it does\nReports the first place where a YAML file cannot be parsed: bad indentation, an unclosed quote, a tab used for indentation, a file that is not UTF-8 text, nesting deeper than confvet follows, or an alias that expands to too many nodes.\n\n## Why\nNothing else in the file can be checked, and every tool that reads it (ytt, kubectl, Tekton) will reject it.\n\n## Example\n```yaml\nservice:\n  port: 80\n   name: web   # indented under a scalar\n```"
+    ),
+    rule!(
+        "yaml/duplicate-key",
+        Syntax,
+        Error,
+        "A map has the same key twice",
+        "## What it does\nReports a key given a second time in one map.\n\n## Why\nYAML forbids it; ytt rejects the file (`expected key 'x' to not be specified again`) and other readers silently keep one of the two values.\n\n## Example\n```yaml\nreplicas: 1\nreplicas: 3\n```"
+    ),
+    rule!(
+        "ytt/type-mismatch",
+        Type,
+        Error,
+        "A data value has a type its schema does not allow",
+        "## What it does\nChecks every data value against the type ytt infers from the schema's default (string, integer, float, boolean, map, array), after each data-values document is merged, as ytt does, but reports every mismatch at once.\n\n## Why\nytt stops with `One or more data values were invalid` when the package is rendered.\n\n## Example\n```yaml\n#@data/values-schema\n---\nreplicas: 1\n---\n#@data/values\n---\nreplicas: \"3\"   # found: string, expected: integer\n```"
+    ),
+    rule!(
+        "ytt/unknown-key",
+        UnknownKey,
+        Error,
+        "A data value is not declared in the schema",
+        "## What it does\nReports keys that the data-values schema does not declare, with a did-you-mean hint for near misses. Without a schema, a `#@data/values` overlay may only change keys that already exist unless `#@overlay/match missing_ok=True` is given.\n\n## Why\nytt rejects the value (`Given data value is not declared in schema`), most often a typo.\n\n## Example\n```yaml\nserviceaccount: payments   # schema declares service_account\n```"
+    ),
+    rule!(
+        "ytt/validation",
+        Validation,
+        Error,
+        "A data value breaks a validation rule",
+        "## What it does\nRuns every `@schema/validation` and `@assert/validate` rule on the final data values, as ytt does: named rules (`min`, `max`, `min_len`, `max_len`, `not_null`, `one_of`, `one_not_null`) and custom rules, skipped on null unless `not_null=True`. Each broken rule is one finding at the value, with the rule as a related location.\n\n## Why\nytt refuses to render the package (`Validating final data values`).\n\n## Example\n```yaml\n#@schema/validation min=1, max=32767\nport: 70000   # must be: a value <= 32767\n```"
+    ),
+    rule!(
+        "ytt/schema",
+        Schema,
+        Error,
+        "A data-values schema is itself invalid",
+        "## What it does\nReports schema documents ytt rejects: a null default without a type, an array schema without exactly one item, a `@schema/default` of the wrong type, schema annotations with bad arguments, schema or data-values files that also hold other documents.\n\n## Why\nytt stops with `Invalid schema` before looking at any value.\n\n## Example\n```yaml\n#@data/values-schema\n---\nports: []   # an array schema needs exactly one item\n```"
+    ),
+    rule!(
+        "ytt/rule-annotation",
+        Schema,
+        Error,
+        "A validation annotation has bad arguments",
+        "## What it does\nChecks the arguments of `@schema/validation` and `@assert/validate`: known keyword names, argument types (`min_len` a number, `not_null` a boolean, `one_of` a sequence), rule tuples of a description and a function.\n\n## Why\nytt rejects the annotation (`Invalid @schema/validation annotation`).\n\n## Example\n```yaml\n#@schema/validation min_len=\"8\"\npassword: \"\"\n```"
+    ),
+];
+
+/// The rule with this id.
+pub fn find(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// The default severity of a rule id (error for an unknown id).
+pub fn default_severity(id: &str) -> Severity {
+    find(id).map_or(Severity::Error, |r| r.severity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_documented_and_named_by_system() {
+        let mut seen = std::collections::HashSet::new();
+        for rule in RULES {
+            assert!(seen.insert(rule.id), "duplicate rule id {}", rule.id);
+            let (system, name) = rule.id.split_once('/').expect("ids are system/name");
+            assert!(["yaml", "ytt", "kubevirt", "tekton", "confvet"].contains(&system));
+            assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+            assert!(!rule.summary.ends_with('.'), "{}", rule.id);
+            for section in ["## What it does", "## Why", "## Example"] {
+                assert!(rule.docs.contains(section), "{} lacks {section}", rule.id);
+            }
+        }
+    }
+}

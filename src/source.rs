@@ -1,0 +1,183 @@
+//! Source files and byte spans. Knows nothing of YAML or findings.
+//!
+//! Every file confvet reads, and every command-line data value it is given,
+//! is registered once in [`Sources`] and named by a [`FileId`]. Positions are
+//! byte ranges ([`Span`]); they are turned into 1-based lines and columns only
+//! when a finding is reported, through the file's line index.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+/// Index of a file in [`Sources`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// A byte range in one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span {
+            file,
+            start: start as u32,
+            end: end.max(start) as u32,
+        }
+    }
+
+    /// An empty span at the start of `file` (command-line sources, whole files).
+    pub fn file_start(file: FileId) -> Span {
+        Span::new(file, 0, 0)
+    }
+
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// A 1-based line and column (column counted in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One file's text and its line index.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The name shown to users: relative to the current directory when the
+    /// file is under it, else as given; a pseudo name such as
+    /// `(data-value arg)` for command-line sources.
+    pub name: String,
+    /// The path on disk, if the source is a file.
+    pub path: Option<PathBuf>,
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: String, path: Option<PathBuf>, text: String) -> SourceFile {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile {
+            name,
+            path,
+            text,
+            line_starts,
+        }
+    }
+
+    /// 1-based line and column of a byte offset (clamped to the text).
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = offset.min(self.text.len());
+        let line_index = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let line_start = self.line_starts[line_index];
+        let column = self
+            .text
+            .get(line_start..offset)
+            .map_or(offset - line_start, |s| s.chars().count())
+            + 1;
+        LineCol {
+            line: line_index + 1,
+            column,
+        }
+    }
+
+    /// Byte offset where 1-based `line` starts (clamped).
+    pub fn line_start(&self, line: usize) -> usize {
+        let index = line.saturating_sub(1).min(self.line_starts.len() - 1);
+        self.line_starts[index]
+    }
+
+    /// The text of 1-based `line` without its line break.
+    pub fn line_text(&self, line: usize) -> &str {
+        let start = self.line_start(line);
+        let end = self.text[start..]
+            .find('\n')
+            .map_or(self.text.len(), |i| start + i);
+        self.text[start..end].trim_end_matches('\r')
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+}
+
+/// Every source of one run. Cheap to share between threads; files are added
+/// while discovering and parsing, then only read.
+#[derive(Debug, Default)]
+pub struct Sources {
+    files: RwLock<Vec<Arc<SourceFile>>>,
+}
+
+impl Sources {
+    pub fn new() -> Sources {
+        Sources::default()
+    }
+
+    pub fn add(&self, file: SourceFile) -> FileId {
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        files.push(Arc::new(file));
+        FileId((files.len() - 1) as u32)
+    }
+
+    pub fn get(&self, id: FileId) -> Arc<SourceFile> {
+        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(&files[id.0 as usize])
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Start and end positions of a span.
+    pub fn resolve(&self, span: Span) -> (Arc<SourceFile>, LineCol, LineCol) {
+        let file = self.get(span.file);
+        let start = file.line_col(span.start as usize);
+        let end = file.line_col(span.end as usize);
+        (file, start, end)
+    }
+}
+
+/// The name users see for a path: relative to `cwd` when under it, `/` separated.
+pub fn display_name(path: &Path, cwd: &Path) -> String {
+    let shown = path
+        .strip_prefix(cwd)
+        .ok()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(path);
+    let text = shown.to_string_lossy().replace('\\', "/");
+    text.strip_prefix("./").map_or(text.clone(), str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_from_one() {
+        let file = SourceFile::new("a.yml".into(), None, "a: 1\nbé: 2\n".into());
+        assert_eq!(file.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(file.line_col(5), LineCol { line: 2, column: 1 });
+        // 'é' is two bytes but one column.
+        assert_eq!(file.line_col(9), LineCol { line: 2, column: 4 });
+        assert_eq!(file.line_text(2), "bé: 2");
+        assert_eq!(file.line_col(1000).line, 3);
+    }
+
+    #[test]
+    fn display_name_is_relative_to_cwd() {
+        let cwd = Path::new("/repo");
+        assert_eq!(display_name(Path::new("/repo/a/b.yml"), cwd), "a/b.yml");
+        assert_eq!(display_name(Path::new("/other/b.yml"), cwd), "/other/b.yml");
+        assert_eq!(display_name(Path::new("./b.yml"), Path::new("/x")), "b.yml");
+    }
+}
