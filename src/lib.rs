@@ -21,3 +21,7 @@ pub mod report;
 pub mod rules;
 pub mod source;
 pub mod yaml;
+pub mod check;
+pub mod cli;
+pub mod discover;
+pub mod run;

@@ -1,1 +1,200 @@
-fn main() {}
+//! The `confvet` binary: parse flags, call the library, map the outcome to
+//! an exit code (0 clean, 1 findings at or above --fail-on, 2 usage or I/O).
+
+use clap::{CommandFactory, FromArgMatches};
+use confvet::check::ytt::{flags::DataValueFlags, YttSettings};
+use confvet::cli::{self, Cli, ColorChoice, Command, FailOn, LintArgs, ValuesArgs, ValuesFormat, YttFlags};
+use confvet::finding::Severity;
+use confvet::report::{Format, Report};
+use confvet::run::{lint, LintRequest};
+use confvet::source::Sources;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(2);
+        }
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let code = match cli.command {
+        Command::Lint(args) => {
+            let sub = matches.subcommand_matches("lint").expect("lint matches");
+            run_lint(args, sub, &cwd)
+        }
+        Command::Values(args) => run_values(args, &cwd),
+        Command::Rules => {
+            for rule in confvet::rules::RULES {
+                println!("{:<24} {:<8} {}", rule.id, rule.severity.as_str(), rule.summary);
+            }
+            0
+        }
+        Command::Explain { rule } => match confvet::rules::find(&rule) {
+            Some(rule) => {
+                println!("# {}\n\n{}\n\nKind: {}. Default severity: {}.\n\n{}", rule.id, rule.summary, rule.kind.as_str(), rule.severity.as_str(), rule.docs);
+                0
+            }
+            None => {
+                eprintln!("confvet: no rule named {rule:?}; `confvet rules` lists them");
+                2
+            }
+        },
+    };
+    ExitCode::from(code)
+}
+
+fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
+    YttSettings {
+        flags: DataValueFlags {
+            data_value: flags.data_value.clone(),
+            data_value_yaml: flags.data_value_yaml.clone(),
+            data_value_file: flags.data_value_file.clone(),
+            data_values_file: flags.data_values_file.clone(),
+            data_values_env: flags.data_values_env.clone(),
+            data_values_env_yaml: flags.data_values_env_yaml.clone(),
+            env: std::env::vars().collect(),
+            cwd: cwd.to_path_buf(),
+        },
+        disable_validation: flags.disable_validation,
+        strict: flags.strict,
+    }
+}
+
+fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+                false
+            } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0") {
+                true
+            } else {
+                std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
+    let indexed = |name: &str| -> Vec<usize> { matches.indices_of(name).map(|i| i.collect()).unwrap_or_default() };
+    let formats: Vec<(usize, Format)> = indexed("format").into_iter().zip(args.format.iter().copied()).collect();
+    let outputs: Vec<(usize, PathBuf)> = indexed("output").into_iter().zip(args.output.iter().cloned()).collect();
+    let outputs = match cli::pair_outputs(&formats, &outputs) {
+        Ok(pairs) => pairs,
+        Err(message) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+    };
+    if let Some(threads) = args.threads {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global();
+    }
+    let sources = Sources::new();
+    let request = LintRequest {
+        paths: args.paths.clone(),
+        ytt: ytt_settings(&args.ytt, cwd),
+    };
+    let result = lint(&request, &sources, cwd);
+    for error in &result.errors {
+        eprintln!("confvet: {error}");
+    }
+    let report = Report {
+        findings: &result.findings,
+        sources: &sources,
+        units: &result.units,
+        summary: result.summary,
+    };
+    let color = use_color(args.color);
+    for (format, output) in &outputs {
+        let written = match output {
+            Some(path) => std::fs::File::create(path).and_then(|file| {
+                let mut writer = std::io::BufWriter::new(file);
+                format.emitter(false).emit(&mut writer, &report)?;
+                writer.flush()
+            }),
+            None if args.quiet && *format == Format::Text => Ok(()),
+            None => {
+                let stdout = std::io::stdout();
+                let mut lock = stdout.lock();
+                format.emitter(color && *format == Format::Text).emit(&mut lock, &report).and_then(|_| lock.flush())
+            }
+        };
+        match written {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return 0,
+            Err(err) => {
+                let target = output.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
+                eprintln!("confvet: cannot write {target}: {err}");
+                return 2;
+            }
+        }
+    }
+    if !result.errors.is_empty() {
+        return 2;
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Never => None,
+    };
+    let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
+    u8::from(failed)
+}
+
+fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
+    let sources = Sources::new();
+    let request = LintRequest {
+        paths: vec![args.dir.clone()],
+        ytt: ytt_settings(&args.ytt, cwd),
+    };
+    let result = lint(&request, &sources, cwd);
+    for error in &result.errors {
+        eprintln!("confvet: {error}");
+    }
+    if !result.errors.is_empty() {
+        return 2;
+    }
+    let has_errors = result.findings.iter().any(|f| f.severity == Severity::Error);
+    if has_errors || result.values.len() != 1 {
+        let report = Report {
+            findings: &result.findings,
+            sources: &sources,
+            units: &result.units,
+            summary: result.summary,
+        };
+        let _ = Format::Text.emitter(use_color(ColorChoice::Auto)).emit(&mut std::io::stderr(), &report);
+        if !has_errors {
+            eprintln!("confvet: {} holds {} ytt packages; name one", args.dir.display(), result.values.len());
+            return 2;
+        }
+        return 1;
+    }
+    let Some(values) = &result.values[0].1 else {
+        return 1;
+    };
+    let text = match args.format {
+        ValuesFormat::Yaml => confvet::yaml::emit::to_yaml(values),
+        ValuesFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&confvet::yaml::emit::to_json(values)).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+    };
+    match std::io::stdout().write_all(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(_) => 2,
+    }
+}

@@ -4,6 +4,7 @@
 
 pub mod node;
 pub mod parse;
+pub mod emit;
 pub mod scalar;
 
 pub use node::*;

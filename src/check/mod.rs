@@ -1,0 +1,4 @@
+//! Checks: one module per system. A check reads discovered units (the YAML
+//! tree) and returns findings; it never prints.
+
+pub mod ytt;

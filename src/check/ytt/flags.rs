@@ -1,0 +1,265 @@
+//! ytt's command-line data values: `--data-values-file`, `--data-values-env`,
+//! `--data-values-env-yaml`, `--data-value`, `--data-value-yaml`,
+//! `--data-value-file`, applied after every `#@data/values` file in that fixed
+//! order (spec/ytt.md section 5), each source registered under ytt's pseudo
+//! file name so findings point at it.
+
+use super::values::MergeMode;
+use crate::finding::{Finding, Kind};
+use crate::source::{display_name, SourceFile, Sources, Span};
+use crate::yaml::{self, DocumentSet, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value};
+use std::path::{Path, PathBuf};
+
+/// The data-value flags of one run, with what they need from outside.
+#[derive(Debug, Clone, Default)]
+pub struct DataValueFlags {
+    pub data_value: Vec<String>,
+    pub data_value_yaml: Vec<String>,
+    pub data_value_file: Vec<String>,
+    pub data_values_file: Vec<PathBuf>,
+    pub data_values_env: Vec<String>,
+    pub data_values_env_yaml: Vec<String>,
+    /// Environment variables, read once at start-up.
+    pub env: Vec<(String, String)>,
+    /// Directory relative paths are resolved against.
+    pub cwd: PathBuf,
+}
+
+impl DataValueFlags {
+    pub fn is_empty(&self) -> bool {
+        self.data_value.is_empty()
+            && self.data_value_yaml.is_empty()
+            && self.data_value_file.is_empty()
+            && self.data_values_file.is_empty()
+            && self.data_values_env.is_empty()
+            && self.data_values_env_yaml.is_empty()
+    }
+
+    /// Every command-line source as a document to merge, in ytt's order.
+    pub fn overlays(&self, sources: &Sources, findings: &mut Vec<Finding>) -> Vec<(Node, MergeMode)> {
+        let plain_file = MergeMode {
+            implicit_missing_ok: true,
+            arrays_replace: true,
+        };
+        let flag = MergeMode {
+            implicit_missing_ok: true,
+            arrays_replace: true,
+        };
+        let mut out = Vec::new();
+        for path in &self.data_values_file {
+            for file in expand_values_path(&self.cwd.join(path)) {
+                let name = display_name(&file, &self.cwd);
+                let text = match std::fs::read(&file) {
+                    Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                    Err(err) => {
+                        let id = sources.add(SourceFile::new(name.clone(), Some(file.clone()), String::new()));
+                        findings.push(Finding::new(
+                            "yaml/syntax",
+                            Kind::Syntax,
+                            Span::file_start(id),
+                            format!("cannot read --data-values-file {name}: {err}"),
+                        ));
+                        continue;
+                    }
+                };
+                let id = sources.add(SourceFile::new(name, Some(file.clone()), text));
+                if let Some(set) = parse_source(sources, id, findings) {
+                    out.extend(set.docs.into_iter().filter(|d| !d.value.is_null()).map(|d| (d.value, plain_file)));
+                }
+            }
+        }
+        for (prefixes, as_yaml) in [(&self.data_values_env, false), (&self.data_values_env_yaml, true)] {
+            for prefix in prefixes {
+                let kind = if as_yaml { "data-values-env-yaml" } else { "data-values-env" };
+                let wanted = format!("{prefix}_");
+                let mut vars: Vec<&(String, String)> = self.env.iter().filter(|(k, _)| k.starts_with(&wanted)).collect();
+                vars.sort();
+                for (key, value) in vars {
+                    let path = key[wanted.len()..].replace("__", ".");
+                    let text = format!("{key}={value}");
+                    let id = sources.add(SourceFile::new(format!("({kind} arg) {prefix}"), None, text));
+                    let offset = key.len() + 1;
+                    if let Some(node) = flag_node(sources, id, &path, value, offset, as_yaml, findings) {
+                        out.push((node, flag));
+                    }
+                }
+            }
+        }
+        for (args, kind, as_yaml) in [
+            (&self.data_value, "data-value", false),
+            (&self.data_value_yaml, "data-value-yaml", true),
+        ] {
+            for arg in args {
+                let id = sources.add(SourceFile::new(format!("({kind} arg)"), None, arg.clone()));
+                let Some((key, value)) = arg.split_once('=') else {
+                    findings.push(Finding::new(
+                        "ytt/flag",
+                        Kind::Syntax,
+                        Span::new(id, 0, arg.len()),
+                        format!("--{kind} {arg}: expected KEY=VALUE"),
+                    ));
+                    continue;
+                };
+                if let Some(node) = flag_node(sources, id, key, value, key.len() + 1, as_yaml, findings) {
+                    out.push((node, flag));
+                }
+            }
+        }
+        for arg in &self.data_value_file {
+            let Some((key, path)) = arg.split_once('=') else {
+                let id = sources.add(SourceFile::new("(data-value-file arg)".into(), None, arg.clone()));
+                findings.push(Finding::new(
+                    "ytt/flag",
+                    Kind::Syntax,
+                    Span::new(id, 0, arg.len()),
+                    format!("--data-value-file {arg}: expected KEY=PATH"),
+                ));
+                continue;
+            };
+            let name = format!("(data-value-file arg) {key}={path}");
+            match std::fs::read(self.cwd.join(path)) {
+                Ok(bytes) => {
+                    let contents = String::from_utf8_lossy(&bytes).into_owned();
+                    let id = sources.add(SourceFile::new(name, None, contents.clone()));
+                    if let Some(node) = flag_node(sources, id, key, &contents, 0, false, findings) {
+                        out.push((node, flag));
+                    }
+                }
+                Err(err) => {
+                    let id = sources.add(SourceFile::new(name, None, arg.clone()));
+                    findings.push(Finding::new(
+                        "ytt/flag",
+                        Kind::Reference,
+                        Span::new(id, 0, arg.len()),
+                        format!("--data-value-file {arg}: cannot read {path}: {err}"),
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A directory given to `--data-values-file` means its files in path order;
+/// ytt keeps every file directly in it and only YAML files below.
+fn expand_values_path(path: &Path) -> Vec<PathBuf> {
+    if !path.is_dir() {
+        return vec![path.to_path_buf()];
+    }
+    let mut files = Vec::new();
+    for entry in ignore::WalkBuilder::new(path).standard_filters(false).build().flatten() {
+        let p = entry.path();
+        if !p.is_file() {
+            continue;
+        }
+        let direct = p.parent() == Some(path);
+        let is_yaml = matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml"));
+        if direct || is_yaml {
+            files.push(p.to_path_buf());
+        }
+    }
+    files.sort();
+    files
+}
+
+fn parse_source(sources: &Sources, id: crate::source::FileId, findings: &mut Vec<Finding>) -> Option<DocumentSet> {
+    let file = sources.get(id);
+    match yaml::parse_file(id, &file.text, &yaml::ParseOptions::default()) {
+        Ok(set) => Some(set),
+        Err(err) => {
+            findings.push(Finding::new(err.rule, Kind::Syntax, err.span, err.message));
+            None
+        }
+    }
+}
+
+/// `a.b.c=value` as a nested map node located in the flag's pseudo file.
+fn flag_node(
+    sources: &Sources,
+    id: crate::source::FileId,
+    key_path: &str,
+    value: &str,
+    value_offset: usize,
+    as_yaml: bool,
+    findings: &mut Vec<Finding>,
+) -> Option<Node> {
+    let whole = Span::new(id, 0, sources.get(id).text.len());
+    let value_span = Span::new(id, value_offset, value_offset + value.len());
+    let mut node = if as_yaml {
+        let probe = sources.add(SourceFile::new(sources.get(id).name.clone(), None, value.to_string()));
+        let set = parse_source(sources, probe, findings)?;
+        let mut parsed = set.docs.into_iter().next().map(|d| d.value).unwrap_or_else(|| super::schema::null_node(value_span));
+        relocate(&mut parsed, value_span);
+        parsed
+    } else {
+        Node {
+            span: value_span,
+            value: Value::Scalar(Scalar {
+                text: value.to_string(),
+                style: ScalarStyle::DoubleQuoted,
+                tag: None,
+                resolved: ScalarValue::Str(value.to_string()),
+            }),
+        }
+    };
+    for key in key_path.rsplit('.') {
+        node = Node {
+            span: whole,
+            value: Value::Map(vec![MapItem {
+                key_span: whole,
+                key: Scalar {
+                    text: key.to_string(),
+                    style: ScalarStyle::Plain,
+                    tag: None,
+                    resolved: ScalarValue::Str(key.to_string()),
+                },
+                value: node,
+                comments: Vec::new(),
+            }]),
+        };
+    }
+    Some(node)
+}
+
+/// ytt names every node of a `--data-value-yaml` value after the flag.
+fn relocate(node: &mut Node, span: Span) {
+    node.span = span;
+    match &mut node.value {
+        Value::Map(items) => {
+            for item in items {
+                item.key_span = span;
+                relocate(&mut item.value, span);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                item.span = span;
+                relocate(&mut item.value, span);
+            }
+        }
+        Value::Scalar(_) => {}
+    }
+}
+
+/// `--strict`: YAML 1.1 booleans such as `yes` are ambiguous and rejected.
+pub fn check_strict(set: &DocumentSet, findings: &mut Vec<Finding>) {
+    fn walk(node: &Node, findings: &mut Vec<Finding>) {
+        match &node.value {
+            Value::Scalar(s) => {
+                if yaml::scalar::is_ambiguous_for_strict(&s.text, s.style) {
+                    findings.push(Finding::new(
+                        "yaml/syntax",
+                        Kind::Syntax,
+                        node.span,
+                        format!("strict parsing: found '{}' ambiguous (could be !!str or !!bool)", s.text),
+                    ).with_help("quote it for a string, or write true/false"));
+                }
+            }
+            Value::Map(items) => items.iter().for_each(|i| walk(&i.value, findings)),
+            Value::Array(items) => items.iter().for_each(|i| walk(&i.value, findings)),
+        }
+    }
+    for doc in &set.docs {
+        walk(&doc.value, findings);
+    }
+}

@@ -1,0 +1,224 @@
+//! ytt: the data values of a package checked as ytt checks them (spec/ytt.md).
+//!
+//! Order, as ytt: YAML syntax of every file; schema documents turned into
+//! types (stops at the first schema error); data-values documents merged one
+//! at a time, each step type-checked (confvet reports every step's errors,
+//! ytt only the first); validations on the final values, collect-all.
+
+pub mod flags;
+pub mod path;
+pub mod schema;
+pub mod starlark;
+pub mod validate;
+pub mod values;
+
+use crate::discover::DiscoveredFile;
+use crate::finding::{Finding, Kind, Severity};
+use crate::source::{Sources, Span};
+use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
+use flags::DataValueFlags;
+use path::DataPath;
+use schema::{SchemaBuilder, SchemaType};
+use std::collections::HashSet;
+use validate::Validator;
+use values::{MergeMode, Merger, TypeChecker};
+
+/// What checking one package gives.
+#[derive(Debug, Default)]
+pub struct PackageOutcome {
+    pub findings: Vec<Finding>,
+    /// The final data values, when the checks got that far.
+    pub values: Option<Node>,
+}
+
+/// Settings of a ytt check.
+#[derive(Debug, Clone, Default)]
+pub struct YttSettings {
+    pub flags: DataValueFlags,
+    pub disable_validation: bool,
+    pub strict: bool,
+}
+
+/// Check one ytt package: `files` in ytt's merge order.
+pub fn check_package(files: &[&DiscoveredFile], sources: &Sources, settings: &YttSettings) -> PackageOutcome {
+    let mut outcome = PackageOutcome::default();
+    let findings = &mut outcome.findings;
+
+    // 1. Every file must parse; ytt stops at the first that does not.
+    let mut parsed: Vec<&DocumentSet> = Vec::new();
+    for file in files {
+        match &file.parsed {
+            Ok(set) => parsed.push(set),
+            Err(finding) => findings.push((**finding).clone()),
+        }
+    }
+    if !findings.is_empty() {
+        return outcome;
+    }
+    if settings.strict {
+        for set in &parsed {
+            flags::check_strict(set, findings);
+        }
+        if !findings.is_empty() {
+            return outcome;
+        }
+    }
+
+    // 2. Sort documents into schema and data values; check file shapes.
+    let mut schema_docs: Vec<&Document> = Vec::new();
+    let mut value_docs: Vec<&Document> = Vec::new();
+    for set in &parsed {
+        classify_documents(set, &mut schema_docs, &mut value_docs, findings);
+    }
+    if has_errors(findings) {
+        return outcome;
+    }
+
+    // 3. Schema: each document on its own, then merged.
+    let schema = match build_schema(&schema_docs, findings) {
+        Ok(schema) => schema,
+        Err(()) => return outcome,
+    };
+
+    // 4. Data values, merged step by step.
+    let mut seen: HashSet<(Span, String)> = HashSet::new();
+    let mut current: Option<Node> = schema.as_ref().map(|ty| ty.default.clone());
+    let root_at = schema.as_ref().map(|ty| ty.span);
+    let mut step_findings = Vec::new();
+    let mut sources_in_order: Vec<(Node, Vec<crate::yaml::Comment>, MergeMode)> = value_docs
+        .iter()
+        .map(|doc| (doc.value.clone(), doc.comments.clone(), MergeMode::default()))
+        .collect();
+    for (node, mode) in settings.flags.overlays(sources, &mut step_findings) {
+        sources_in_order.push((node, Vec::new(), mode));
+    }
+    findings.append(&mut step_findings);
+    for (node, comments, mode) in &sources_in_order {
+        let mut step = Vec::new();
+        match current.as_mut() {
+            None => current = Some(node.clone()),
+            Some(left) => {
+                let mut merger = Merger {
+                    findings: &mut step,
+                    has_schema: schema.is_some(),
+                    keeps_left_annotations: false,
+                };
+                merger.merge_document(left, node, comments, *mode);
+            }
+        }
+        if let (Some(ty), Some(values)) = (&schema, current.as_mut()) {
+            let at = if values.span.file == ty.span.file { ty.span } else { values.span };
+            TypeChecker { findings: &mut step }.check(values, root_at.unwrap_or(at), ty, &DataPath::root());
+        }
+        for finding in step {
+            if seen.insert((finding.span, finding.message.clone())) {
+                findings.push(finding);
+            }
+        }
+    }
+    let values = current.unwrap_or_else(|| Node {
+        span: Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
+        value: Value::Map(Vec::new()),
+    });
+    if has_errors(findings) {
+        return outcome;
+    }
+
+    // 5. Validations on the final values.
+    if let Some(ty) = &schema {
+        if !settings.disable_validation {
+            Validator { findings }.validate(&values, ty.span, ty, &DataPath::root());
+        }
+    }
+    outcome.values = Some(values);
+    outcome
+}
+
+fn has_errors(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.severity == Severity::Error)
+}
+
+/// Put each document of a file in its list; a schema or values file must hold
+/// only such documents, and `@data/values-schema` belongs on a document.
+fn classify_documents<'a>(
+    set: &'a DocumentSet,
+    schema_docs: &mut Vec<&'a Document>,
+    value_docs: &mut Vec<&'a Document>,
+    findings: &mut Vec<Finding>,
+) {
+    let is_schema = |d: &Document| d.has_annotation("data/values-schema");
+    let is_values = |d: &Document| d.has_annotation("data/values");
+    let has_schema = set.docs.iter().any(is_schema);
+    let has_values = set.docs.iter().any(is_values);
+    for doc in &set.docs {
+        if let Value::Map(items) = &doc.value.value {
+            for item in items {
+                if let Some(comment) = item.annotation("data/values-schema") {
+                    findings.push(Finding::new(
+                        "ytt/schema",
+                        Kind::Schema,
+                        comment.span,
+                        "@data/values-schema annotates a map item; only documents (---) can be annotated with @data/values-schema",
+                    ).with_help("put `---` on the line after the annotation"));
+                }
+            }
+        }
+        if is_schema(doc) {
+            schema_docs.push(doc);
+        } else if is_values(doc) {
+            value_docs.push(doc);
+        } else if (has_schema || has_values) && !doc.value.is_null() {
+            let what = if has_schema { "schema" } else { "data values" };
+            let annotation = if has_schema { "@data/values-schema" } else { "@data/values" };
+            findings.push(
+                Finding::new(
+                    "ytt/schema",
+                    Kind::Schema,
+                    doc.span,
+                    format!("a {what} file must only have {what} documents ({annotation}); this document is not one"),
+                )
+                .with_help("move ordinary documents into a template file of their own"),
+            );
+        }
+    }
+}
+
+/// Build and merge the schema. Ok(None) without schema documents.
+fn build_schema(docs: &[&Document], findings: &mut Vec<Finding>) -> Result<Option<SchemaType>, ()> {
+    let Some(first) = docs.first() else {
+        return Ok(None);
+    };
+    let mut builder = SchemaBuilder { findings };
+    let mut types = Vec::new();
+    for doc in docs {
+        match builder.document_type(doc) {
+            Some(ty) => types.push(ty),
+            None => return Err(()),
+        }
+    }
+    if docs.len() == 1 {
+        return Ok(types.pop());
+    }
+    // Merge the documents as overlays, keeping the first document's
+    // annotations where two annotate one value (ytt: first rule wins).
+    let mut merged = (*first).clone();
+    let mut merge_findings = Vec::new();
+    for doc in &docs[1..] {
+        let mut merger = Merger {
+            findings: &mut merge_findings,
+            has_schema: false,
+            keeps_left_annotations: true,
+        };
+        merger.merge_document(&mut merged.value, &doc.value, &doc.comments, MergeMode::default());
+    }
+    if !merge_findings.is_empty() {
+        for mut finding in merge_findings {
+            finding.rule = "ytt/schema";
+            finding.kind = Kind::Schema;
+            finding.message = format!("schema documents do not merge: {}", finding.message);
+            findings.push(finding);
+        }
+        return Err(());
+    }
+    SchemaBuilder { findings }.document_type(&merged).map(Some).ok_or(())
+}

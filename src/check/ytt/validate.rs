@@ -1,0 +1,427 @@
+//! Validations: `@schema/validation` (and `@assert/validate`) annotations
+//! parsed into rules, and rules run on the final data values as ytt's
+//! pkg/validations does: null skips everything unless `not_null`, which runs
+//! first; then custom rules; then named rules in ytt's fixed order.
+
+use super::path::DataPath;
+use super::schema::{SchemaType, TypeKind};
+use super::starlark::{CallArgs, StarValue};
+use crate::finding::{Finding, Kind};
+use crate::source::Span;
+use crate::yaml::{Comment, Node, ScalarValue, Value};
+
+/// The rules of one annotation.
+#[derive(Debug, Clone)]
+pub struct Validation {
+    /// The annotation comment ("rule declared here").
+    pub span: Span,
+    /// `schema/validation` or `assert/validate`.
+    pub annotation: &'static str,
+    pub not_null: bool,
+    pub custom: Vec<CustomRule>,
+    pub named: Vec<NamedRule>,
+}
+
+/// A `(description, check)` rule. Evaluating its function needs the
+/// Starlark engine of the ytt package (issue 3); until then it is kept.
+#[derive(Debug, Clone)]
+pub struct CustomRule {
+    pub description: String,
+}
+
+/// The named rules, in the order ytt runs them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NamedRule {
+    MinLen(i64),
+    MaxLen(i64),
+    Min(StarValue),
+    Max(StarValue),
+    /// `None`: every child (`one_not_null=True`).
+    OneNotNull(Option<Vec<String>>),
+    OneOf(Vec<StarValue>),
+}
+
+impl NamedRule {
+    fn order(&self) -> u8 {
+        match self {
+            NamedRule::MinLen(_) => 0,
+            NamedRule::MaxLen(_) => 1,
+            NamedRule::Min(_) => 2,
+            NamedRule::Max(_) => 3,
+            NamedRule::OneNotNull(_) => 4,
+            NamedRule::OneOf(_) => 5,
+        }
+    }
+
+    /// ytt's `must be:` text.
+    pub fn must_be(&self) -> String {
+        match self {
+            NamedRule::MinLen(n) => format!("length >= {n}"),
+            NamedRule::MaxLen(n) => format!("length <= {n}"),
+            NamedRule::Min(x) => format!("a value >= {x}"),
+            NamedRule::Max(x) => format!("a value <= {x}"),
+            NamedRule::OneNotNull(Some(keys)) => format!(
+                "exactly one of {} to be not null",
+                StarValue::List(keys.iter().map(|k| StarValue::Str(k.clone())).collect())
+            ),
+            NamedRule::OneNotNull(None) => "exactly one of all children to be not null".into(),
+            NamedRule::OneOf(values) => format!("one of {}", StarValue::List(values.clone())),
+        }
+    }
+
+    /// The rule as written (for labels).
+    fn written(&self) -> String {
+        match self {
+            NamedRule::MinLen(n) => format!("min_len={n}"),
+            NamedRule::MaxLen(n) => format!("max_len={n}"),
+            NamedRule::Min(x) => format!("min={x}"),
+            NamedRule::Max(x) => format!("max={x}"),
+            NamedRule::OneNotNull(Some(keys)) => format!(
+                "one_not_null={}",
+                StarValue::List(keys.iter().map(|k| StarValue::Str(k.clone())).collect())
+            ),
+            NamedRule::OneNotNull(None) => "one_not_null=True".into(),
+            NamedRule::OneOf(values) => format!("one_of={}", StarValue::List(values.clone())),
+        }
+    }
+}
+
+/// Parse the arguments of a validation annotation, with ytt's error texts.
+pub fn parse_validation(call: &CallArgs, comment: &Comment, annotation: &'static str) -> Result<Validation, String> {
+    let prefix = format!("Invalid @{annotation} annotation - ");
+    let mut validation = Validation {
+        span: comment.span,
+        annotation,
+        not_null: false,
+        custom: Vec::new(),
+        named: Vec::new(),
+    };
+    if call.positional.is_empty() && call.named.is_empty() {
+        return Err(format!("{prefix}expected annotation to have 2-tuple as argument(s), but found no arguments"));
+    }
+    for rule in &call.positional {
+        let StarValue::Tuple(items) = rule else {
+            return Err(format!("{prefix}expected annotation to have 2-tuple as argument(s), but found: {rule}"));
+        };
+        if items.len() != 2 {
+            return Err(format!("{prefix}expected 2-tuple, but found tuple with length {}", items.len()));
+        }
+        let StarValue::Str(description) = &items[0] else {
+            return Err(format!(
+                "{prefix}expected first item in the 2-tuple to be a string describing a valid value, but was {}",
+                items[0].type_name()
+            ));
+        };
+        if !is_callable(&items[1]) {
+            return Err(format!(
+                "{prefix}expected second item in tuple to be an assertion function or assertion object, but was a {}",
+                items[1].type_name()
+            ));
+        }
+        validation.custom.push(CustomRule {
+            description: description.clone(),
+        });
+    }
+    for (key, value) in &call.named {
+        let number = |value: &StarValue| -> Result<i64, String> {
+            match value {
+                StarValue::Int(i) => Ok(*i),
+                // ytt truncates: min_len=8.9 means 8.
+                StarValue::Float(f) => Ok(f.trunc() as i64),
+                other => Err(format!(
+                    "{prefix}expected keyword argument \"{key}\" to be a number, but was {}",
+                    other.type_name()
+                )),
+            }
+        };
+        match key.as_str() {
+            "min_len" => validation.named.push(NamedRule::MinLen(number(value)?)),
+            "max_len" => validation.named.push(NamedRule::MaxLen(number(value)?)),
+            "min" => validation.named.push(NamedRule::Min(value.clone())),
+            "max" => validation.named.push(NamedRule::Max(value.clone())),
+            "not_null" => match value {
+                StarValue::Bool(b) => validation.not_null = *b,
+                other => {
+                    return Err(format!(
+                        "{prefix}expected keyword argument \"not_null\" to be a boolean, but was {}",
+                        other.type_name()
+                    ))
+                }
+            },
+            "one_not_null" => match value {
+                StarValue::Bool(true) => validation.named.push(NamedRule::OneNotNull(None)),
+                StarValue::Bool(false) => return Err(format!("{prefix}one_not_null= cannot be False")),
+                StarValue::List(keys) | StarValue::Tuple(keys) => validation.named.push(NamedRule::OneNotNull(Some(
+                    keys.iter()
+                        .map(|k| match k {
+                            StarValue::Str(s) => s.clone(),
+                            other => other.to_string(),
+                        })
+                        .collect(),
+                ))),
+                other => {
+                    return Err(format!(
+                        "{prefix}expected keyword argument \"one_not_null\" to be a sequence or True, but was {}",
+                        other.type_name()
+                    ))
+                }
+            },
+            "one_of" => match value {
+                StarValue::List(values) | StarValue::Tuple(values) => {
+                    validation.named.push(NamedRule::OneOf(values.clone()))
+                }
+                other => {
+                    return Err(format!(
+                        "{prefix}expected keyword argument one_of to be a sequence, but was {}",
+                        other.type_name()
+                    ))
+                }
+            },
+            "when" => {
+                if !is_callable(value) {
+                    return Err(format!(
+                        "{prefix}expected keyword argument \"when\" to be a function, but was {}",
+                        value.type_name()
+                    ));
+                }
+            }
+            other => return Err(format!("{prefix}unknown keyword argument \"{other}\"")),
+        }
+    }
+    validation.named.sort_by_key(NamedRule::order);
+    Ok(validation)
+}
+
+fn is_callable(value: &StarValue) -> bool {
+    matches!(value, StarValue::Other { type_name, .. } if type_name == "function" || type_name == "builtin_function_or_method" || type_name == "struct")
+}
+
+/// A data value as the Starlark value a rule sees.
+pub fn node_to_star(node: &Node) -> StarValue {
+    match &node.value {
+        Value::Scalar(s) => match &s.resolved {
+            ScalarValue::Null => StarValue::None,
+            ScalarValue::Bool(b) => StarValue::Bool(*b),
+            ScalarValue::Int(i) => StarValue::Int(*i),
+            ScalarValue::Float(f) => StarValue::Float(*f),
+            ScalarValue::Str(s) => StarValue::Str(s.clone()),
+        },
+        Value::Map(items) => StarValue::Dict(
+            items
+                .iter()
+                .map(|i| (StarValue::Str(i.key.display()), node_to_star(&i.value)))
+                .collect(),
+        ),
+        Value::Array(items) => StarValue::List(items.iter().map(|i| node_to_star(&i.value)).collect()),
+    }
+}
+
+/// A value in a `found` text: strings unquoted, as ytt prints them.
+fn found_value(value: &StarValue) -> String {
+    match value {
+        StarValue::Str(s) => s.clone(),
+        StarValue::Dict(_) | StarValue::List(_) => {
+            let text = value.to_string();
+            if text.len() > 60 {
+                format!("{}...", &text[..text.floor_char_boundary(57)])
+            } else {
+                text
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Runs the rules of a type tree over final data values.
+pub struct Validator<'a> {
+    pub findings: &'a mut Vec<Finding>,
+}
+
+impl Validator<'_> {
+    /// Validate `node` (located at `at`) against `ty` and everything below it.
+    pub fn validate(&mut self, node: &Node, at: Span, ty: &SchemaType, path: &DataPath) {
+        if let Some(validation) = &ty.validation {
+            self.run(node, at, validation, path);
+        }
+        match (&node.value, &ty.kind) {
+            (Value::Map(items), TypeKind::Map(_)) => {
+                for item in items {
+                    let key = item.key.display();
+                    if let Some(child) = ty.entry(&key) {
+                        self.validate(&item.value, item.key_span, child, &path.key(&key));
+                    }
+                }
+            }
+            (Value::Array(items), TypeKind::Array(item_type)) => {
+                for (index, item) in items.iter().enumerate() {
+                    self.validate(&item.value, item.span, item_type, &path.index(index));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn run(&mut self, node: &Node, at: Span, validation: &Validation, path: &DataPath) {
+        if node.is_null() {
+            if validation.not_null {
+                self.violation(at, validation, path, "not null".into(), "null".into(), "not_null=True".into());
+            }
+            return;
+        }
+        let value = node_to_star(node);
+        for rule in &validation.named {
+            if let Some(found) = check_named(rule, &value) {
+                self.violation(at, validation, path, rule.must_be(), found, rule.written());
+            }
+        }
+    }
+
+    fn violation(&mut self, at: Span, validation: &Validation, path: &DataPath, must_be: String, found: String, written: String) {
+        let finding = Finding::new(
+            "ytt/validation",
+            Kind::Validation,
+            at,
+            format!("{path} must be {must_be}, found {found}"),
+        )
+        .with_path(path.to_string())
+        .with_label(format!("breaks {written}"))
+        .with_related(validation.span, format!("rule declared here (@{})", validation.annotation));
+        self.findings.push(finding);
+    }
+}
+
+/// None when the rule holds; else the `found` text.
+pub fn check_named(rule: &NamedRule, value: &StarValue) -> Option<String> {
+    match rule {
+        NamedRule::MinLen(n) | NamedRule::MaxLen(n) => {
+            let length = match value {
+                StarValue::Str(s) => s.len() as i64,
+                StarValue::List(items) | StarValue::Tuple(items) => items.len() as i64,
+                StarValue::Dict(items) => items.len() as i64,
+                other => return Some(format!("value of type {} has no length", other.type_name())),
+            };
+            let holds = if matches!(rule, NamedRule::MinLen(_)) { length >= *n } else { length <= *n };
+            (!holds).then(|| format!("length {length}"))
+        }
+        NamedRule::Min(bound) | NamedRule::Max(bound) => {
+            let is_min = matches!(rule, NamedRule::Min(_));
+            match compare(value, bound) {
+                Some(ordering) => {
+                    let holds = if is_min { ordering.is_ge() } else { ordering.is_le() };
+                    (!holds).then(|| found_value(value))
+                }
+                None => Some(format!(
+                    "{} {} {} not implemented",
+                    value.type_name(),
+                    if is_min { ">=" } else { "<=" },
+                    bound.type_name()
+                )),
+            }
+        }
+        NamedRule::OneNotNull(keys) => {
+            let StarValue::Dict(items) = value else {
+                return Some(format!("value of type {} is not a map", value.type_name()));
+            };
+            if items.is_empty() {
+                return Some("value is empty".into());
+            }
+            let set: Vec<String> = match keys {
+                Some(keys) => keys
+                    .iter()
+                    .filter(|k| {
+                        items
+                            .iter()
+                            .any(|(key, v)| matches!(key, StarValue::Str(s) if s == *k) && *v != StarValue::None)
+                    })
+                    .cloned()
+                    .collect(),
+                None => items
+                    .iter()
+                    .filter(|(_, v)| *v != StarValue::None)
+                    .map(|(k, _)| found_value(k))
+                    .collect(),
+            };
+            match set.len() {
+                1 => None,
+                0 => Some("all values are null".into()),
+                _ => Some(format!(
+                    "{} are not null",
+                    StarValue::List(set.into_iter().map(StarValue::Str).collect())
+                )),
+            }
+        }
+        NamedRule::OneOf(values) => {
+            let holds = values.iter().any(|allowed| compare(value, allowed).is_some_and(|o| o.is_eq()) && same_kind(value, allowed));
+            (!holds).then(|| found_value(value))
+        }
+    }
+}
+
+fn same_kind(a: &StarValue, b: &StarValue) -> bool {
+    a.as_number().is_some() && b.as_number().is_some() || std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+/// Starlark's ordering: numbers numerically, strings and sequences
+/// lexicographically; other pairs cannot be compared.
+fn compare(a: &StarValue, b: &StarValue) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (StarValue::Str(x), StarValue::Str(y)) => Some(x.cmp(y)),
+        (StarValue::Bool(x), StarValue::Bool(y)) => Some(x.cmp(y)),
+        (StarValue::Int(x), StarValue::Int(y)) => Some(x.cmp(y)),
+        (StarValue::List(x), StarValue::List(y)) | (StarValue::Tuple(x), StarValue::Tuple(y)) => {
+            for (p, q) in x.iter().zip(y) {
+                match compare(p, q)? {
+                    std::cmp::Ordering::Equal => continue,
+                    other => return Some(other),
+                }
+            }
+            Some(x.len().cmp(&y.len()))
+        }
+        (StarValue::Dict(x), StarValue::Dict(y)) if x == y => Some(std::cmp::Ordering::Equal),
+        (StarValue::None, StarValue::None) => Some(std::cmp::Ordering::Equal),
+        _ => match (a.as_number(), b.as_number()) {
+            (Some(x), Some(y)) => x.partial_cmp(&y),
+            _ => None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_rules_report_ytt_texts() {
+        let max = NamedRule::Max(StarValue::Int(32767));
+        assert_eq!(max.must_be(), "a value <= 32767");
+        assert_eq!(check_named(&max, &StarValue::Int(70000)).as_deref(), Some("70000"));
+        assert_eq!(check_named(&max, &StarValue::Int(443)), None);
+        let min_len = NamedRule::MinLen(8);
+        assert_eq!(check_named(&min_len, &StarValue::Str("hunter2".into())).as_deref(), Some("length 7"));
+        let one_of = NamedRule::OneOf(vec![StarValue::Float(0.5), StarValue::Float(1.0)]);
+        assert_eq!(one_of.must_be(), "one of [0.5, 1]");
+        assert_eq!(check_named(&one_of, &StarValue::Int(1)), None);
+        assert!(check_named(&one_of, &StarValue::Str("1".into())).is_some());
+        let min = NamedRule::Min(StarValue::Int(1));
+        assert_eq!(
+            check_named(&min, &StarValue::Dict(vec![])).as_deref(),
+            Some("dict >= int not implemented")
+        );
+        assert_eq!(check_named(&NamedRule::Min(StarValue::Str("v1.29".into())), &StarValue::Str("v1.3".into())), None);
+    }
+
+    #[test]
+    fn one_not_null_counts_set_keys() {
+        let rule = NamedRule::OneNotNull(Some(vec!["oidc".into(), "ldap".into()]));
+        let both_null = StarValue::Dict(vec![
+            (StarValue::Str("oidc".into()), StarValue::None),
+            (StarValue::Str("ldap".into()), StarValue::None),
+        ]);
+        assert_eq!(check_named(&rule, &both_null).as_deref(), Some("all values are null"));
+        let both_set = StarValue::Dict(vec![
+            (StarValue::Str("oidc".into()), StarValue::Int(1)),
+            (StarValue::Str("ldap".into()), StarValue::Int(1)),
+        ]);
+        assert_eq!(check_named(&rule, &both_set).as_deref(), Some("[\"oidc\", \"ldap\"] are not null"));
+    }
+}

@@ -1,0 +1,413 @@
+//! Data values: documents merged one at a time as ytt overlays them (maps
+//! merge by key, array items append unless matched, scalars replace,
+//! `@overlay/match missing_ok=True`, `@overlay/replace`, `@overlay/remove`,
+//! `by=`), and the merged result type-checked against the schema after each
+//! step. Unlike ytt, every error of every step is reported.
+
+use super::path::DataPath;
+use super::schema::{fill_defaults, SchemaType, TypeKind};
+use super::starlark::{eval_annotation_args, StarValue};
+use crate::finding::{Finding, Kind};
+use crate::source::Span;
+use crate::yaml::{Annotated, ArrayItem, Comment, MapItem, Node, Value};
+
+/// How one data-values source merges.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MergeMode {
+    /// Every map key may be added (`--data-values-file`, command-line flags).
+    pub implicit_missing_ok: bool,
+    /// Arrays replace instead of appending (`--data-values-file`).
+    pub arrays_replace: bool,
+}
+
+/// Overlay annotations read from one node's comments.
+#[derive(Debug, Default, Clone)]
+struct Overlay {
+    missing_ok: bool,
+    replace: bool,
+    remove: bool,
+    by_key: Option<String>,
+    child_missing_ok: bool,
+}
+
+impl Overlay {
+    fn read(comments: &[Comment]) -> Overlay {
+        let mut overlay = Overlay::default();
+        for comment in comments {
+            let crate::yaml::CommentKind::Annotation { name, args } = &comment.kind else {
+                continue;
+            };
+            let named = || {
+                eval_annotation_args(args)
+                    .map(|call| call.named)
+                    .unwrap_or_default()
+            };
+            let is_true = |named: &[(String, StarValue)], key: &str| {
+                named.iter().any(|(k, v)| k == key && *v == StarValue::Bool(true))
+            };
+            match name.as_str() {
+                "overlay/match" => {
+                    let named = named();
+                    overlay.missing_ok |= is_true(&named, "missing_ok");
+                    for (k, v) in &named {
+                        if let ("by", StarValue::Str(key)) = (k.as_str(), v) {
+                            overlay.by_key = Some(key.clone());
+                        }
+                    }
+                }
+                "overlay/replace" => {
+                    overlay.replace = true;
+                    overlay.missing_ok |= is_true(&named(), "or_add");
+                }
+                "overlay/remove" => overlay.remove = true,
+                "overlay/match-child-defaults" => {
+                    overlay.child_missing_ok |= is_true(&named(), "missing_ok");
+                }
+                _ => {}
+            }
+        }
+        overlay
+    }
+}
+
+/// Merges data-values documents and type-checks the result.
+pub struct Merger<'a> {
+    pub findings: &'a mut Vec<Finding>,
+    pub has_schema: bool,
+    /// Schema documents: where two annotate one value, the first's annotations stay.
+    pub keeps_left_annotations: bool,
+}
+
+impl Merger<'_> {
+    /// Merge `right` (a document's value, with its comments) onto `left`.
+    pub fn merge_document(&mut self, left: &mut Node, right: &Node, comments: &[Comment], mode: MergeMode) {
+        let overlay = Overlay::read(comments);
+        self.merge_value(left, right, Span::file_start(right.span.file), &overlay, &DataPath::root(), mode, overlay.child_missing_ok);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn merge_value(
+        &mut self,
+        left: &mut Node,
+        right: &Node,
+        right_at: Span,
+        overlay: &Overlay,
+        path: &DataPath,
+        mode: MergeMode,
+        child_missing_ok: bool,
+    ) {
+        if overlay.replace {
+            *left = right.clone();
+            return;
+        }
+        let left_is_null = left.is_null();
+        let left_kind = left.type_name();
+        let left_span = left.span;
+        match (&mut left.value, &right.value) {
+            (Value::Map(left_items), Value::Map(right_items)) => {
+                for item in right_items {
+                    self.merge_map_item(left_items, item, path, mode, child_missing_ok);
+                }
+            }
+            (Value::Array(left_items), Value::Array(right_items)) => {
+                if mode.arrays_replace {
+                    *left = right.clone();
+                    return;
+                }
+                for (index, item) in right_items.iter().enumerate() {
+                    self.merge_array_item(left_items, item, &path.index(index), mode);
+                }
+            }
+            (_, Value::Map(_) | Value::Array(_)) if !left_is_null => {
+                let new_kind = right.type_name();
+                let old_kind = left_kind;
+                self.findings.push(
+                    Finding::new(
+                        "ytt/type-mismatch",
+                        Kind::Type,
+                        right_at,
+                        format!("cannot merge a {new_kind} onto {path}: expected {new_kind}, but was {old_kind}"),
+                    )
+                    .with_path(path.to_string())
+                    .with_related(left_span, format!("{path} is a {old_kind} here"))
+                    .with_help("give a value of the declared type, or replace the value wholesale with #@overlay/replace"),
+                );
+            }
+            _ => *left = right.clone(),
+        }
+    }
+
+    fn merge_map_item(&mut self, left_items: &mut Vec<MapItem>, item: &MapItem, path: &DataPath, mode: MergeMode, parent_missing_ok: bool) {
+        let key = item.key.display();
+        let item_path = path.key(&key);
+        let overlay = Overlay::read(item.comments());
+        let position = left_items.iter().position(|l| l.key.display() == key);
+        let missing_ok = overlay.missing_ok || parent_missing_ok || mode.implicit_missing_ok;
+        match position {
+            Some(index) if overlay.remove => {
+                left_items.remove(index);
+            }
+            Some(index) => {
+                let left = &mut left_items[index];
+                let is_merge = matches!(
+                    (&left.value.value, &item.value.value),
+                    (Value::Map(_), Value::Map(_)) | (Value::Array(_), Value::Array(_))
+                ) && !overlay.replace;
+                if !is_merge && !overlay.replace && (item.value.type_name() == "map" || item.value.type_name() == "array") && !left.value.is_null() {
+                    // A collection onto a scalar or the other collection kind.
+                    let (new_kind, old_kind) = (item.value.type_name(), left.value.type_name());
+                    self.findings.push(
+                        Finding::new(
+                            "ytt/type-mismatch",
+                            Kind::Type,
+                            item.key_span,
+                            format!("cannot merge a {new_kind} onto {item_path}: expected {new_kind}, but was {old_kind}"),
+                        )
+                        .with_path(item_path.to_string())
+                        .with_label(format!("a {new_kind}"))
+                        .with_related(left.key_span, format!("{item_path} is a {old_kind} here"))
+                        .with_help("give a value of the declared type, or replace it wholesale with #@overlay/replace"),
+                    );
+                    return;
+                }
+                if is_merge {
+                    let child_missing_ok = overlay.child_missing_ok || parent_missing_ok;
+                    self.merge_value(&mut left.value, &item.value, item.key_span, &overlay, &item_path, mode, child_missing_ok);
+                } else {
+                    // The value is replaced: ytt then reports it where it was given.
+                    left.key_span = item.key_span;
+                    left.value = item.value.clone();
+                    if self.keeps_left_annotations {
+                        let kept: Vec<String> = left.annotations().map(|(n, _)| n.to_string()).collect();
+                        let added: Vec<Comment> = item
+                            .comments
+                            .iter()
+                            .filter(|c| !matches!(&c.kind, crate::yaml::CommentKind::Annotation { name, .. } if kept.contains(name)))
+                            .cloned()
+                            .collect();
+                        left.comments.extend(added);
+                    } else {
+                        left.comments = item.comments.clone();
+                    }
+                }
+            }
+            None if overlay.remove && missing_ok => {}
+            None if missing_ok => left_items.push(item.clone()),
+            None => {
+                let siblings: Vec<String> = left_items.iter().map(|l| l.key.display()).collect();
+                let mut finding = Finding::new(
+                    "ytt/unknown-key",
+                    Kind::UnknownKey,
+                    item.key_span,
+                    if self.has_schema {
+                        format!("{item_path} is not declared in the schema")
+                    } else {
+                        format!("{item_path} is not in the data values it overlays (ytt: Expected number of matched nodes to be 1, but was 0)")
+                    },
+                )
+                .with_path(item_path.to_string())
+                .with_label("unknown key");
+                finding.help = Some(match did_you_mean(&key, &siblings) {
+                    Some(near) => format!("did you mean \"{near}\"?"),
+                    None if self.has_schema => "declare it in the data-values schema".into(),
+                    None => "to add a new key, annotate it with #@overlay/match missing_ok=True".into(),
+                });
+                self.findings.push(finding);
+            }
+        }
+    }
+
+    fn merge_array_item(&mut self, left_items: &mut Vec<ArrayItem>, item: &ArrayItem, path: &DataPath, mode: MergeMode) {
+        let overlay = Overlay::read(item.comments());
+        if let Some(by) = &overlay.by_key {
+            let wanted = map_value(&item.value, by);
+            let matched = left_items
+                .iter()
+                .position(|l| wanted.is_some() && map_value(&l.value, by) == wanted);
+            if let Some(index) = matched {
+                if overlay.remove {
+                    left_items.remove(index);
+                } else if overlay.replace {
+                    left_items[index] = item.clone();
+                } else {
+                    let left = &mut left_items[index];
+                    self.merge_value(&mut left.value, &item.value, item.span, &Overlay::default(), path, mode, false);
+                }
+                return;
+            }
+            if !overlay.missing_ok {
+                self.findings.push(
+                    Finding::new(
+                        "ytt/unknown-key",
+                        Kind::UnknownKey,
+                        item.span,
+                        format!("{path} matches no array item by \"{by}\" (ytt: Expected number of matched nodes to be 1, but was 0)"),
+                    )
+                    .with_path(path.to_string())
+                    .with_help("add missing_ok=True to append it"),
+                );
+                return;
+            }
+        }
+        left_items.push(item.clone());
+    }
+}
+
+fn map_value(node: &Node, key: &str) -> Option<String> {
+    match &node.value {
+        Value::Map(items) => items
+            .iter()
+            .find(|i| i.key.display() == key)
+            .map(|i| format!("{:?}", i.value.value)),
+        _ => None,
+    }
+}
+
+/// The closest key within a small edit distance, for did-you-mean hints.
+pub fn did_you_mean(key: &str, candidates: &[String]) -> Option<String> {
+    let normalized = |s: &str| s.to_lowercase().replace(['-', '_'], "");
+    candidates
+        .iter()
+        .map(|c| {
+            let distance = if normalized(c) == normalized(key) {
+                0
+            } else {
+                levenshtein(key, c)
+            };
+            (distance, c)
+        })
+        .filter(|(d, c)| *d <= (c.len().max(key.len()) / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.clone())
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = if ca == *cb { previous } else { 1 + previous.min(row[j]).min(row[j + 1]) };
+            previous = current;
+        }
+    }
+    row[b.len()]
+}
+
+/// Type-checks merged data values against the schema, as ytt does after each
+/// merge step, and fills in defaults.
+pub struct TypeChecker<'a> {
+    pub findings: &'a mut Vec<Finding>,
+}
+
+impl TypeChecker<'_> {
+    pub fn check(&mut self, node: &mut Node, at: Span, ty: &SchemaType, path: &DataPath) {
+        if matches!(ty.kind, TypeKind::Any) {
+            return;
+        }
+        if node.is_null() {
+            if !ty.is_nullable {
+                self.mismatch(at, ty, "null", path, node);
+            }
+            return;
+        }
+        fill_defaults(node, ty);
+        let found = node.type_name();
+        match (&mut node.value, &ty.kind) {
+            (Value::Map(items), TypeKind::Map(entries)) => {
+                for item in items.iter_mut() {
+                    let key = item.key.display();
+                    match entries.iter().find(|e| e.key == key) {
+                        Some(entry) => self.check(&mut item.value, item.key_span, &entry.ty, &path.key(&key)),
+                        None => {
+                            let declared: Vec<String> = entries.iter().map(|e| e.key.clone()).collect();
+                            let mut finding = Finding::new(
+                                "ytt/unknown-key",
+                                Kind::UnknownKey,
+                                item.key_span,
+                                format!("{} is not declared in the schema", path.key(&key)),
+                            )
+                            .with_path(path.key(&key).to_string())
+                            .with_label("not declared")
+                            .with_related(ty.span, "map declared here");
+                            finding.help = Some(match did_you_mean(&key, &declared) {
+                                Some(near) => format!("did you mean \"{near}\"?"),
+                                None => expected_keys(&declared),
+                            });
+                            self.findings.push(finding);
+                        }
+                    }
+                }
+            }
+            (Value::Array(items), TypeKind::Array(item_type)) => {
+                for (index, item) in items.iter_mut().enumerate() {
+                    self.check(&mut item.value, item.span, item_type, &path.index(index));
+                }
+            }
+            (Value::Scalar(scalar), kind) if kind.accepts_scalar(&scalar.resolved) => {}
+            _ => {
+                let shown = node.clone();
+                self.mismatch(at, ty, found, path, &shown);
+            }
+        }
+    }
+
+    fn mismatch(&mut self, at: Span, ty: &SchemaType, found: &str, path: &DataPath, node: &Node) {
+        let shown = match node.as_scalar() {
+            Some(s) if !s.text.is_empty() && found != "null" => format!("{found} ({})", truncate(&s.text)),
+            _ => found.to_string(),
+        };
+        let expected = if ty.is_nullable {
+            format!("{} or null", ty.kind.name())
+        } else {
+            ty.kind.name().to_string()
+        };
+        self.findings.push(
+            Finding::new(
+                "ytt/type-mismatch",
+                Kind::Type,
+                at,
+                format!("{path}: expected {expected}, found {shown}"),
+            )
+            .with_path(path.to_string())
+            .with_label(format!("found {found}"))
+            .with_related(ty.span, format!("declared as {} here", ty.kind.name())),
+        );
+    }
+}
+
+fn truncate(text: &str) -> String {
+    if text.len() > 40 {
+        format!("{}...", &text[..text.floor_char_boundary(37)])
+    } else {
+        text.to_string()
+    }
+}
+
+/// ytt's `expected:` text for an undeclared key.
+fn expected_keys(declared: &[String]) -> String {
+    match declared.len() {
+        1 => format!("expected a map item with the key named \"{}\"", declared[0]),
+        2..=9 => {
+            let mut sorted = declared.to_vec();
+            sorted.sort();
+            format!("expected one of {{ {} }}", sorted.join(", "))
+        }
+        _ => "expected a key declared in the map".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_find_near_keys() {
+        let keys = vec!["namespace".to_string(), "service_account".to_string()];
+        assert_eq!(did_you_mean("serviceaccount", &keys).as_deref(), Some("service_account"));
+        assert_eq!(did_you_mean("replicas", &keys), None);
+        assert_eq!(expected_keys(&keys), "expected one of { namespace, service_account }");
+    }
+}

@@ -1,0 +1,218 @@
+//! Command-line flags, as clap derives them. Only parsing and validation
+//! live here; `config` turns flags into the settings the run uses.
+
+use crate::report::Format;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Check configuration against its schemas and validation rules.
+#[derive(Debug, Parser)]
+#[command(name = "confvet", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint ytt packages, KubeVirt Templates and Tekton files below PATHs
+    Lint(LintArgs),
+    /// Print the final data values of the ytt package in DIR (like `ytt --data-values-inspect`)
+    Values(ValuesArgs),
+    /// List every rule id with a one-line summary
+    Rules,
+    /// Print the documentation of one rule
+    Explain {
+        /// A rule id such as ytt/validation
+        rule: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Files or directories to lint
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+
+    /// Output format; repeat to write several (each paired with the --output after it)
+    #[arg(long, value_enum)]
+    pub format: Vec<Format>,
+
+    /// Write the preceding --format to FILE instead of standard output
+    #[arg(long, value_name = "FILE")]
+    pub output: Vec<PathBuf>,
+
+    /// When to colour text output (honours NO_COLOR and CLICOLOR_FORCE)
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Print nothing on standard output for text, only the exit code tells
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// The lowest severity that makes the exit code 1
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+
+    /// Number of threads (default: one per core)
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    #[command(flatten)]
+    pub ytt: YttFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct ValuesArgs {
+    /// The ytt package directory
+    pub dir: PathBuf,
+
+    /// Output format of the data values
+    #[arg(long, value_enum, default_value_t = ValuesFormat::Yaml)]
+    pub format: ValuesFormat,
+
+    #[command(flatten)]
+    pub ytt: YttFlags,
+}
+
+/// ytt's data-value flags, with ytt's names and meaning. They apply when the
+/// linted paths make up one ytt package.
+#[derive(Debug, Args, Default, Clone)]
+pub struct YttFlags {
+    /// Set a data value to a string (key.sub=value)
+    #[arg(short = 'v', long = "data-value", value_name = "KEY=VAL")]
+    pub data_value: Vec<String>,
+
+    /// Set a data value to a YAML-decoded value (key.sub=yaml)
+    #[arg(long = "data-value-yaml", value_name = "KEY=YAML")]
+    pub data_value_yaml: Vec<String>,
+
+    /// Set a data value to the contents of a file (key=path)
+    #[arg(long = "data-value-file", value_name = "KEY=PATH")]
+    pub data_value_file: Vec<String>,
+
+    /// Plain YAML file or directory of data values, merged in order
+    #[arg(long = "data-values-file", value_name = "PATH")]
+    pub data_values_file: Vec<PathBuf>,
+
+    /// Read data values as strings from environment variables PREFIX_key__sub
+    #[arg(long = "data-values-env", value_name = "PREFIX")]
+    pub data_values_env: Vec<String>,
+
+    /// Read data values as YAML from environment variables PREFIX_key__sub
+    #[arg(long = "data-values-env-yaml", value_name = "PREFIX")]
+    pub data_values_env_yaml: Vec<String>,
+
+    /// Skip validation rules (type checks still run)
+    #[arg(long = "dangerous-data-values-disable-validation")]
+    pub disable_validation: bool,
+
+    /// Reject ambiguous YAML scalars such as `yes`, as `ytt --strict` does
+    #[arg(long)]
+    pub strict: bool,
+}
+
+impl YttFlags {
+    pub fn is_empty(&self) -> bool {
+        self.data_value.is_empty()
+            && self.data_value_yaml.is_empty()
+            && self.data_value_file.is_empty()
+            && self.data_values_file.is_empty()
+            && self.data_values_env.is_empty()
+            && self.data_values_env_yaml.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ValuesFormat {
+    Yaml,
+    Json,
+}
+
+/// Pairs each `--output` with the `--format` before it, by their positions on
+/// the command line: `--format sarif --output a.sarif --format text` writes
+/// SARIF to a.sarif and text to standard output. No `--format` means text.
+pub fn pair_outputs(
+    formats: &[(usize, Format)],
+    outputs: &[(usize, PathBuf)],
+) -> Result<Vec<(Format, Option<PathBuf>)>, String> {
+    let mut pairs: Vec<(usize, Format, Option<PathBuf>)> =
+        formats.iter().map(|(i, f)| (*i, *f, None)).collect();
+    if pairs.is_empty() {
+        pairs.push((0, Format::Text, None));
+    }
+    for (index, path) in outputs {
+        let target = pairs
+            .iter_mut()
+            .rev()
+            .find(|(i, _, _)| i < index);
+        match target {
+            Some((_, _, slot @ None)) => *slot = Some(path.clone()),
+            Some((_, format, Some(_))) => {
+                return Err(format!(
+                    "--output {} follows a --format {:?} that already has an --output",
+                    path.display(),
+                    format
+                ));
+            }
+            None if formats.is_empty() => pairs[0].2 = Some(path.clone()),
+            None => {
+                return Err(format!(
+                    "--output {} comes before any --format",
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok(pairs.into_iter().map(|(_, f, o)| (f, o)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_pair_with_the_format_before_them() {
+        let pairs = pair_outputs(
+            &[(1, Format::Sarif), (5, Format::Text)],
+            &[(3, PathBuf::from("confvet.sarif"))],
+        )
+        .unwrap();
+        assert_eq!(
+            pairs,
+            vec![
+                (Format::Sarif, Some(PathBuf::from("confvet.sarif"))),
+                (Format::Text, None)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lone_output_takes_the_default_text_format() {
+        let pairs = pair_outputs(&[], &[(1, PathBuf::from("out.txt"))]).unwrap();
+        assert_eq!(pairs, vec![(Format::Text, Some(PathBuf::from("out.txt")))]);
+    }
+
+    #[test]
+    fn two_outputs_for_one_format_are_an_error() {
+        let result = pair_outputs(
+            &[(1, Format::Json)],
+            &[(3, PathBuf::from("a")), (5, PathBuf::from("b"))],
+        );
+        assert!(result.is_err());
+    }
+}

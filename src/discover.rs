@@ -1,0 +1,405 @@
+//! Discovery: walk the linted paths in parallel (honouring .gitignore and
+//! `.confvetignore`), read and parse candidate files on all cores, classify
+//! them by content and group them into units, the things a check looks at
+//! as a whole (a ytt package, a KubeVirt or Tekton file set).
+
+use crate::finding::{Finding, Kind};
+use crate::source::{display_name, FileId, SourceFile, Sources, Span};
+use crate::yaml::{self, DocumentSet, ParseOptions};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Files larger than this are reported, not parsed.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Which checker a file belongs to, decided from its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum System {
+    Ytt,
+    Kubevirt,
+    Tekton,
+}
+
+impl System {
+    pub fn name(self) -> &'static str {
+        match self {
+            System::Ytt => "ytt",
+            System::Kubevirt => "kubevirt",
+            System::Tekton => "tekton",
+        }
+    }
+}
+
+/// One file that a check may look at.
+#[derive(Debug)]
+pub struct DiscoveredFile {
+    pub id: FileId,
+    /// Absolute path.
+    pub path: PathBuf,
+    /// None for files that are not YAML (`.star`, data files).
+    pub system: Option<System>,
+    /// The parsed YAML, or the reason it could not be parsed (as a finding).
+    pub parsed: Result<DocumentSet, Box<Finding>>,
+    /// ytt: the file holds a `#@data/values-schema` annotation.
+    pub has_schema: bool,
+}
+
+/// A set of files checked together.
+#[derive(Debug)]
+pub struct Unit {
+    pub system: System,
+    /// The package directory (ytt) or the linted root (kubevirt, tekton).
+    pub root: PathBuf,
+    /// Indices into `Discovery::files`, sorted by path relative to `root`
+    /// in byte order (the order ytt merges files in).
+    pub files: Vec<usize>,
+    /// Other files below a ytt package's root (`.star`, `.txt`, ...), for loads.
+    pub other_files: Vec<PathBuf>,
+}
+
+/// The outcome of discovery.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub files: Vec<DiscoveredFile>,
+    pub units: Vec<Unit>,
+    /// Problems that are not findings (unreadable files); they make exit 2.
+    pub errors: Vec<String>,
+}
+
+/// Read, classify and group everything below `paths`.
+///
+/// A directory is walked; a file is linted as part of its unit, which is
+/// found by walking the directory it sits in (pre-commit passes changed files
+/// one by one, and a values file must be checked with its package's schema).
+pub fn discover(paths: &[PathBuf], sources: &Sources, cwd: &Path, parse: &ParseOptions) -> Discovery {
+    let mut discovery = Discovery::default();
+    let mut roots: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut wanted_files: BTreeSet<PathBuf> = BTreeSet::new();
+    for path in paths {
+        let absolute = absolutize(path, cwd);
+        match std::fs::metadata(&absolute) {
+            Ok(meta) if meta.is_dir() => {
+                roots.insert(absolute);
+            }
+            Ok(_) => {
+                let root = file_context_root(&absolute, cwd);
+                wanted_files.insert(absolute);
+                roots.insert(root);
+            }
+            Err(err) => discovery
+                .errors
+                .push(format!("{}: {err}", path.display())),
+        }
+    }
+    // A root inside another root adds nothing.
+    let roots: Vec<PathBuf> = roots
+        .iter()
+        .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
+        .cloned()
+        .collect();
+
+    for root in &roots {
+        let (yaml_paths, other_paths, errors) = walk(root);
+        discovery.errors.extend(errors);
+        let start = discovery.files.len();
+        let files: Vec<DiscoveredFile> = yaml_paths
+            .par_iter()
+            .filter_map(|p| read_and_parse(p, sources, cwd, parse, wanted_files.contains(p)))
+            .collect();
+        discovery.files.extend(files);
+        group_units(&mut discovery, start, root, &other_paths);
+    }
+
+    if !wanted_files.is_empty() {
+        // Keep only the units that hold a file that was asked for.
+        let files = &discovery.files;
+        discovery.units.retain(|unit| {
+            unit.files.iter().any(|&i| {
+                wanted_files.contains(&files[i].path)
+                    || wanted_files.iter().any(|w| w.starts_with(&unit.root) && unit.system == System::Ytt)
+            })
+        });
+    }
+    discovery
+}
+
+fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
+    let joined = if path.is_absolute() { path.to_path_buf() } else { cwd.join(path) };
+    normalize(&joined)
+}
+
+/// Remove `.` and `..` components without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The directory to walk for a single file: the current directory when the
+/// file is under it (the repository, for pre-commit), else the file's folder.
+fn file_context_root(file: &Path, cwd: &Path) -> PathBuf {
+    let cwd = normalize(cwd);
+    if file.starts_with(&cwd) {
+        cwd
+    } else {
+        file.parent().map_or_else(|| cwd.clone(), Path::to_path_buf)
+    }
+}
+
+/// Walk `root` in parallel; YAML files and other files, sorted.
+fn walk(root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<String>) {
+    let found = Mutex::new((Vec::new(), Vec::new(), Vec::new()));
+    ignore::WalkBuilder::new(root)
+        .add_custom_ignore_filename(".confvetignore")
+        .hidden(true)
+        .require_git(false)
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                match entry {
+                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                        let path = entry.into_path();
+                        let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
+                        if is_yaml_name(&path) {
+                            found.0.push(path);
+                        } else {
+                            found.1.push(path);
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(err) => found.lock().unwrap_or_else(|e| e.into_inner()).2.push(err.to_string()),
+                }
+                ignore::WalkState::Continue
+            })
+        });
+    let (mut yaml, mut other, errors) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    yaml.sort();
+    other.sort();
+    (yaml, other, errors)
+}
+
+fn is_yaml_name(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yml" | "yaml")
+    )
+}
+
+/// Decide from the text which checker a YAML file is for, without parsing,
+/// so that a file that does not parse is still reported by its checker.
+pub fn classify(text: &str) -> Option<System> {
+    if text.contains("apiVersion: tekton.dev/") || text.contains("apiVersion: \"tekton.dev/") {
+        return Some(System::Tekton);
+    }
+    let has_kind = |kind: &str| {
+        text.lines().any(|l| {
+            let l = l.trim_start();
+            l.strip_prefix("kind:").is_some_and(|rest| rest.trim().trim_matches(['"', '\'']) == kind)
+        })
+    };
+    if has_kind("Template") || has_kind("VirtualMachine") {
+        return Some(System::Kubevirt);
+    }
+    if text.lines().any(|l| l.trim_start().starts_with("#@")) {
+        return Some(System::Ytt);
+    }
+    None
+}
+
+fn read_and_parse(
+    path: &Path,
+    sources: &Sources,
+    cwd: &Path,
+    parse: &ParseOptions,
+    is_wanted: bool,
+) -> Option<DiscoveredFile> {
+    let name = display_name(path, cwd);
+    let too_large = std::fs::metadata(path).map(|m| m.len() > MAX_FILE_BYTES).unwrap_or(false);
+    if too_large {
+        use std::io::Read;
+        let mut head = Vec::new();
+        let _ = std::fs::File::open(path).and_then(|f| f.take(1 << 20).read_to_end(&mut head));
+        let system = classify(&String::from_utf8_lossy(&head));
+        if system.is_none() && !is_wanted {
+            return None;
+        }
+        let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), String::new()));
+        let finding = Finding::new(
+            "yaml/syntax",
+            Kind::Syntax,
+            Span::file_start(id),
+            format!("file is larger than {} MiB; not parsed", MAX_FILE_BYTES / 1024 / 1024),
+        );
+        return Some(DiscoveredFile {
+            id,
+            path: path.to_path_buf(),
+            system: system.or(Some(System::Ytt)),
+            parsed: Err(Box::new(finding)),
+            has_schema: false,
+        });
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(_) => return None,
+    };
+    let (text, bad_offset) = match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(err) => {
+            let offset = err.utf8_error().valid_up_to();
+            (String::from_utf8_lossy(err.as_bytes()).into_owned(), Some(offset))
+        }
+    };
+    let is_binary = text.contains('\0');
+    let system = classify(&text);
+    if system.is_none() && !is_wanted {
+        return None;
+    }
+    let has_schema = text.contains("#@data/values-schema");
+    let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), text));
+    let parsed = if is_binary {
+        let text = sources.get(id);
+        let offset = text.text.find('\0').unwrap_or(0);
+        Err(Box::new(Finding::new(
+            "yaml/syntax",
+            Kind::Syntax,
+            Span::new(id, offset, offset),
+            "file holds NUL bytes: binary data, not YAML",
+        )))
+    } else if let Some(offset) = bad_offset {
+        Err(Box::new(Finding::new(
+            "yaml/syntax",
+            Kind::Syntax,
+            Span::new(id, offset, offset),
+            "file is not UTF-8 text",
+        )))
+    } else {
+        let source = sources.get(id);
+        yaml::parse_file(id, &source.text, parse).map_err(|e| {
+            Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message))
+        })
+    };
+    Some(DiscoveredFile {
+        id,
+        path: path.to_path_buf(),
+        system: system.or(is_wanted.then_some(System::Ytt)),
+        parsed,
+        has_schema,
+    })
+}
+
+/// True for paths inside a ytt private library (`_ytt_lib`), which ytt does
+/// not include in the package's own data values.
+fn in_ytt_lib(path: &Path, root: &Path) -> bool {
+    path.strip_prefix(root)
+        .map(|rel| rel.components().any(|c| c.as_os_str() == "_ytt_lib"))
+        .unwrap_or(false)
+}
+
+/// Group the files discovered under `root` (from index `start`) into units.
+///
+/// ytt: a package is rooted at the highest directory (up to `root`) above a
+/// directory holding a schema file whose subtree holds no other package's
+/// schema; it takes every ytt file below it except nested packages. ytt files
+/// with no package above them form one unit per directory.
+/// KubeVirt and Tekton files form one unit per system: references between
+/// their files are resolved across the whole linted root.
+fn group_units(discovery: &mut Discovery, start: usize, root: &Path, other_paths: &[PathBuf]) {
+    let files = &discovery.files[start..];
+    let schema_dirs: BTreeSet<PathBuf> = files
+        .iter()
+        .filter(|f| f.system == Some(System::Ytt) && f.has_schema && !in_ytt_lib(&f.path, root))
+        .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .collect();
+    let mut package_roots: BTreeSet<PathBuf> = BTreeSet::new();
+    for dir in &schema_dirs {
+        let mut top = dir.clone();
+        while top != root {
+            let Some(parent) = top.parent() else { break };
+            let holds_other = schema_dirs
+                .iter()
+                .any(|other| other.starts_with(parent) && !other.starts_with(dir));
+            if holds_other || !parent.starts_with(root) {
+                break;
+            }
+            top = parent.to_path_buf();
+        }
+        package_roots.insert(top);
+    }
+
+    let mut ytt_units: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
+    let mut kubevirt = Vec::new();
+    let mut tekton = Vec::new();
+    for (offset, file) in files.iter().enumerate() {
+        let index = start + offset;
+        match file.system {
+            Some(System::Ytt) => {
+                let package = package_roots
+                    .iter()
+                    .filter(|r| file.path.starts_with(r))
+                    .max_by_key(|r| r.components().count());
+                let unit_root = match package {
+                    Some(r) => r.clone(),
+                    None => file.path.parent().map_or_else(|| root.to_path_buf(), Path::to_path_buf),
+                };
+                ytt_units.entry(unit_root).or_default().push(index);
+            }
+            Some(System::Kubevirt) => kubevirt.push(index),
+            Some(System::Tekton) => tekton.push(index),
+            None => {}
+        }
+    }
+    for (unit_root, mut members) in ytt_units {
+        let all = &discovery.files;
+        members.sort_by(|&a, &b| {
+            let ra = all[a].path.strip_prefix(&unit_root).unwrap_or(&all[a].path);
+            let rb = all[b].path.strip_prefix(&unit_root).unwrap_or(&all[b].path);
+            ra.as_os_str().as_encoded_bytes().cmp(rb.as_os_str().as_encoded_bytes())
+        });
+        let other_files = other_paths
+            .iter()
+            .filter(|p| p.starts_with(&unit_root))
+            .cloned()
+            .collect();
+        discovery.units.push(Unit {
+            system: System::Ytt,
+            root: unit_root,
+            files: members,
+            other_files,
+        });
+    }
+    for (system, members) in [(System::Kubevirt, kubevirt), (System::Tekton, tekton)] {
+        if !members.is_empty() {
+            discovery.units.push(Unit {
+                system,
+                root: root.to_path_buf(),
+                files: members,
+                other_files: Vec::new(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_classified_by_content() {
+        assert_eq!(classify("apiVersion: tekton.dev/v1\nkind: Task\n"), Some(System::Tekton));
+        assert_eq!(classify("kind: Template\n"), Some(System::Kubevirt));
+        assert_eq!(classify("kind: VirtualMachine\n"), Some(System::Kubevirt));
+        assert_eq!(classify("#@data/values\n---\na: 1\n"), Some(System::Ytt));
+        assert_eq!(classify("a: 1 # plain\n"), None);
+        assert_eq!(classify("kind: TemplateInstance\n"), None);
+    }
+}

@@ -1,0 +1,93 @@
+//! One lint run: discover, check every unit on all cores, sort findings.
+//! The binary and the tests both go through here.
+
+use crate::check::ytt::{self, YttSettings};
+use crate::discover::{self, Discovery, System};
+use crate::finding::{sort_findings, Finding, Severity};
+use crate::report::{CheckedUnit, Summary};
+use crate::source::{display_name, Sources};
+use crate::yaml::{Node, ParseOptions};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// What to lint and how.
+#[derive(Debug, Clone, Default)]
+pub struct LintRequest {
+    pub paths: Vec<PathBuf>,
+    pub ytt: YttSettings,
+}
+
+/// Everything a run found.
+#[derive(Debug, Default)]
+pub struct LintResult {
+    pub findings: Vec<Finding>,
+    pub units: Vec<CheckedUnit>,
+    pub summary: Summary,
+    /// Problems that are not findings (missing paths, unreadable files, bad
+    /// flags): they make the exit code 2.
+    pub errors: Vec<String>,
+    /// Final data values per ytt package root, when they could be computed.
+    pub values: Vec<(PathBuf, Option<Node>)>,
+}
+
+/// Lint `request.paths`; `cwd` names files in the output.
+pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult {
+    let Discovery {
+        files,
+        units,
+        errors,
+    } = discover::discover(&request.paths, sources, cwd, &ParseOptions::default());
+    let mut result = LintResult {
+        errors,
+        ..LintResult::default()
+    };
+    let ytt_units = units.iter().filter(|u| u.system == System::Ytt).count();
+    if !request.ytt.flags.is_empty() && ytt_units > 1 {
+        result.errors.push(format!(
+            "data-value flags apply to one ytt package, but the paths hold {ytt_units}; lint one package at a time"
+        ));
+        return result;
+    }
+    let outcomes: Vec<(Vec<Finding>, Option<Node>)> = units
+        .par_iter()
+        .map(|unit| {
+            let members: Vec<&discover::DiscoveredFile> = unit.files.iter().map(|&i| &files[i]).collect();
+            match unit.system {
+                System::Ytt => {
+                    let outcome = ytt::check_package(&members, sources, &request.ytt);
+                    (outcome.findings, outcome.values)
+                }
+                // Their checks arrive with their issues; a file that does not
+                // parse is reported already.
+                System::Kubevirt | System::Tekton => (
+                    members
+                        .iter()
+                        .filter_map(|f| f.parsed.as_ref().err().map(|e| (**e).clone()))
+                        .collect(),
+                    None,
+                ),
+            }
+        })
+        .collect();
+    for (unit, (findings, values)) in units.iter().zip(outcomes) {
+        result.units.push(CheckedUnit {
+            name: display_name(&unit.root, cwd),
+            system: unit.system.name(),
+            files: unit.files.iter().map(|&i| sources.get(files[i].id).name.clone()).collect(),
+        });
+        if unit.system == System::Ytt {
+            result.values.push((unit.root.clone(), values));
+        }
+        result.findings.extend(findings);
+    }
+    sort_findings(&mut result.findings, sources);
+    result.findings.dedup();
+    result.summary = Summary {
+        files: units.iter().map(|u| u.files.len()).sum(),
+        units: units.len(),
+        errors: result.findings.iter().filter(|f| f.severity == Severity::Error).count(),
+        warnings: result.findings.iter().filter(|f| f.severity == Severity::Warning).count(),
+        suppressed: 0,
+    };
+    result
+}

@@ -1,0 +1,235 @@
+//! Runs the `confvet` binary over every case in ../shared/conformance (format
+//! and comparison rules in its README), prints `N passed, M failed` per
+//! system, and fails when a case on the passing list
+//! (tests/conformance-passing.txt) fails. Cases are a ratchet: add them to the
+//! list as they pass, never remove one.
+//!
+//! `CONFVET_CONFORMANCE_FILTER=ytt/types` runs only matching cases, and
+//! `CONFVET_CONFORMANCE_VERBOSE=1` prints why each failing case failed.
+
+use confvet::source::{FileId, Sources, SourceFile};
+use rayon::prelude::*;
+use serde_json::Value as J;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn shared_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance")
+}
+
+/// Parse a YAML file with confvet's own parser into JSON data.
+fn read_yaml(path: &Path) -> Result<J, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let sources = Sources::new();
+    let id: FileId = sources.add(SourceFile::new("expect.yml".into(), None, text.clone()));
+    let set = confvet::yaml::parse_file(id, &text, &Default::default()).map_err(|e| e.message)?;
+    let doc = set.docs.into_iter().next().ok_or("empty expect.yml")?;
+    Ok(confvet::yaml::emit::to_json(&doc.value))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else if entry.file_name() != "expect.yml" {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug)]
+struct Expected {
+    kind: String,
+    file: String,
+    line: i64,
+    path: Option<String>,
+    contains: Option<String>,
+}
+
+fn expectations(list: Option<&J>) -> Vec<Expected> {
+    list.and_then(J::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .map(|f| Expected {
+                    kind: f["kind"].as_str().unwrap_or_default().to_string(),
+                    file: f["file"].as_str().unwrap_or_default().to_string(),
+                    line: f["line"].as_i64().unwrap_or(0),
+                    path: f.get("path").and_then(J::as_str).map(str::to_string),
+                    contains: f.get("contains").and_then(J::as_str).map(str::to_string),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn matches(expected: &Expected, actual: &J) -> bool {
+    actual["kind"] == expected.kind.as_str()
+        && actual["file"] == expected.file.as_str()
+        && actual["line"].as_i64() == Some(expected.line)
+        && expected.path.as_ref().is_none_or(|p| actual["path"] == p.as_str())
+        && expected
+            .contains
+            .as_ref()
+            .is_none_or(|c| actual["message"].as_str().is_some_and(|m| m.contains(c.as_str())))
+}
+
+/// Match each expectation to a distinct finding; the unmatched of both sides.
+fn assign<'a>(expected: &'a [Expected], actual: &'a [&'a J]) -> (Vec<&'a Expected>, Vec<&'a J>) {
+    let mut used = vec![false; actual.len()];
+    let mut missing = Vec::new();
+    for e in expected {
+        match (0..actual.len()).find(|&i| !used[i] && matches(e, actual[i])) {
+            Some(i) => used[i] = true,
+            None => missing.push(e),
+        }
+    }
+    let extra = actual.iter().zip(&used).filter(|(_, u)| !**u).map(|(a, _)| *a).collect();
+    (missing, extra)
+}
+
+/// Data equality where 1 and 1.0 are the same number.
+fn same_data(a: &J, b: &J) -> bool {
+    match (a, b) {
+        (J::Number(x), J::Number(y)) => x.as_f64() == y.as_f64(),
+        (J::Array(x), J::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_data(p, q)),
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_data(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String> {
+    let expect = read_yaml(&case_dir.join("expect.yml"))?;
+    copy_dir(case_dir, scratch).map_err(|e| e.to_string())?;
+    let args: Vec<String> = expect
+        .get("args")
+        .and_then(J::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let env: Vec<(String, String)> = expect
+        .get("env")
+        .and_then(J::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().map_or(v.to_string(), str::to_string))).collect())
+        .unwrap_or_default();
+    let bin = env!("CARGO_BIN_EXE_confvet");
+    let output = Command::new(bin)
+        .current_dir(scratch)
+        .args(["lint", ".", "--format", "json"])
+        .args(&args)
+        .envs(env.iter().cloned())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let report: J = serde_json::from_slice(&output.stdout).map_err(|e| {
+        format!("no JSON report (exit {:?}): {e}; stderr: {}", output.status.code(), String::from_utf8_lossy(&output.stderr))
+    })?;
+    let want_exit = expect["exit"].as_i64().unwrap_or(0);
+    let got_exit = i64::from(output.status.code().unwrap_or(-1));
+    let findings: Vec<&J> = report["findings"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
+    let errors: Vec<&J> = findings.iter().copied().filter(|f| f["severity"] == "error").collect();
+    let warnings: Vec<&J> = findings.iter().copied().filter(|f| f["severity"] == "warning").collect();
+    let mut problems = Vec::new();
+    if want_exit != got_exit {
+        problems.push(format!("exit {got_exit}, expected {want_exit}"));
+    }
+    let expected = expectations(expect.get("findings"));
+    let (missing, extra) = assign(&expected, &errors);
+    for m in missing {
+        problems.push(format!("missing {m:?}"));
+    }
+    let stops_early = system == "ytt"
+        && expected
+            .iter()
+            .any(|e| matches!(e.kind.as_str(), "syntax" | "schema" | "type" | "unknown-key" | "reference"));
+    if !stops_early {
+        for e in extra {
+            problems.push(format!("unexpected {} {}:{} {}", e["kind"], e["file"], e["line"], e["message"]));
+        }
+    }
+    let expected_warnings = expectations(expect.get("warnings"));
+    let (missing_warnings, _) = assign(&expected_warnings, &warnings);
+    for m in missing_warnings {
+        problems.push(format!("missing warning {m:?}"));
+    }
+    if let Some(want_values) = expect.get("values").filter(|v| !v.is_null()) {
+        let output = Command::new(bin)
+            .current_dir(scratch)
+            .args(["values", ".", "--format", "json"])
+            .args(&args)
+            .envs(env.iter().cloned())
+            .output()
+            .map_err(|e| e.to_string())?;
+        match serde_json::from_slice::<J>(&output.stdout) {
+            Ok(got) if same_data(&got, want_values) => {}
+            Ok(got) => problems.push(format!("values differ: got {got}, expected {want_values}")),
+            Err(_) => problems.push(format!("no values (exit {:?})", output.status.code())),
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+#[test]
+fn conformance_cases() {
+    let root = shared_dir();
+    if !root.is_dir() {
+        println!("skipped: ../shared/conformance not found; conformance cases not run");
+        return;
+    }
+    let passing_list = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance-passing.txt");
+    let listed: BTreeSet<String> = std::fs::read_to_string(&passing_list)
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    let filter = std::env::var("CONFVET_CONFORMANCE_FILTER").unwrap_or_default();
+    let verbose = std::env::var_os("CONFVET_CONFORMANCE_VERBOSE").is_some();
+    let scratch_root = std::env::temp_dir().join(format!("confvet-conformance-{}", std::process::id()));
+    let mut regressions = Vec::new();
+    let mut now_passing = Vec::new();
+    for system in ["ytt", "kubevirt", "tekton"] {
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join(system))
+            .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.join("expect.yml").is_file()).collect())
+            .unwrap_or_default();
+        cases.sort();
+        cases.retain(|c| format!("{system}/{}", c.file_name().unwrap().to_string_lossy()).contains(&filter));
+        let results: Vec<(String, Result<(), String>)> = cases
+            .par_iter()
+            .map(|case| {
+                let name = format!("{system}/{}", case.file_name().unwrap().to_string_lossy());
+                let scratch = scratch_root.join(&name);
+                (name, run_case(system, case, &scratch))
+            })
+            .collect();
+        let passed = results.iter().filter(|(_, r)| r.is_ok()).count();
+        let failed = results.len() - passed;
+        for (name, result) in &results {
+            match result {
+                Ok(()) if !listed.contains(name) => now_passing.push(name.clone()),
+                Err(why) if listed.contains(name) => regressions.push(format!("{name}: {why}")),
+                Err(why) if verbose => println!("FAIL {name}: {why}"),
+                _ => {}
+            }
+        }
+        println!("{system}: {passed} passed, {failed} failed");
+    }
+    let _ = std::fs::remove_dir_all(&scratch_root);
+    if !now_passing.is_empty() {
+        println!("passing but not on the list (add them to tests/conformance-passing.txt):");
+        for name in &now_passing {
+            println!("  {name}");
+        }
+    }
+    assert!(regressions.is_empty(), "listed cases failed:\n{}", regressions.join("\n"));
+}
