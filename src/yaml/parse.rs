@@ -3,9 +3,10 @@
 //! Events come from `granit-parser`; the tree is built with an explicit stack
 //! (no recursion while parsing), so deep nesting is an error, never a stack
 //! overflow. Comments are collected by position and attached afterwards, as
-//! ytt's yamlmeta does: each comment goes to the first document, map item or
-//! array item (in document order) whose start line is at or after the
-//! comment's line. Scalars are resolved as go-yaml v2 does (`scalar`).
+//! ytt's yamlmeta does: a comment goes to the first document, map item or
+//! array item (in document order) starting on a later line, unless nodes
+//! start on the comment's own line (`port: 80 #@schema/nullable`): then it
+//! goes to the last (innermost) of those. Scalars are resolved as go-yaml v2 does (`scalar`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -806,8 +807,10 @@ impl Walker<'_> {
     }
 }
 
-/// Attach each comment to the first target whose start line is >= the
-/// comment's line; return the comments after the last target.
+/// Attach comments as ytt's yamlmeta does: a comment on a line where targets
+/// start goes to the last of them (the innermost); any other comment goes to
+/// the first target starting on a later line. Returns the comments after the
+/// last target.
 fn attach_comments(text: &str, docs: &mut [Document], comments: Vec<Comment>) -> Vec<Comment> {
     if comments.is_empty() {
         return comments;
@@ -827,7 +830,11 @@ fn attach_comments(text: &str, docs: &mut [Document], comments: Vec<Comment>) ->
     let mut assigned: Vec<(usize, Comment)> = Vec::with_capacity(comments.len());
     for comment in comments {
         let line = line_of(comment.span.start as usize);
-        let target = lines.partition_point(|&l| l < line);
+        let mut target = lines.partition_point(|&l| l < line);
+        if lines.get(target) == Some(&line) {
+            // ytt: the last node starting on the comment's own line owns it.
+            target = lines.partition_point(|&l| l <= line) - 1;
+        }
         if target < lines.len() {
             assigned.push((target, comment));
         } else {
@@ -1020,5 +1027,204 @@ mod tests {
             val(&get(&parse(text).docs[0].value, "enabled").value),
             &ScalarValue::Bool(true)
         );
+    }
+
+    #[test]
+    fn own_line_annotations_go_to_the_next_node() {
+        let text = "#@ load(\"@ytt:data\", \"data\")\n#@data/values\n---\n#@schema/validation min=1\n#@schema/nullable\n# plain note\nport: 80\nname: web #! trailing ytt comment\n";
+        let set = parse(text);
+        assert_eq!(set.docs.len(), 1);
+        let doc = &set.docs[0];
+        assert!(doc.has_start_marker);
+        assert_eq!(at(text, doc.span), "---");
+        assert_eq!(
+            texts(&doc.comments),
+            ["@ load(\"@ytt:data\", \"data\")", "@data/values"]
+        );
+        assert!(doc.has_annotation("data/values"));
+        assert!(
+            matches!(&doc.comments[0].kind, CommentKind::Code(c) if c == "load(\"@ytt:data\", \"data\")")
+        );
+        let port = get(&doc.value, "port");
+        assert_eq!(
+            texts(&port.comments),
+            [
+                "@schema/validation min=1",
+                "@schema/nullable",
+                " plain note"
+            ]
+        );
+        let validation = port.annotation("schema/validation").unwrap();
+        assert!(validation.own_line);
+        assert_eq!(at(text, validation.span), "#@schema/validation min=1");
+        let args = validation.args_offset as usize;
+        assert_eq!(&text[args..args + 5], "min=1");
+        assert_eq!(port.comments[2].kind, CommentKind::Plain);
+        let name = get(&doc.value, "name");
+        assert_eq!(texts(&name.comments), ["! trailing ytt comment"]);
+        assert!(!name.comments[0].own_line);
+        assert_eq!(name.comments[0].kind, CommentKind::Ytt);
+        assert!(set.trailing_comments.is_empty());
+    }
+
+    #[test]
+    fn line_end_comments_go_to_the_node_on_that_line() {
+        let text = "port: 80 #@schema/nullable\nkey: #@ data.values.x\nlist:\n- #@ item()\n  a: 1\n  b: 2 #@ b\n- plain #@ p\n";
+        let root = parse(text).docs.remove(0).value;
+        let port = get(&root, "port");
+        assert_eq!(texts(&port.comments), ["@schema/nullable"]);
+        assert!(!port.comments[0].own_line);
+        assert_eq!(texts(&get(&root, "key").comments), ["@ data.values.x"]);
+        let list = get(&root, "list");
+        assert!(list.comments.is_empty());
+        let items = arr(&list.value);
+        // `- #@ x` with a map on the next line: the array item starts on the `-` line.
+        assert_eq!(line(text, items[0].span.start), 4);
+        assert_eq!(at(text, items[0].span), "- #@ item()\n  a: 1\n  b: 2");
+        assert_eq!(texts(&items[0].comments), ["@ item()"]);
+        let inner = map(&items[0].value);
+        assert!(inner[0].comments.is_empty());
+        assert_eq!(texts(&inner[1].comments), ["@ b"]);
+        assert_eq!(texts(&items[1].comments), ["@ p"]);
+    }
+
+    #[test]
+    fn comments_in_flow_collections_and_at_the_end() {
+        let text = "ports: [80, #@ a\n  443, # b\n  8080]\n# tail 1\n#@ tail 2\n";
+        let set = parse(text);
+        let ports = get(&set.docs[0].value, "ports");
+        // Line 1 starts the map item and the item `80`: the last one owns it.
+        assert!(ports.comments.is_empty());
+        let items = arr(&ports.value);
+        assert_eq!(texts(&items[0].comments), ["@ a"]);
+        assert_eq!(texts(&items[1].comments), [" b"]);
+        assert!(items[2].comments.is_empty());
+        assert_eq!(texts(&set.trailing_comments), [" tail 1", "@ tail 2"]);
+        assert!(set.trailing_comments.iter().all(|c| c.own_line));
+    }
+
+    #[test]
+    fn comment_before_implicit_document_goes_to_the_document() {
+        let text = "#@ load(\"x.star\", \"f\")\na: 1\n";
+        let set = parse(text);
+        assert_eq!(texts(&set.docs[0].comments), ["@ load(\"x.star\", \"f\")"]);
+        assert!(map(&set.docs[0].value)[0].comments.is_empty());
+        let a = text.find("a: 1").unwrap();
+        assert_eq!(set.docs[0].span.range(), a..a);
+    }
+
+    #[test]
+    fn multi_document_files() {
+        let text = "a: 1\n---\n#@data/values\n---\nb: 2\n--- # marker comment\nc: 3\n...\n";
+        let set = parse(text);
+        assert_eq!(set.docs.len(), 4);
+        assert!(!set.docs[0].has_start_marker);
+        assert!(set.docs[1].has_start_marker);
+        assert!(set.docs[1].value.is_null());
+        // The annotation between two `---` belongs to the later document,
+        // although the parser reports it inside the earlier, empty one.
+        assert!(set.docs[1].comments.is_empty());
+        assert!(set.docs[2].has_annotation("data/values"));
+        assert_eq!(line(text, set.docs[2].span.start), 4);
+        assert_eq!(at(text, set.docs[2].span), "---");
+        assert_eq!(texts(&set.docs[3].comments), [" marker comment"]);
+        assert_eq!(
+            val(&get(&set.docs[3].value, "c").value),
+            &ScalarValue::Int(3)
+        );
+    }
+
+    #[test]
+    fn block_of_annotations_on_one_key_in_nested_maps() {
+        let text = "spec:\n  #@overlay/match by=\"name\"\n  #@overlay/match-child-defaults missing_ok=True\n\n  #@schema/desc \"the image\"\n  image: nginx\n  other: 1\n";
+        let root = parse(text).docs.remove(0).value;
+        let spec = get(&root, "spec");
+        assert!(spec.comments.is_empty());
+        let image = get(&spec.value, "image");
+        assert_eq!(image.annotations().count(), 3);
+        assert_eq!(
+            image.annotation("overlay/match").map(|c| &c.kind),
+            Some(&CommentKind::Annotation {
+                name: "overlay/match".into(),
+                args: "by=\"name\"".into()
+            })
+        );
+        assert!(get(&spec.value, "other").comments.is_empty());
+    }
+
+    #[test]
+    fn anchors_and_aliases_copy_the_subtree() {
+        let text = "base: &b\n  x: 1\n  y: [1, 2]\ncopy: *b\nlist:\n- &s hello\n- *s\n";
+        let root = parse(text).docs.remove(0).value;
+        let base = get(&root, "base");
+        let copy = get(&root, "copy");
+        assert_eq!(at(text, copy.value.span), "*b");
+        assert_eq!(map(&copy.value).len(), 2);
+        assert_eq!(map(&copy.value)[0].key.text, "x");
+        assert_eq!(
+            map(&base.value)[1].value.value,
+            map(&copy.value)[1].value.value
+        );
+        assert_eq!(at(text, base.value.span), "x: 1\n  y: [1, 2]");
+        let items = arr(&get(&root, "list").value);
+        assert_eq!(at(text, items[0].span), "- &s hello");
+        assert_eq!(at(text, items[0].value.span), "hello");
+        assert_eq!(at(text, items[1].span), "- *s");
+        assert_eq!(val(&items[1].value), &ScalarValue::Str("hello".into()));
+    }
+
+    #[test]
+    fn comments_near_aliases_stay_in_order() {
+        let text = "base: &b\n  #@ note\n  x: 1\nuse: *b #@ here\nafter: 2\n";
+        let root = parse(text).docs.remove(0).value;
+        assert_eq!(
+            texts(&get(&get(&root, "base").value, "x").comments),
+            ["@ note"]
+        );
+        assert_eq!(texts(&get(&root, "use").comments), ["@ here"]);
+        assert!(get(&root, "after").comments.is_empty());
+    }
+
+    #[test]
+    fn merge_keys_add_missing_keys() {
+        let text = "defaults: &d\n  a: 1\n  b: 2\nextra: &e {c: 3, a: 9}\nsvc:\n  <<: [*d, *e]\n  b: 20\n  <<: {z: 0}\n";
+        let root = parse(text).docs.remove(0).value;
+        let svc = map(&get(&root, "svc").value);
+        let keys: Vec<_> = svc.iter().map(|i| i.key.text.as_str()).collect();
+        assert_eq!(keys, ["a", "c", "b", "z"]);
+        assert_eq!(val(&svc[0].value), &ScalarValue::Int(1));
+        assert_eq!(val(&svc[2].value), &ScalarValue::Int(20));
+        let text = "a: &a {x: 1}\nb:\n  <<: *a\n  <<: *a\n";
+        assert!(parse_file(F, text, &ParseOptions::default()).is_ok());
+        let e = parse_err("a: &a 1\nb:\n  <<: *a\n");
+        assert_eq!(
+            e.message,
+            "map merge requires map or seq of maps as the value"
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_like_ytt() {
+        let text = "replicas: 1\nname: x\nreplicas: 3\n";
+        let e = parse_err(text);
+        assert_eq!(e.rule, "yaml/duplicate-key");
+        assert_eq!(
+            e.message,
+            "expected key 'replicas' to not be specified again"
+        );
+        assert_eq!(e.span.start as usize, text.rfind("replicas").unwrap());
+        assert_eq!(at(text, e.span), "replicas");
+        // Different types are different keys; nested maps are separate.
+        assert!(
+            parse_file(
+                F,
+                "1: a\n\"1\": b\nm: {1: x}\nn: {1: y}\n",
+                &ParseOptions::default()
+            )
+            .is_ok()
+        );
+        let e = parse_err("m: {a: 1, a: 2}\n");
+        assert_eq!(e.message, "expected key 'a' to not be specified again");
+        assert_eq!(e.span.start, 10);
     }
 }
