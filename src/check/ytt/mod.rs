@@ -120,14 +120,15 @@ pub fn check_package(files: &[&DiscoveredFile], sources: &Sources, settings: &Yt
         span: Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
         value: Value::Map(Vec::new()),
     });
-    if has_errors(findings) {
-        return outcome;
-    }
-
-    // 5. Validations on the final values.
+    // 5. Validations on the final values. ytt never gets here after a type
+    // error; confvet does, to report every problem at once, but keeps quiet
+    // about rules on values that already have a type error.
     if let Some(ty) = &schema {
         if !settings.disable_validation {
-            Validator { findings }.validate(&values, ty.span, ty, &DataPath::root());
+            let mistyped: HashSet<Span> = findings.iter().map(|f| f.span).collect();
+            let mut violations = Vec::new();
+            Validator { findings: &mut violations }.validate(&values, ty.span, ty, &DataPath::root());
+            findings.extend(violations.into_iter().filter(|v| !mistyped.contains(&v.span)));
         }
     }
     outcome.values = Some(values);
