@@ -1,1 +1,247 @@
-//! Shared findings for emitter snapshots (stub).
+//! The findings every emitter is snapshot-tested on, so the snapshots show
+//! exactly where the formats differ. Built by hand: emitters must not depend
+//! on how findings are found.
+//!
+//! The files are a ytt package (`schema.yml`, `values.yml`) and a
+//! `--data-value` given on the command line. The findings cover a related span
+//! in another file and in the same file, a help text, a warning, an empty span
+//! at end of file, a line with a tab and multibyte characters, and a pseudo
+//! file.
+
+use super::{CheckedUnit, Report, Summary};
+use crate::finding::{Finding, Kind, Severity, sort_findings};
+use crate::source::{FileId, SourceFile, Sources, Span};
+
+pub(crate) const SCHEMA_YML: &str = "\
+#@data/values-schema
+---
+replicas: 1
+service_account: \"\"
+port:
+  #@schema/validation min=1, max=32767
+  https: 443
+  http: 80
+#@schema/validation one_of=[\"core\", \"web\"]
+équipe: core
+";
+
+/// Line 7 has a tab before the value and multibyte characters before and in
+/// it; the last line leaves a flow sequence open until the end of the file.
+pub(crate) const VALUES_YML: &str = "\
+#@data/values
+---
+port:
+  https: 70000
+  http: \"8080\"
+replicas: 1
+équipe:\t\"naïve\"
+serviceaccount: payments
+replicas: 3
+labels: [a, b
+";
+
+pub(crate) const DATA_VALUE_ARG: &str = "port=70000";
+
+/// A run's inputs to an emitter.
+pub(crate) struct Fixture {
+    pub sources: Sources,
+    pub findings: Vec<Finding>,
+    pub units: Vec<CheckedUnit>,
+    pub summary: Summary,
+}
+
+impl Fixture {
+    pub(crate) fn report(&self) -> Report<'_> {
+        Report {
+            findings: &self.findings,
+            sources: &self.sources,
+            units: &self.units,
+            summary: self.summary,
+        }
+    }
+}
+
+/// The span of the `nth` (from 0) occurrence of `needle` in `text`.
+fn span_of(file: FileId, text: &str, needle: &str, nth: usize) -> Span {
+    let (start, _) = text
+        .match_indices(needle)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("fixture lacks {needle:?} #{nth}"));
+    Span::new(file, start, start + needle.len())
+}
+
+fn units() -> Vec<CheckedUnit> {
+    vec![
+        CheckedUnit {
+            name: ".".into(),
+            system: "ytt",
+            files: vec!["schema.yml".into(), "values.yml".into()],
+        },
+        CheckedUnit {
+            name: "app".into(),
+            system: "ytt",
+            files: vec!["app/schema.yml".into(), "app/values.yml".into()],
+        },
+        CheckedUnit {
+            name: "pipeline.yml".into(),
+            system: "tekton",
+            files: vec!["pipeline.yml".into()],
+        },
+    ]
+}
+
+fn sources() -> (Sources, FileId, FileId, FileId) {
+    let sources = Sources::new();
+    let schema = sources.add(SourceFile::new(
+        "schema.yml".into(),
+        Some("/work/pkg/schema.yml".into()),
+        SCHEMA_YML.into(),
+    ));
+    let values = sources.add(SourceFile::new(
+        "values.yml".into(),
+        Some("/work/pkg/values.yml".into()),
+        VALUES_YML.into(),
+    ));
+    let arg = sources.add(SourceFile::new(
+        "(data-value arg)".into(),
+        None,
+        DATA_VALUE_ARG.into(),
+    ));
+    (sources, schema, values, arg)
+}
+
+/// Seven findings (six errors, one warning) in two files and a pseudo file,
+/// one unit with findings and two clean ones.
+pub(crate) fn with_findings() -> Fixture {
+    let (sources, schema, values, arg) = sources();
+    let s = |needle: &str, nth: usize| span_of(schema, SCHEMA_YML, needle, nth);
+    let v = |needle: &str, nth: usize| span_of(values, VALUES_YML, needle, nth);
+    let end_of_values = Span::new(values, VALUES_YML.len(), VALUES_YML.len());
+
+    let mut findings = vec![
+        Finding::new(
+            "ytt/type-mismatch",
+            Kind::Type,
+            span_of(arg, DATA_VALUE_ARG, "70000", 0),
+            "port must be a map, found integer",
+        )
+        .with_label("integer given on the command line")
+        .with_path("port")
+        .with_related(s("port:", 0), "map declared here"),
+        Finding::new(
+            "ytt/validation",
+            Kind::Validation,
+            v("70000", 0),
+            "port.https must be a value <= 32767, found 70000",
+        )
+        .with_label("value breaks max=32767")
+        .with_path("port.https")
+        .with_related(
+            s("#@schema/validation min=1, max=32767", 0),
+            "rule declared here",
+        ),
+        Finding::new(
+            "ytt/type-mismatch",
+            Kind::Type,
+            v("\"8080\"", 0),
+            "port.http must be an integer, found a string",
+        )
+        .with_label("a string")
+        .with_path("port.http")
+        .with_related(s("80", 0), "integer inferred from this default")
+        .with_help("remove the quotes to give an integer: 8080"),
+        Finding::new(
+            "ytt/validation",
+            Kind::Validation,
+            v("\"naïve\"", 0),
+            "équipe must be one of \"core\", \"web\", found \"naïve\"",
+        )
+        .with_severity(Severity::Warning)
+        .with_label("not one of the allowed values")
+        .with_path("équipe")
+        .with_related(s("one_of=[\"core\", \"web\"]", 0), "rule declared here"),
+        Finding::new(
+            "ytt/unknown-key",
+            Kind::UnknownKey,
+            v("serviceaccount", 0),
+            "serviceaccount is not declared in the schema",
+        )
+        .with_label("unknown key")
+        .with_path("serviceaccount")
+        .with_help("did you mean \"service_account\"?"),
+        Finding::new(
+            "yaml/duplicate-key",
+            Kind::Syntax,
+            v("replicas", 1),
+            "replicas is given twice in one map",
+        )
+        .with_label("given again here")
+        .with_path("replicas")
+        .with_related(v("replicas", 0), "first given here"),
+        Finding::new(
+            "yaml/syntax",
+            Kind::Syntax,
+            end_of_values,
+            "a flow sequence is not closed before the end of the file",
+        )
+        .with_label("expected `]`")
+        .with_related(v("[", 0), "sequence starts here"),
+    ];
+    sort_findings(&mut findings, &sources);
+    Fixture {
+        sources,
+        findings,
+        units: units(),
+        summary: Summary {
+            files: 5,
+            units: 3,
+            errors: 6,
+            warnings: 1,
+            suppressed: 2,
+        },
+    }
+}
+
+/// The same files and units with nothing found.
+pub(crate) fn clean() -> Fixture {
+    let (sources, ..) = sources();
+    Fixture {
+        sources,
+        findings: Vec::new(),
+        units: units(),
+        summary: Summary {
+            files: 5,
+            units: 3,
+            ..Summary::default()
+        },
+    }
+}
+
+/// One file `name` holding `text` and one error at bytes `start..end`, for
+/// the renderers' edge cases.
+pub(crate) fn single(name: &str, text: &str, start: usize, end: usize) -> Fixture {
+    let sources = Sources::new();
+    let file = sources.add(SourceFile::new(name.into(), None, text.into()));
+    let finding = Finding::new(
+        "yaml/syntax",
+        Kind::Syntax,
+        Span::new(file, start, end),
+        "edge case",
+    )
+    .with_label("here");
+    Fixture {
+        sources,
+        findings: vec![finding],
+        units: vec![CheckedUnit {
+            name: name.into(),
+            system: "ytt",
+            files: vec![name.into()],
+        }],
+        summary: Summary {
+            files: 1,
+            units: 1,
+            errors: 1,
+            ..Summary::default()
+        },
+    }
+}

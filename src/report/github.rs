@@ -1,11 +1,136 @@
-//! github output (stub, being written).
-use super::{Emitter, Report};
+//! GitHub Actions output: one workflow command per finding, which GitHub
+//! shows as an annotation on the file and line.
+//!
+//! `::error file=F,line=L,col=C,endLine=EL,endColumn=EC,title=RULE::MESSAGE`
+//! (`::warning` for warnings). The help, if any, follows the message on its
+//! own line. A source that is not a file on disk, such as `(data-value arg)`,
+//! gets no `file` and position: its name and position start the message. GitHub parses these commands itself, so everything is escaped as
+//! its runner does (`toCommandValue`/`escapeData` in actions/toolkit): in the
+//! message `%`, CR and LF; in property values also `:` and `,`. A clean run
+//! writes nothing.
+
+use super::{Emitter, Report, locate};
+use crate::finding::Severity;
 use std::io::{self, Write};
 
+/// Writes GitHub Actions annotations.
 pub struct GithubEmitter;
 
 impl Emitter for GithubEmitter {
-    fn emit(&self, _out: &mut dyn Write, _report: &Report<'_>) -> io::Result<()> {
+    fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()> {
+        for finding in report.findings {
+            let (file, region) = locate(report.sources, finding.span);
+            let command = match finding.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let mut message = String::new();
+            let mut properties = String::new();
+            if file.path.is_some() {
+                properties = format!(
+                    "file={},line={},col={},endLine={},endColumn={},",
+                    escape_property(&file.name),
+                    region.start.line,
+                    region.start.column,
+                    region.end.line,
+                    region.end.column,
+                );
+            } else {
+                // Not a file in the repository (a command-line data value):
+                // GitHub could attach the annotation to nothing, so it goes on
+                // the run, and the message says where.
+                message = format!(
+                    "{}:{}:{}: ",
+                    file.name, region.start.line, region.start.column
+                );
+            }
+            message.push_str(&finding.message);
+            if let Some(help) = &finding.help {
+                message.push_str("\nhelp: ");
+                message.push_str(help);
+            }
+            writeln!(
+                out,
+                "::{command} {properties}title={}::{}",
+                escape_property(finding.rule),
+                escape_data(&message),
+            )?;
+        }
         Ok(())
+    }
+}
+
+/// A command's message: `%` first, so the escapes themselves survive.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A command's property value: as a message, plus the separators `:` and `,`.
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{self, Fixture};
+    use super::*;
+    use crate::finding::{Finding, Kind};
+    use crate::source::{SourceFile, Sources, Span};
+
+    fn emit(fixture: &Fixture) -> String {
+        let mut out = Vec::new();
+        GithubEmitter.emit(&mut out, &fixture.report()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn findings() {
+        insta::assert_snapshot!(emit(&fixtures::with_findings()));
+    }
+
+    #[test]
+    fn clean_run_writes_nothing() {
+        assert_eq!(emit(&fixtures::clean()), "");
+    }
+
+    #[test]
+    fn escapes_messages_and_properties() {
+        assert_eq!(
+            escape_data("100% done\r\nnext: a, b"),
+            "100%25 done%0D%0Anext: a, b"
+        );
+        assert_eq!(
+            escape_property("dir,1/a:b%.yml\n"),
+            "dir%2C1/a%3Ab%25.yml%0A"
+        );
+        // `%` is escaped first: an existing `%0A` must not turn into a line break.
+        assert_eq!(escape_data("%0A"), "%250A");
+    }
+
+    #[test]
+    fn escapes_a_whole_command() {
+        let sources = Sources::new();
+        let file = sources.add(SourceFile::new(
+            "a,b:c.yml".into(),
+            Some("a,b:c.yml".into()),
+            "x: 1\n".into(),
+        ));
+        let finding = Finding::new(
+            "ytt/validation",
+            Kind::Validation,
+            Span::new(file, 3, 4),
+            "x: 100% wrong,\nreally",
+        )
+        .with_help("use 50%");
+        let mut fixture = fixtures::clean();
+        fixture.sources = sources;
+        fixture.findings = vec![finding];
+        assert_eq!(
+            emit(&fixture),
+            "::error file=a%2Cb%3Ac.yml,line=1,col=4,endLine=1,endColumn=5,\
+             title=ytt/validation::x: 100%25 wrong,%0Areally%0Ahelp: use 50%25\n"
+        );
     }
 }

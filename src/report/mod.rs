@@ -4,8 +4,10 @@
 //! finding was found.
 
 use crate::finding::Finding;
-use crate::source::Sources;
+use crate::source::{LineCol, SourceFile, Sources, Span};
 use std::io::{self, Write};
+use std::ops::Range;
+use std::sync::Arc;
 
 mod github;
 mod json;
@@ -77,5 +79,136 @@ impl Format {
     }
 }
 
+/// Where a span is shown, in 1-based lines and character columns; `end` is
+/// exclusive (the position just after the span). Every format reports these,
+/// so text, JSON, SARIF and GitHub agree on every position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Region {
+    pub start: LineCol,
+    pub end: LineCol,
+}
+
+/// A span's file and region, after [`shown_range`].
+pub(crate) fn locate(sources: &Sources, span: Span) -> (Arc<SourceFile>, Region) {
+    let file = sources.get(span.file);
+    let range = shown_range(&file.text, span);
+    let region = Region {
+        start: file.line_col(range.start),
+        end: file.line_col(range.end),
+    };
+    (file, region)
+}
+
+/// A span's byte range made safe and useful to show. Checks may hand us
+/// anything, and an emitter must never panic, so the range is clamped to the
+/// text and widened to character boundaries. A span that ends with a line
+/// break stops before it (else renderers draw it across two lines), and an
+/// empty span at the very end of a file that ends with a line break (a syntax
+/// error at end of file) points at the end of the last line, not at a line
+/// past it that editors and code scanning do not show.
+pub(crate) fn shown_range(text: &str, span: Span) -> Range<usize> {
+    let mut start = (span.start as usize).min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (span.end as usize).clamp(start, text.len());
+    if span.end <= span.start {
+        end = start;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    if end > start {
+        end = start.max(strip_line_break(text, end));
+    } else if end == text.len() {
+        start = strip_line_break(text, end);
+        end = start;
+    }
+    start..end
+}
+
+/// `end` moved back over one line break (`\n` or `\r\n`) ending just before it.
+fn strip_line_break(text: &str, end: usize) -> usize {
+    let before = &text[..end];
+    let before = before.strip_suffix('\n').unwrap_or(before);
+    let before = before.strip_suffix('\r').unwrap_or(before);
+    before.len()
+}
+
+/// `n thing` or `n things`.
+pub(crate) fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod fixtures;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    fn shown(text: &str, start: usize, end: usize) -> Range<usize> {
+        shown_range(text, Span::new(FileId(0), start, end))
+    }
+
+    #[test]
+    fn shown_range_is_clamped_and_on_char_boundaries() {
+        assert_eq!(shown("a: 1", 10, 20), 4..4);
+        // 'é' is bytes 3..5: a span starting or ending inside it takes it whole.
+        assert_eq!(shown("a: é", 4, 4), 3..3);
+        assert_eq!(shown("a: é", 3, 4), 3..5);
+        assert_eq!(shown("", 0, 0), 0..0);
+    }
+
+    #[test]
+    fn no_emitter_panics_on_any_span() {
+        let text = "a:\té: \"名\"\r\n\n  b: [1\n";
+        let formats = [
+            Format::Text,
+            Format::Json,
+            Format::Junit,
+            Format::Sarif,
+            Format::Github,
+        ];
+        for start in 0..=text.len() + 2 {
+            for end in [0, start, start + 1, start + 3, text.len(), text.len() + 5] {
+                let mut fixture = fixtures::single("a.yml", text, start, end);
+                let related = fixture.findings[0].span;
+                fixture.findings[0] = fixture.findings[0].clone().with_related(
+                    Span {
+                        start: related.end,
+                        end: related.start,
+                        ..related
+                    },
+                    "x",
+                );
+                for format in formats {
+                    let mut out = Vec::new();
+                    format
+                        .emitter(false)
+                        .emit(&mut out, &fixture.report())
+                        .unwrap();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shown_range_keeps_line_breaks_out() {
+        assert_eq!(shown("a: 1\nb: 2\n", 0, 5), 0..4);
+        assert_eq!(shown("a: 1\r\nb: 2\r\n", 6, 12), 6..10);
+        // A span that is only a line break becomes empty, on its line.
+        assert_eq!(shown("a: 1\nb: 2\n", 4, 5), 4..4);
+        // An empty span at end of file points at the end of the last line...
+        assert_eq!(shown("a: [1\n", 6, 6), 5..5);
+        assert_eq!(shown("a: [1\r\n", 7, 7), 5..5);
+        // ...which may be an empty line; and an empty span elsewhere stays.
+        assert_eq!(shown("a: 1\n\n", 6, 6), 5..5);
+        assert_eq!(shown("a: 1\nb: 2\n", 5, 5), 5..5);
+    }
+}

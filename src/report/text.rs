@@ -1,11 +1,283 @@
-//! text output (stub, being written).
-use super::{Emitter, Report};
-use std::io::{self, Write};
+//! Text output: rustc-style snippets drawn by annotate-snippets, then a
+//! summary line.
+//!
+//! Each finding is one group: its title, a snippet of the primary file with
+//! the primary span (`^^^`) and any related spans in that file (`---`), one
+//! more snippet per other file holding related spans (`::: schema.yml:6:3`),
+//! and `= help:` when the finding has help. Spans go through
+//! [`shown_range`](super::shown_range) first, so they are clamped, on character
+//! boundaries, and never end on a line break. annotate-snippets itself
+//! expands tabs (4 columns), counts wide characters, replaces control
+//! characters with visible ones, and draws an empty span as one `^`; each of
+//! those has a snapshot below.
+//!
+//! Only display names appear, never a file's path on disk.
 
-pub struct TextEmitter { pub color: bool }
+use super::{Emitter, Report, plural, shown_range};
+use crate::finding::{Finding, Severity};
+use crate::source::{FileId, SourceFile, Sources};
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use std::io::{self, Write};
+use std::sync::Arc;
+
+/// Renders findings for a terminal; `color` turns on ANSI styles.
+pub struct TextEmitter {
+    pub color: bool,
+}
 
 impl Emitter for TextEmitter {
-    fn emit(&self, _out: &mut dyn Write, _report: &Report<'_>) -> io::Result<()> {
-        Ok(())
+    fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()> {
+        let renderer = if self.color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        for finding in report.findings {
+            let rendered = render_finding(&renderer, finding, report.sources);
+            writeln!(out, "{rendered}\n")?;
+        }
+        writeln!(out, "{}", summary_line(report))
+    }
+}
+
+/// One finding as annotate-snippets draws it.
+fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> String {
+    // The files' texts must outlive the group that borrows them: the primary
+    // file first, then every other file in the order its first related span
+    // comes.
+    let mut files: Vec<(FileId, Arc<SourceFile>)> =
+        vec![(finding.span.file, sources.get(finding.span.file))];
+    for related in &finding.related {
+        if !files.iter().any(|(id, _)| *id == related.span.file) {
+            files.push((related.span.file, sources.get(related.span.file)));
+        }
+    }
+
+    let level = match finding.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    };
+    let mut group = Group::with_title(
+        level
+            .primary_title(finding.message.as_str())
+            .id(finding.rule),
+    );
+    for (index, (id, file)) in files.iter().enumerate() {
+        let mut snippet = Snippet::source(file.text.as_str())
+            .line_start(1)
+            .path(file.name.as_str());
+        if index == 0 {
+            let mut primary = AnnotationKind::Primary.span(shown_range(&file.text, finding.span));
+            if let Some(label) = &finding.label {
+                primary = primary.label(label.as_str());
+            }
+            snippet = snippet.annotation(primary);
+        }
+        for related in finding.related.iter().filter(|r| r.span.file == *id) {
+            let mut context = AnnotationKind::Context.span(shown_range(&file.text, related.span));
+            if !related.message.is_empty() {
+                context = context.label(related.message.as_str());
+            }
+            snippet = snippet.annotation(context);
+        }
+        group = group.element(snippet);
+    }
+    if let Some(help) = &finding.help {
+        group = group.element(Level::HELP.message(help.as_str()));
+    }
+    renderer.render(&[group])
+}
+
+/// `6 errors, 1 warning in 5 files (2 suppressed)` or `no problems in 5 files`.
+fn summary_line(report: &Report<'_>) -> String {
+    let summary = report.summary;
+    let files = plural(summary.files, "file");
+    let mut line = if summary.errors == 0 && summary.warnings == 0 {
+        format!("no problems in {files}")
+    } else {
+        format!(
+            "{}, {} in {files}",
+            plural(summary.errors, "error"),
+            plural(summary.warnings, "warning"),
+        )
+    };
+    if summary.suppressed > 0 {
+        line.push_str(&format!(" ({} suppressed)", summary.suppressed));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{self, Fixture};
+    use super::*;
+    use crate::report::Summary;
+
+    fn render(fixture: &Fixture) -> String {
+        let mut out = Vec::new();
+        TextEmitter { color: false }
+            .emit(&mut out, &fixture.report())
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn findings() {
+        insta::assert_snapshot!(render(&fixtures::with_findings()));
+    }
+
+    #[test]
+    fn clean_run() {
+        insta::assert_snapshot!(render(&fixtures::clean()));
+    }
+
+    #[test]
+    fn no_colour_codes_without_color_but_some_with_it() {
+        let fixture = fixtures::with_findings();
+        assert!(!render(&fixture).contains('\x1b'));
+        let mut out = Vec::new();
+        TextEmitter { color: true }
+            .emit(&mut out, &fixture.report())
+            .unwrap();
+        assert!(String::from_utf8(out).unwrap().contains('\x1b'));
+    }
+
+    #[test]
+    fn never_shows_paths_on_disk() {
+        let text = render(&fixtures::with_findings());
+        assert!(!text.contains("/work/pkg"), "{text}");
+    }
+
+    #[test]
+    fn summary_counts_are_singular_or_plural() {
+        let mut fixture = fixtures::single("a.yml", "a: 1\n", 3, 4);
+        let last_line = |fixture: &Fixture| render(fixture).lines().last().unwrap().to_string();
+        assert_eq!(last_line(&fixture), "1 error, 0 warnings in 1 file");
+        fixture.summary = Summary {
+            files: 2,
+            errors: 0,
+            warnings: 1,
+            suppressed: 1,
+            ..fixture.summary
+        };
+        assert_eq!(
+            last_line(&fixture),
+            "0 errors, 1 warning in 2 files (1 suppressed)"
+        );
+        fixture.findings.clear();
+        fixture.summary = Summary {
+            files: 1,
+            warnings: 0,
+            suppressed: 3,
+            ..fixture.summary
+        };
+        assert_eq!(last_line(&fixture), "no problems in 1 file (3 suppressed)");
+    }
+
+    #[test]
+    fn empty_span_at_end_of_file() {
+        let text = "a:\n  b: [1, 2\n";
+        insta::assert_snapshot!(render(&fixtures::single(
+            "a.yml",
+            text,
+            text.len(),
+            text.len()
+        )));
+    }
+
+    #[test]
+    fn empty_span_at_end_of_file_without_line_break() {
+        let text = "a:\n  b: [1, 2";
+        insta::assert_snapshot!(render(&fixtures::single(
+            "a.yml",
+            text,
+            text.len(),
+            text.len()
+        )));
+    }
+
+    #[test]
+    fn file_level_finding() {
+        insta::assert_snapshot!(render(&fixtures::single("a.yml", "a: 1\nb: 2\n", 0, 0)));
+    }
+
+    #[test]
+    fn empty_file() {
+        insta::assert_snapshot!(render(&fixtures::single("a.yml", "", 0, 0)));
+    }
+
+    #[test]
+    fn span_of_a_line_break_only() {
+        insta::assert_snapshot!(render(&fixtures::single("a.yml", "a: 1\nb: 2\n", 4, 5)));
+    }
+
+    #[test]
+    fn span_after_a_tab() {
+        let text = "a:\t[1, 2]\n";
+        let start = text.find('[').unwrap();
+        insta::assert_snapshot!(render(&fixtures::single("a.yml", text, start, start + 6)));
+    }
+
+    #[test]
+    fn multibyte_characters() {
+        // Wide (CJK) and two-byte characters before and inside the span.
+        let text = "名前: \"zoë\"\n";
+        let start = text.find('"').unwrap();
+        insta::assert_snapshot!(render(&fixtures::single(
+            "a.yml",
+            text,
+            start,
+            text.len() - 1
+        )));
+    }
+
+    #[test]
+    fn span_inside_a_multibyte_character_is_widened() {
+        let text = "a: é\n";
+        insta::assert_snapshot!(render(&fixtures::single("a.yml", text, 4, 4)));
+    }
+
+    #[test]
+    fn control_characters() {
+        insta::assert_snapshot!(render(&fixtures::single("a.yml", "a: \"\u{7}x\"\n", 3, 7)));
+    }
+
+    #[test]
+    fn crlf_line_breaks() {
+        insta::assert_snapshot!(render(&fixtures::single(
+            "a.yml",
+            "a: 1\r\nb: 2\r\n",
+            9,
+            12
+        )));
+    }
+
+    #[test]
+    fn span_over_several_lines() {
+        insta::assert_snapshot!(render(&fixtures::single(
+            "a.yml",
+            "a:\n  b: 1\n  c: 2\n",
+            0,
+            17
+        )));
+    }
+
+    #[test]
+    fn span_beyond_the_end_is_clamped() {
+        insta::assert_snapshot!(render(&fixtures::single("a.yml", "a: 1\n", 3, 1000)));
+        insta::assert_snapshot!(
+            "span_beyond_the_end_is_clamped_empty",
+            render(&fixtures::single("a.yml", "a: 1\n", 900, 1000))
+        );
+    }
+
+    #[test]
+    fn pseudo_file() {
+        insta::assert_snapshot!(render(&fixtures::single(
+            "(data-value arg)",
+            "port=70000",
+            5,
+            10
+        )));
     }
 }
