@@ -154,11 +154,11 @@ fn classify_documents<'a>(
     for doc in &set.docs {
         if let Value::Map(items) = &doc.value.value {
             for item in items {
-                if let Some(comment) = item.annotation("data/values-schema") {
+                if item.has_annotation("data/values-schema") {
                     findings.push(Finding::new(
                         "ytt/schema",
                         Kind::Schema,
-                        comment.span,
+                        item.key_span,
                         "@data/values-schema annotates a map item; only documents (---) can be annotated with @data/values-schema",
                     ).with_help("put `---` on the line after the annotation"));
                 }

@@ -38,7 +38,8 @@ pub enum NamedRule {
     Max(StarValue),
     /// `None`: every child (`one_not_null=True`).
     OneNotNull(Option<Vec<String>>),
-    OneOf(Vec<StarValue>),
+    /// The allowed values as written: a list or a tuple.
+    OneOf(StarValue),
 }
 
 impl NamedRule {
@@ -65,7 +66,7 @@ impl NamedRule {
                 StarValue::List(keys.iter().map(|k| StarValue::Str(k.clone())).collect())
             ),
             NamedRule::OneNotNull(None) => "exactly one of all children to be not null".into(),
-            NamedRule::OneOf(values) => format!("one of {}", StarValue::List(values.clone())),
+            NamedRule::OneOf(values) => format!("one of {values}"),
         }
     }
 
@@ -81,7 +82,7 @@ impl NamedRule {
                 StarValue::List(keys.iter().map(|k| StarValue::Str(k.clone())).collect())
             ),
             NamedRule::OneNotNull(None) => "one_not_null=True".into(),
-            NamedRule::OneOf(values) => format!("one_of={}", StarValue::List(values.clone())),
+            NamedRule::OneOf(values) => format!("one_of={values}"),
         }
     }
 }
@@ -167,9 +168,7 @@ pub fn parse_validation(call: &CallArgs, comment: &Comment, annotation: &'static
                 }
             },
             "one_of" => match value {
-                StarValue::List(values) | StarValue::Tuple(values) => {
-                    validation.named.push(NamedRule::OneOf(values.clone()))
-                }
+                StarValue::List(_) | StarValue::Tuple(_) => validation.named.push(NamedRule::OneOf(value.clone())),
                 other => {
                     return Err(format!(
                         "{prefix}expected keyword argument one_of to be a sequence, but was {}",
@@ -262,6 +261,7 @@ impl Validator<'_> {
     }
 
     fn run(&mut self, node: &Node, at: Span, validation: &Validation, path: &DataPath) {
+        let at = value_span(node, at);
         if node.is_null() {
             if validation.not_null {
                 self.violation(at, validation, path, "not null".into(), "null".into(), "not_null=True".into());
@@ -287,6 +287,22 @@ impl Validator<'_> {
         .with_label(format!("breaks {written}"))
         .with_related(validation.span, format!("rule declared here (@{})", validation.annotation));
         self.findings.push(finding);
+    }
+}
+
+/// Where to underline a value: a one-line scalar itself, else its owner
+/// (the map item's key, the array item, the document), whose line ytt reports.
+pub fn value_span(node: &Node, owner: Span) -> Span {
+    match &node.value {
+        Value::Scalar(s)
+            if node.span.start < node.span.end
+                && s.resolved != ScalarValue::Null
+                && node.span.file == owner.file
+                && !matches!(s.style, crate::yaml::ScalarStyle::Literal | crate::yaml::ScalarStyle::Folded) =>
+        {
+            node.span
+        }
+        _ => owner,
     }
 }
 
@@ -350,10 +366,11 @@ pub fn check_named(rule: &NamedRule, value: &StarValue) -> Option<String> {
                 )),
             }
         }
-        NamedRule::OneOf(values) => {
+        NamedRule::OneOf(StarValue::List(values) | StarValue::Tuple(values)) => {
             let holds = values.iter().any(|allowed| compare(value, allowed).is_some_and(|o| o.is_eq()) && same_kind(value, allowed));
             (!holds).then(|| found_value(value))
         }
+        NamedRule::OneOf(other) => Some(format!("one_of= needs a sequence, not {}", other.type_name())),
     }
 }
 
@@ -398,7 +415,7 @@ mod tests {
         assert_eq!(check_named(&max, &StarValue::Int(443)), None);
         let min_len = NamedRule::MinLen(8);
         assert_eq!(check_named(&min_len, &StarValue::Str("hunter2".into())).as_deref(), Some("length 7"));
-        let one_of = NamedRule::OneOf(vec![StarValue::Float(0.5), StarValue::Float(1.0)]);
+        let one_of = NamedRule::OneOf(StarValue::List(vec![StarValue::Float(0.5), StarValue::Float(1.0)]));
         assert_eq!(one_of.must_be(), "one of [0.5, 1]");
         assert_eq!(check_named(&one_of, &StarValue::Int(1)), None);
         assert!(check_named(&one_of, &StarValue::Str("1".into())).is_some());

@@ -355,6 +355,7 @@ impl TypeChecker<'_> {
     }
 
     fn mismatch(&mut self, at: Span, ty: &SchemaType, found: &str, path: &DataPath, node: &Node) {
+        let at = super::validate::value_span(node, at);
         let shown = match node.as_scalar() {
             Some(s) if !s.text.is_empty() && found != "null" => format!("{found} ({})", truncate(&s.text)),
             _ => found.to_string(),
