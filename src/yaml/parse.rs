@@ -129,6 +129,33 @@ impl KeyId {
     }
 }
 
+const LINEAR_KEY_SCAN: usize = 16;
+
+/// Whether `key` is already among `items`; remembers it otherwise.
+fn is_duplicate(items: &[MapItem], seen: &mut Option<HashSet<KeyId>>, key: &ScalarValue) -> bool {
+    if seen.is_none() && items.len() >= LINEAR_KEY_SCAN {
+        *seen = Some(items.iter().map(|i| KeyId::of(&i.key.resolved)).collect());
+    }
+    match seen {
+        Some(set) => !set.insert(KeyId::of(key)),
+        None => {
+            let wanted = KeyId::of(key);
+            items.iter().any(|i| same_key(&i.key.resolved, &wanted))
+        }
+    }
+}
+
+fn same_key(value: &ScalarValue, key: &KeyId) -> bool {
+    match (value, key) {
+        (ScalarValue::Null, KeyId::Null) => true,
+        (ScalarValue::Bool(a), KeyId::Bool(b)) => a == b,
+        (ScalarValue::Int(a), KeyId::Int(b)) => a == b,
+        (ScalarValue::Float(a), KeyId::Float(b)) => a.to_bits() == *b,
+        (ScalarValue::Str(a), KeyId::Str(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// A node that is complete, with what its parent needs to know.
 struct Done {
     node: Node,
@@ -147,7 +174,8 @@ enum Kind {
     Map {
         items: Vec<MapItem>,
         key: Option<(Scalar, Span)>,
-        seen: HashSet<KeyId>,
+        /// Keys seen so far, once the map is too big for a linear scan.
+        seen: Option<HashSet<KeyId>>,
         /// `<<` values and where in `items` they were given.
         merges: Vec<(usize, Node)>,
     },
@@ -309,7 +337,7 @@ impl<'a> Builder<'a> {
                         Kind::Map {
                             items: Vec::new(),
                             key: None,
-                            seen: HashSet::new(),
+                            seen: None,
                             merges: Vec::new(),
                         }
                     } else {
@@ -534,7 +562,7 @@ impl<'a> Builder<'a> {
                     let node_end = done.node.span.end as usize;
                     if is_merge {
                         merges.push((items.len(), done.node));
-                    } else if !seen.insert(KeyId::of(&k.resolved)) {
+                    } else if is_duplicate(items, seen, &k.resolved) {
                         let message =
                             format!("expected key '{}' to not be specified again", k.display());
                         return Err(fail("yaml/duplicate-key", key_span, message));
@@ -550,12 +578,12 @@ impl<'a> Builder<'a> {
                 }
             },
             Kind::Seq { items } => {
-                if !frame.flow {
-                    if let Some(dash) = find_dash(bytes, done.props_start) {
-                        item_start = dash;
-                        if done.empty {
-                            done.node.span = mk(dash + 1, dash + 1);
-                        }
+                if !frame.flow
+                    && let Some(dash) = find_dash(bytes, done.props_start)
+                {
+                    item_start = dash;
+                    if done.empty {
+                        done.node.span = mk(dash + 1, dash + 1);
                     }
                 }
                 let end = (done.node.span.end as usize).max(item_start + usize::from(done.empty));
@@ -587,12 +615,7 @@ impl<'a> Builder<'a> {
             ),
         };
         let value = match frame.kind {
-            Kind::Map {
-                items,
-                seen,
-                merges,
-                ..
-            } => Value::Map(self.apply_merges(items, seen, merges)?),
+            Kind::Map { items, merges, .. } => Value::Map(self.apply_merges(items, merges)?),
             Kind::Seq { items } => Value::Array(items),
         };
         let props_start = frame.props_start.map_or(start, |p| p.min(start));
@@ -615,12 +638,12 @@ impl<'a> Builder<'a> {
     fn apply_merges(
         &self,
         items: Vec<MapItem>,
-        mut seen: HashSet<KeyId>,
         merges: Vec<(usize, Node)>,
     ) -> Result<Vec<MapItem>, ParseError> {
         if merges.is_empty() {
             return Ok(items);
         }
+        let mut seen: HashSet<KeyId> = items.iter().map(|i| KeyId::of(&i.key.resolved)).collect();
         let mut inserts: Vec<(usize, Vec<MapItem>)> = Vec::new();
         for (at, node) in merges {
             let maps: Vec<Vec<MapItem>> = match node.value {
@@ -878,7 +901,7 @@ mod tests {
         }
     }
 
-    fn at<'t>(text: &'t str, span: Span) -> &'t str {
+    fn at(text: &str, span: Span) -> &str {
         assert_eq!(span.file, F);
         &text[span.range()]
     }
@@ -1223,8 +1246,236 @@ mod tests {
             )
             .is_ok()
         );
+        let mut big: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
+        big.push_str("k17: again\n");
+        let e = parse_err(&big);
+        assert_eq!(e.message, "expected key 'k17' to not be specified again");
+        assert_eq!(line(&big, e.span.start), 41);
         let e = parse_err("m: {a: 1, a: 2}\n");
         assert_eq!(e.message, "expected key 'a' to not be specified again");
         assert_eq!(e.span.start, 10);
+    }
+
+    #[test]
+    fn same_line_comment_goes_to_the_innermost_node() {
+        let text = "items:\n- name: a #@ on name\n  port: 1\n";
+        let root = parse(text).docs.remove(0).value;
+        let items = arr(&get(&root, "items").value);
+        assert!(items[0].comments.is_empty());
+        assert_eq!(texts(&get(&items[0].value, "name").comments), ["@ on name"]);
+    }
+
+    #[test]
+    fn syntax_errors_point_at_the_problem() {
+        let text = "a: b: c\n";
+        let e = parse_err(text);
+        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.message, "mapping values are not allowed in this context");
+        assert_eq!(line(text, e.span.start), 1);
+
+        let text = "service:\n  port: 80\n   name: web\n";
+        let e = parse_err(text);
+        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(line(text, e.span.start), 3, "{e:?}");
+
+        let e = parse_err("a: \"unclosed\nb: 1\n");
+        assert_eq!(e.rule, "yaml/syntax");
+        assert!(!e.message.is_empty());
+
+        let text = "a:\n\tb: 1\n";
+        let e = parse_err(text);
+        assert_eq!(line(text, e.span.start), 2, "{e:?}");
+
+        let e = parse_err("a: *nowhere\n");
+        assert_eq!(e.rule, "yaml/syntax");
+        assert!(
+            e.message.contains("nowhere") || e.message.contains("anchor"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn deep_flow_nesting_is_an_error_not_a_crash() {
+        let text = "[".repeat(10_000);
+        let e = parse_err(&text);
+        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.message, "nesting depth exceeds the maximum of 200");
+        let text = format!("{}{}", "{a: ".repeat(10_000), "}".repeat(10_000));
+        assert_eq!(
+            parse_err(&text).message,
+            "nesting depth exceeds the maximum of 200"
+        );
+    }
+
+    #[test]
+    fn deep_block_nesting_is_an_error_not_a_crash() {
+        let mut text = String::new();
+        for depth in 0..10_000 {
+            text.push_str(&" ".repeat(depth));
+            text.push_str("a:\n");
+        }
+        let e = parse_err(&text);
+        assert_eq!(e.message, "nesting depth exceeds the maximum of 200");
+        assert_eq!(line(&text, e.span.start), 201);
+        let text = "- ".repeat(10_000) + "x\n";
+        assert_eq!(
+            parse_err(&text).message,
+            "nesting depth exceeds the maximum of 200"
+        );
+    }
+
+    #[test]
+    fn nesting_up_to_the_limit_parses_on_a_small_stack() {
+        let text = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let handle = std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn(move || {
+                let set = parse_file(F, &text, &ParseOptions::default()).map(|s| s.docs.len());
+                drop(text);
+                set
+            })
+            .unwrap();
+        assert_eq!(handle.join().unwrap(), Ok(1));
+        // An alias that would nest deeper than the limit is refused too.
+        let text = format!(
+            "a: &a {}1{}\nb: [[[[*a]]]]\n",
+            "[".repeat(198),
+            "]".repeat(198)
+        );
+        assert_eq!(
+            parse_err(&text).message,
+            "nesting depth exceeds the maximum of 200"
+        );
+    }
+
+    #[test]
+    fn alias_bomb_is_refused() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        let e = parse_err(&text);
+        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.message, "alias expansion exceeds 100000 nodes");
+        assert_eq!(&text[e.span.range()][..2], "*a");
+        // A modest number of aliases is fine.
+        let small = "a: &a [1, 2]\nb: [*a, *a, *a]\n";
+        assert_eq!(arr(&get(&parse(small).docs[0].value, "b").value).len(), 3);
+    }
+
+    #[test]
+    fn self_referencing_alias_is_an_error() {
+        let e = parse_err("a: &a [1, *a]\n");
+        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.message, "anchor 'a' value contains itself");
+    }
+
+    #[test]
+    fn empty_and_marker_only_files() {
+        assert_eq!(parse("").docs.len(), 0);
+        assert_eq!(parse("\n\n  \n").docs.len(), 0);
+        let set = parse("# only\n# comments\n");
+        assert_eq!(set.docs.len(), 0);
+        assert_eq!(texts(&set.trailing_comments), [" only", " comments"]);
+        let set = parse("---\n");
+        assert_eq!(set.docs.len(), 1);
+        assert!(set.docs[0].has_start_marker);
+        assert!(set.docs[0].value.is_null());
+        assert_eq!(set.docs[0].value.type_name(), "null");
+        let set = parse("---");
+        assert_eq!(set.docs.len(), 1);
+        assert!(set.docs[0].value.is_null());
+        assert_eq!(parse("...\n").docs.len(), 0);
+        assert_eq!(parse("---\n...\n---\n").docs.len(), 2);
+    }
+
+    #[test]
+    fn crlf_line_endings_keep_spans_and_lines() {
+        let text = "#@data/values\r\n---\r\na: 1 # one\r\nb:\r\n  - x\r\n# tail\r\n";
+        let set = parse(text);
+        let doc = &set.docs[0];
+        assert!(doc.has_annotation("data/values"));
+        assert_eq!(doc.comments[0].text, "@data/values");
+        assert_eq!(at(text, doc.comments[0].span), "#@data/values");
+        let a = get(&doc.value, "a");
+        assert_eq!(at(text, a.value.span), "1");
+        assert_eq!(texts(&a.comments), [" one"]);
+        assert_eq!(at(text, a.comments[0].span), "# one");
+        let b = get(&doc.value, "b");
+        assert_eq!(line(text, b.key_span.start), 4);
+        assert_eq!(at(text, arr(&b.value)[0].span), "- x");
+        assert_eq!(texts(&set.trailing_comments), [" tail"]);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let text = "\u{feff}a: 1\nb: 2\n";
+        let root = parse(text).docs.remove(0).value;
+        assert_eq!(map(&root)[0].key.text, "a");
+        assert_eq!(at(text, map(&root)[0].key_span), "a");
+        let text = "\u{feff}# c\na: 1\n";
+        let set = parse(text);
+        assert!(set.docs[0].comments[0].own_line);
+    }
+
+    #[test]
+    fn tabs_after_values_are_fine() {
+        let text = "a:\t1\nb: x\t# c\n";
+        let root = parse(text).docs.remove(0).value;
+        assert_eq!(val(&get(&root, "a").value), &ScalarValue::Int(1));
+        assert_eq!(texts(&get(&root, "b").comments), [" c"]);
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        // A small deterministic generator over bytes that matter to YAML.
+        let alphabet = b"-:?[]{},#&*!|>'\"%@`\t\r\n .0123456789abcdefxyz~<=\\\xef\xbb\xbf\xff\xc3";
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..3000 {
+            let len = (round % 97) + 1;
+            let mut bytes = Vec::with_capacity(len);
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                bytes.push(alphabet[(state % alphabet.len() as u64) as usize]);
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            match parse_file(F, &text, &ParseOptions::default()) {
+                Ok(set) => {
+                    for doc in &set.docs {
+                        assert!(doc.span.end as usize <= text.len());
+                    }
+                }
+                Err(e) => {
+                    assert!(e.span.end as usize <= text.len());
+                    assert!(text.is_char_boundary(e.span.start as usize));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn large_generated_file_parses_quickly() {
+        let mut text = String::with_capacity(5_300_000);
+        let mut i = 0;
+        while text.len() < 5_000_000 {
+            text.push_str(&format!(
+                "#@data/values\n---\nname: item-{i}\nreplicas: {i}\nports:\n- 80\n- 443 #@ x\nlabels: {{app: web, tier: \"front\"}}\n"
+            ));
+            i += 1;
+        }
+        let started = std::time::Instant::now();
+        let set = parse(&text);
+        assert_eq!(set.docs.len(), i);
+        assert!(set.docs[i - 1].has_annotation("data/values"));
+        let ports = arr(&get(&set.docs[i - 1].value, "ports").value);
+        assert_eq!(texts(&ports[1].comments), ["@ x"]);
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "took {:?}",
+            started.elapsed()
+        );
     }
 }

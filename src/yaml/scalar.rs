@@ -148,19 +148,20 @@ fn resolve_plain(text: &str) -> ScalarValue {
                 // Above i64::MAX: go-yaml gives a uint64; we keep it as a float.
                 return ScalarValue::Float(u as f64);
             }
-            if is_yaml_style_float(&plain) {
-                if let Some(f) = go_parse_float(&plain) {
-                    return ScalarValue::Float(f);
-                }
+            if is_yaml_style_float(&plain)
+                && let Some(f) = go_parse_float(&plain)
+            {
+                return ScalarValue::Float(f);
             }
-            if let Some(rest) = plain.strip_prefix("0b") {
-                if let Some(i) = parse_radix_signed(rest, 2) {
-                    return ScalarValue::Int(i);
-                }
+            let binary = if let Some(rest) = plain.strip_prefix("0b") {
+                parse_radix_signed(rest, 2)
             } else if let Some(rest) = plain.strip_prefix("-0b") {
-                if let Some(i) = parse_radix_signed(&format!("-{rest}"), 2) {
-                    return ScalarValue::Int(i);
-                }
+                parse_radix_signed(&format!("-{rest}"), 2)
+            } else {
+                None
+            };
+            if let Some(i) = binary {
+                return ScalarValue::Int(i);
             }
         }
         _ => {}
@@ -284,19 +285,16 @@ fn is_yaml_style_float(s: &str) -> bool {
 /// Go's `strconv.ParseFloat(s, 64)` for decimal input (the only form that
 /// reaches it here): underscores only between digits, out of range fails.
 fn go_parse_float(s: &str) -> Option<f64> {
-    if s.contains('_') {
-        if !go_underscore_ok(s) {
-            return None;
-        }
+    if s.contains('_') && !go_underscore_ok(s) {
+        return None;
     }
     let cleaned: String = s.chars().filter(|&c| c != '_').collect();
     // Only decimal syntax: sign, digits, '.', exponent.
     let (_, body) = split_sign(&cleaned);
     let mut saw_digit = false;
     let mut saw_dot = false;
-    let mut chars = body.char_indices().peekable();
     let mut exp_at = None;
-    while let Some((i, c)) = chars.next() {
+    for (i, c) in body.char_indices() {
         match c {
             '0'..='9' => saw_digit = true,
             '.' if !saw_dot => saw_dot = true,
@@ -623,7 +621,7 @@ mod tests {
             (1e21, "1e+21"),
             (0.1, "0.1"),
             (100.0, "100"),
-            (3.14159, "3.14159"),
+            (1.25e-3, "0.00125"),
             (5e-324, "5e-324"),
             (f64::INFINITY, "+Inf"),
             (f64::NEG_INFINITY, "-Inf"),
