@@ -156,10 +156,7 @@ pub fn pair_outputs(
         pairs.push((0, Format::Text, None));
     }
     for (index, path) in outputs {
-        let target = pairs
-            .iter_mut()
-            .rev()
-            .find(|(i, _, _)| i < index);
+        let target = pairs.iter_mut().rev().find(|(i, _, _)| i < index);
         match target {
             Some((_, _, slot @ None)) => *slot = Some(path.clone()),
             Some((_, format, Some(_))) => {

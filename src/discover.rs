@@ -4,7 +4,7 @@
 //! as a whole (a ytt package, a KubeVirt or Tekton file set).
 
 use crate::finding::{Finding, Kind};
-use crate::source::{display_name, FileId, SourceFile, Sources, Span};
+use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, ParseOptions};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -73,7 +73,12 @@ pub struct Discovery {
 /// A directory is walked; a file is linted as part of its unit, which is
 /// found by walking the directory it sits in (pre-commit passes changed files
 /// one by one, and a values file must be checked with its package's schema).
-pub fn discover(paths: &[PathBuf], sources: &Sources, cwd: &Path, parse: &ParseOptions) -> Discovery {
+pub fn discover(
+    paths: &[PathBuf],
+    sources: &Sources,
+    cwd: &Path,
+    parse: &ParseOptions,
+) -> Discovery {
     let mut discovery = Discovery::default();
     let mut roots: BTreeSet<PathBuf> = BTreeSet::new();
     let mut wanted_files: BTreeSet<PathBuf> = BTreeSet::new();
@@ -88,9 +93,7 @@ pub fn discover(paths: &[PathBuf], sources: &Sources, cwd: &Path, parse: &ParseO
                 wanted_files.insert(absolute);
                 roots.insert(root);
             }
-            Err(err) => discovery
-                .errors
-                .push(format!("{}: {err}", path.display())),
+            Err(err) => discovery.errors.push(format!("{}: {err}", path.display())),
         }
     }
     // A root inside another root adds nothing.
@@ -118,7 +121,9 @@ pub fn discover(paths: &[PathBuf], sources: &Sources, cwd: &Path, parse: &ParseO
         discovery.units.retain(|unit| {
             unit.files.iter().any(|&i| {
                 wanted_files.contains(&files[i].path)
-                    || wanted_files.iter().any(|w| w.starts_with(&unit.root) && unit.system == System::Ytt)
+                    || wanted_files
+                        .iter()
+                        .any(|w| w.starts_with(&unit.root) && unit.system == System::Ytt)
             })
         });
     }
@@ -126,7 +131,11 @@ pub fn discover(paths: &[PathBuf], sources: &Sources, cwd: &Path, parse: &ParseO
 }
 
 fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
-    let joined = if path.is_absolute() { path.to_path_buf() } else { cwd.join(path) };
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
     normalize(&joined)
 }
 
@@ -177,7 +186,11 @@ fn walk(root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<String>) {
                         }
                     }
                     Ok(_) => {}
-                    Err(err) => found.lock().unwrap_or_else(|e| e.into_inner()).2.push(err.to_string()),
+                    Err(err) => found
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .2
+                        .push(err.to_string()),
                 }
                 ignore::WalkState::Continue
             })
@@ -204,7 +217,8 @@ pub fn classify(text: &str) -> Option<System> {
     let has_kind = |kind: &str| {
         text.lines().any(|l| {
             let l = l.trim_start();
-            l.strip_prefix("kind:").is_some_and(|rest| rest.trim().trim_matches(['"', '\'']) == kind)
+            l.strip_prefix("kind:")
+                .is_some_and(|rest| rest.trim().trim_matches(['"', '\'']) == kind)
         })
     };
     if has_kind("Template") || has_kind("VirtualMachine") {
@@ -224,7 +238,9 @@ fn read_and_parse(
     is_wanted: bool,
 ) -> Option<DiscoveredFile> {
     let name = display_name(path, cwd);
-    let too_large = std::fs::metadata(path).map(|m| m.len() > MAX_FILE_BYTES).unwrap_or(false);
+    let too_large = std::fs::metadata(path)
+        .map(|m| m.len() > MAX_FILE_BYTES)
+        .unwrap_or(false);
     if too_large {
         use std::io::Read;
         let mut head = Vec::new();
@@ -233,12 +249,19 @@ fn read_and_parse(
         if system.is_none() && !is_wanted {
             return None;
         }
-        let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), String::new()));
+        let id = sources.add(SourceFile::new(
+            name,
+            Some(path.to_path_buf()),
+            String::new(),
+        ));
         let finding = Finding::new(
             "yaml/syntax",
             Kind::Syntax,
             Span::file_start(id),
-            format!("file is larger than {} MiB; not parsed", MAX_FILE_BYTES / 1024 / 1024),
+            format!(
+                "file is larger than {} MiB; not parsed",
+                MAX_FILE_BYTES / 1024 / 1024
+            ),
         );
         return Some(DiscoveredFile {
             id,
@@ -256,7 +279,10 @@ fn read_and_parse(
         Ok(text) => (text, None),
         Err(err) => {
             let offset = err.utf8_error().valid_up_to();
-            (String::from_utf8_lossy(err.as_bytes()).into_owned(), Some(offset))
+            (
+                String::from_utf8_lossy(err.as_bytes()).into_owned(),
+                Some(offset),
+            )
         }
     };
     let is_binary = text.contains('\0');
@@ -284,9 +310,8 @@ fn read_and_parse(
         )))
     } else {
         let source = sources.get(id);
-        yaml::parse_file(id, &source.text, parse).map_err(|e| {
-            Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message))
-        })
+        yaml::parse_file(id, &source.text, parse)
+            .map_err(|e| Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message)))
     };
     Some(DiscoveredFile {
         id,
@@ -349,7 +374,10 @@ fn group_units(discovery: &mut Discovery, start: usize, root: &Path, other_paths
                     .max_by_key(|r| r.components().count());
                 let unit_root = match package {
                     Some(r) => r.clone(),
-                    None => file.path.parent().map_or_else(|| root.to_path_buf(), Path::to_path_buf),
+                    None => file
+                        .path
+                        .parent()
+                        .map_or_else(|| root.to_path_buf(), Path::to_path_buf),
                 };
                 ytt_units.entry(unit_root).or_default().push(index);
             }
@@ -363,7 +391,9 @@ fn group_units(discovery: &mut Discovery, start: usize, root: &Path, other_paths
         members.sort_by(|&a, &b| {
             let ra = all[a].path.strip_prefix(&unit_root).unwrap_or(&all[a].path);
             let rb = all[b].path.strip_prefix(&unit_root).unwrap_or(&all[b].path);
-            ra.as_os_str().as_encoded_bytes().cmp(rb.as_os_str().as_encoded_bytes())
+            ra.as_os_str()
+                .as_encoded_bytes()
+                .cmp(rb.as_os_str().as_encoded_bytes())
         });
         let other_files = other_paths
             .iter()
@@ -395,7 +425,10 @@ mod tests {
 
     #[test]
     fn files_are_classified_by_content() {
-        assert_eq!(classify("apiVersion: tekton.dev/v1\nkind: Task\n"), Some(System::Tekton));
+        assert_eq!(
+            classify("apiVersion: tekton.dev/v1\nkind: Task\n"),
+            Some(System::Tekton)
+        );
         assert_eq!(classify("kind: Template\n"), Some(System::Kubevirt));
         assert_eq!(classify("kind: VirtualMachine\n"), Some(System::Kubevirt));
         assert_eq!(classify("#@data/values\n---\na: 1\n"), Some(System::Ytt));

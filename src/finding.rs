@@ -186,9 +186,18 @@ mod tests {
     #[test]
     fn fingerprint_ignores_position_but_not_path() {
         let sources = Sources::new();
-        let a = sources.add(SourceFile::new("v.yml".into(), None, "x: 1\n\ny: 2\n".into()));
-        let f1 = Finding::new("ytt/validation", Kind::Validation, Span::new(a, 0, 4), "bad")
-            .with_path("x");
+        let a = sources.add(SourceFile::new(
+            "v.yml".into(),
+            None,
+            "x: 1\n\ny: 2\n".into(),
+        ));
+        let f1 = Finding::new(
+            "ytt/validation",
+            Kind::Validation,
+            Span::new(a, 0, 4),
+            "bad",
+        )
+        .with_path("x");
         let mut f2 = f1.clone();
         f2.span = Span::new(a, 6, 10);
         assert_eq!(f1.fingerprint(&sources), f2.fingerprint(&sources));

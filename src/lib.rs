@@ -16,12 +16,12 @@
 //! * `report`: one emitter per output format; never sees `check` or `yaml`.
 //! * `run`: wires the above for the binary and for tests.
 
-pub mod finding;
-pub mod report;
-pub mod rules;
-pub mod source;
-pub mod yaml;
 pub mod check;
 pub mod cli;
 pub mod discover;
+pub mod finding;
+pub mod report;
+pub mod rules;
 pub mod run;
+pub mod source;
+pub mod yaml;

@@ -2,11 +2,13 @@
 //! an exit code (0 clean, 1 findings at or above --fail-on, 2 usage or I/O).
 
 use clap::{CommandFactory, FromArgMatches};
-use confvet::check::ytt::{flags::DataValueFlags, YttSettings};
-use confvet::cli::{self, Cli, ColorChoice, Command, FailOn, LintArgs, ValuesArgs, ValuesFormat, YttFlags};
+use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
+use confvet::cli::{
+    self, Cli, ColorChoice, Command, FailOn, LintArgs, ValuesArgs, ValuesFormat, YttFlags,
+};
 use confvet::finding::Severity;
 use confvet::report::{Format, Report};
-use confvet::run::{lint, LintRequest};
+use confvet::run::{LintRequest, lint};
 use confvet::source::Sources;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -36,13 +38,25 @@ fn main() -> ExitCode {
         Command::Values(args) => run_values(args, &cwd),
         Command::Rules => {
             for rule in confvet::rules::RULES {
-                println!("{:<24} {:<8} {}", rule.id, rule.severity.as_str(), rule.summary);
+                println!(
+                    "{:<24} {:<8} {}",
+                    rule.id,
+                    rule.severity.as_str(),
+                    rule.summary
+                );
             }
             0
         }
         Command::Explain { rule } => match confvet::rules::find(&rule) {
             Some(rule) => {
-                println!("# {}\n\n{}\n\nKind: {}. Default severity: {}.\n\n{}", rule.id, rule.summary, rule.kind.as_str(), rule.severity.as_str(), rule.docs);
+                println!(
+                    "# {}\n\n{}\n\nKind: {}. Default severity: {}.\n\n{}",
+                    rule.id,
+                    rule.summary,
+                    rule.kind.as_str(),
+                    rule.severity.as_str(),
+                    rule.docs
+                );
                 0
             }
             None => {
@@ -78,7 +92,8 @@ fn use_color(choice: ColorChoice) -> bool {
         ColorChoice::Auto => {
             if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
                 false
-            } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0") {
+            } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0")
+            {
                 true
             } else {
                 std::io::stdout().is_terminal()
@@ -88,9 +103,20 @@ fn use_color(choice: ColorChoice) -> bool {
 }
 
 fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
-    let indexed = |name: &str| -> Vec<usize> { matches.indices_of(name).map(|i| i.collect()).unwrap_or_default() };
-    let formats: Vec<(usize, Format)> = indexed("format").into_iter().zip(args.format.iter().copied()).collect();
-    let outputs: Vec<(usize, PathBuf)> = indexed("output").into_iter().zip(args.output.iter().cloned()).collect();
+    let indexed = |name: &str| -> Vec<usize> {
+        matches
+            .indices_of(name)
+            .map(|i| i.collect())
+            .unwrap_or_default()
+    };
+    let formats: Vec<(usize, Format)> = indexed("format")
+        .into_iter()
+        .zip(args.format.iter().copied())
+        .collect();
+    let outputs: Vec<(usize, PathBuf)> = indexed("output")
+        .into_iter()
+        .zip(args.output.iter().cloned())
+        .collect();
     let outputs = match cli::pair_outputs(&formats, &outputs) {
         Ok(pairs) => pairs,
         Err(message) => {
@@ -99,7 +125,9 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         }
     };
     if let Some(threads) = args.threads {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global();
     }
     let sources = Sources::new();
     let request = LintRequest {
@@ -128,14 +156,19 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
             None => {
                 let stdout = std::io::stdout();
                 let mut lock = stdout.lock();
-                format.emitter(color && *format == Format::Text).emit(&mut lock, &report).and_then(|_| lock.flush())
+                format
+                    .emitter(color && *format == Format::Text)
+                    .emit(&mut lock, &report)
+                    .and_then(|_| lock.flush())
             }
         };
         match written {
             Ok(()) => {}
             Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return 0,
             Err(err) => {
-                let target = output.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
+                let target = output
+                    .as_ref()
+                    .map_or("standard output".to_string(), |p| p.display().to_string());
                 eprintln!("confvet: cannot write {target}: {err}");
                 return 2;
             }
@@ -166,7 +199,10 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
     if !result.errors.is_empty() {
         return 2;
     }
-    let has_errors = result.findings.iter().any(|f| f.severity == Severity::Error);
+    let has_errors = result
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Error);
     if has_errors || result.values.len() != 1 {
         let report = Report {
             findings: &result.findings,
@@ -174,9 +210,15 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
             units: &result.units,
             summary: result.summary,
         };
-        let _ = Format::Text.emitter(use_color(ColorChoice::Auto)).emit(&mut std::io::stderr(), &report);
+        let _ = Format::Text
+            .emitter(use_color(ColorChoice::Auto))
+            .emit(&mut std::io::stderr(), &report);
         if !has_errors {
-            eprintln!("confvet: {} holds {} ytt packages; name one", args.dir.display(), result.values.len());
+            eprintln!(
+                "confvet: {} holds {} ytt packages; name one",
+                args.dir.display(),
+                result.values.len()
+            );
             return 2;
         }
         return 1;
@@ -187,7 +229,8 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
     let text = match args.format {
         ValuesFormat::Yaml => confvet::yaml::emit::to_yaml(values),
         ValuesFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&confvet::yaml::emit::to_json(values)).unwrap_or_default();
+            let mut text = serde_json::to_string_pretty(&confvet::yaml::emit::to_json(values))
+                .unwrap_or_default();
             text.push('\n');
             text
         }

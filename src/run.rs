@@ -3,9 +3,9 @@
 
 use crate::check::ytt::{self, YttSettings};
 use crate::discover::{self, Discovery, System};
-use crate::finding::{sort_findings, Finding, Severity};
+use crate::finding::{Finding, Severity, sort_findings};
 use crate::report::{CheckedUnit, Summary};
-use crate::source::{display_name, Sources};
+use crate::source::{Sources, display_name};
 use crate::yaml::{Node, ParseOptions};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -51,7 +51,8 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     let outcomes: Vec<(Vec<Finding>, Option<Node>)> = units
         .par_iter()
         .map(|unit| {
-            let members: Vec<&discover::DiscoveredFile> = unit.files.iter().map(|&i| &files[i]).collect();
+            let members: Vec<&discover::DiscoveredFile> =
+                unit.files.iter().map(|&i| &files[i]).collect();
             match unit.system {
                 System::Ytt => {
                     let outcome = ytt::check_package(&members, sources, &request.ytt);
@@ -73,7 +74,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         result.units.push(CheckedUnit {
             name: display_name(&unit.root, cwd),
             system: unit.system.name(),
-            files: unit.files.iter().map(|&i| sources.get(files[i].id).name.clone()).collect(),
+            files: unit
+                .files
+                .iter()
+                .map(|&i| sources.get(files[i].id).name.clone())
+                .collect(),
         });
         if unit.system == System::Ytt {
             result.values.push((unit.root.clone(), values));
@@ -85,8 +90,16 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     result.summary = Summary {
         files: units.iter().map(|u| u.files.len()).sum(),
         units: units.len(),
-        errors: result.findings.iter().filter(|f| f.severity == Severity::Error).count(),
-        warnings: result.findings.iter().filter(|f| f.severity == Severity::Warning).count(),
+        errors: result
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count(),
+        warnings: result
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Warning)
+            .count(),
         suppressed: 0,
     };
     result

@@ -7,7 +7,7 @@
 //! `CONFVET_CONFORMANCE_FILTER=ytt/types` runs only matching cases, and
 //! `CONFVET_CONFORMANCE_VERBOSE=1` prints why each failing case failed.
 
-use confvet::source::{FileId, Sources, SourceFile};
+use confvet::source::{FileId, SourceFile, Sources};
 use rayon::prelude::*;
 use serde_json::Value as J;
 use std::collections::BTreeSet;
@@ -72,11 +72,15 @@ fn matches(expected: &Expected, actual: &J) -> bool {
     actual["kind"] == expected.kind.as_str()
         && actual["file"] == expected.file.as_str()
         && actual["line"].as_i64() == Some(expected.line)
-        && expected.path.as_ref().is_none_or(|p| actual["path"] == p.as_str())
         && expected
-            .contains
+            .path
             .as_ref()
-            .is_none_or(|c| actual["message"].as_str().is_some_and(|m| m.contains(c.as_str())))
+            .is_none_or(|p| actual["path"] == p.as_str())
+        && expected.contains.as_ref().is_none_or(|c| {
+            actual["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(c.as_str()))
+        })
 }
 
 /// Match each expectation to a distinct finding; the unmatched of both sides.
@@ -89,7 +93,12 @@ fn assign<'a>(expected: &'a [Expected], actual: &'a [&'a J]) -> (Vec<&'a Expecte
             None => missing.push(e),
         }
     }
-    let extra = actual.iter().zip(&used).filter(|(_, u)| !**u).map(|(a, _)| *a).collect();
+    let extra = actual
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(a, _)| *a)
+        .collect();
     (missing, extra)
 }
 
@@ -97,9 +106,13 @@ fn assign<'a>(expected: &'a [Expected], actual: &'a [&'a J]) -> (Vec<&'a Expecte
 fn same_data(a: &J, b: &J) -> bool {
     match (a, b) {
         (J::Number(x), J::Number(y)) => x.as_f64() == y.as_f64(),
-        (J::Array(x), J::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_data(p, q)),
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_data(p, q))
+        }
         (J::Object(x), J::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_data(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_data(v, w)))
         }
         _ => a == b,
     }
@@ -111,12 +124,20 @@ fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String>
     let args: Vec<String> = expect
         .get("args")
         .and_then(J::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let env: Vec<(String, String)> = expect
         .get("env")
         .and_then(J::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().map_or(v.to_string(), str::to_string))).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().map_or(v.to_string(), str::to_string)))
+                .collect()
+        })
         .unwrap_or_default();
     let bin = env!("CARGO_BIN_EXE_confvet");
     let output = Command::new(bin)
@@ -127,13 +148,28 @@ fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String>
         .output()
         .map_err(|e| e.to_string())?;
     let report: J = serde_json::from_slice(&output.stdout).map_err(|e| {
-        format!("no JSON report (exit {:?}): {e}; stderr: {}", output.status.code(), String::from_utf8_lossy(&output.stderr))
+        format!(
+            "no JSON report (exit {:?}): {e}; stderr: {}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr)
+        )
     })?;
     let want_exit = expect["exit"].as_i64().unwrap_or(0);
     let got_exit = i64::from(output.status.code().unwrap_or(-1));
-    let findings: Vec<&J> = report["findings"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
-    let errors: Vec<&J> = findings.iter().copied().filter(|f| f["severity"] == "error").collect();
-    let warnings: Vec<&J> = findings.iter().copied().filter(|f| f["severity"] == "warning").collect();
+    let findings: Vec<&J> = report["findings"]
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let errors: Vec<&J> = findings
+        .iter()
+        .copied()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    let warnings: Vec<&J> = findings
+        .iter()
+        .copied()
+        .filter(|f| f["severity"] == "warning")
+        .collect();
     let mut problems = Vec::new();
     if want_exit != got_exit {
         problems.push(format!("exit {got_exit}, expected {want_exit}"));
@@ -144,12 +180,18 @@ fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String>
         problems.push(format!("missing {m:?}"));
     }
     let stops_early = system == "ytt"
-        && expected
-            .iter()
-            .any(|e| matches!(e.kind.as_str(), "syntax" | "schema" | "type" | "unknown-key" | "reference"));
+        && expected.iter().any(|e| {
+            matches!(
+                e.kind.as_str(),
+                "syntax" | "schema" | "type" | "unknown-key" | "reference"
+            )
+        });
     if !stops_early {
         for e in extra {
-            problems.push(format!("unexpected {} {}:{} {}", e["kind"], e["file"], e["line"], e["message"]));
+            problems.push(format!(
+                "unexpected {} {}:{} {}",
+                e["kind"], e["file"], e["line"], e["message"]
+            ));
         }
     }
     let expected_warnings = expectations(expect.get("warnings"));
@@ -195,15 +237,23 @@ fn conformance_cases() {
         .collect();
     let filter = std::env::var("CONFVET_CONFORMANCE_FILTER").unwrap_or_default();
     let verbose = std::env::var_os("CONFVET_CONFORMANCE_VERBOSE").is_some();
-    let scratch_root = std::env::temp_dir().join(format!("confvet-conformance-{}", std::process::id()));
+    let scratch_root =
+        std::env::temp_dir().join(format!("confvet-conformance-{}", std::process::id()));
     let mut regressions = Vec::new();
     let mut now_passing = Vec::new();
     for system in ["ytt", "kubevirt", "tekton"] {
         let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join(system))
-            .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.join("expect.yml").is_file()).collect())
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.join("expect.yml").is_file())
+                    .collect()
+            })
             .unwrap_or_default();
         cases.sort();
-        cases.retain(|c| format!("{system}/{}", c.file_name().unwrap().to_string_lossy()).contains(&filter));
+        cases.retain(|c| {
+            format!("{system}/{}", c.file_name().unwrap().to_string_lossy()).contains(&filter)
+        });
         let results: Vec<(String, Result<(), String>)> = cases
             .par_iter()
             .map(|case| {
@@ -231,5 +281,9 @@ fn conformance_cases() {
             println!("  {name}");
         }
     }
-    assert!(regressions.is_empty(), "listed cases failed:\n{}", regressions.join("\n"));
+    assert!(
+        regressions.is_empty(),
+        "listed cases failed:\n{}",
+        regressions.join("\n")
+    );
 }

@@ -91,7 +91,8 @@ fn quote_if_needed(s: &str) -> String {
         ScalarValue::Str(_)
     );
     let special_start = s.starts_with([
-        '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', ' ',
+        '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@',
+        '`', ' ',
     ]);
     let needs_quotes = s.is_empty()
         || !resolves_to_string

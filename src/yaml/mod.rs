@@ -2,10 +2,10 @@
 //! comments attached as ytt attaches them, and scalars resolved as go-yaml v2
 //! resolves them (`scalar`). Everything above this module speaks only `node`.
 
+pub mod emit;
 pub mod node;
 pub mod parse;
-pub mod emit;
 pub mod scalar;
 
 pub use node::*;
-pub use parse::{parse_file, ParseError, ParseOptions};
+pub use parse::{ParseError, ParseOptions, parse_file};

@@ -212,9 +212,7 @@ impl CommentKind {
             if rest.is_empty() || rest.starts_with([' ', '\t']) {
                 return (CommentKind::Code(rest.trim().to_string()), 1);
             }
-            let name_len = rest
-                .find(|c: char| c.is_whitespace())
-                .unwrap_or(rest.len());
+            let name_len = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
             let name = rest[..name_len].to_string();
             let args_start = rest[name_len..]
                 .find(|c: char| !c.is_whitespace())

@@ -6,7 +6,7 @@
 
 use super::values::MergeMode;
 use crate::finding::{Finding, Kind};
-use crate::source::{display_name, SourceFile, Sources, Span};
+use crate::source::{SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value};
 use std::path::{Path, PathBuf};
 
@@ -36,7 +36,11 @@ impl DataValueFlags {
     }
 
     /// Every command-line source as a document to merge, in ytt's order.
-    pub fn overlays(&self, sources: &Sources, findings: &mut Vec<Finding>) -> Vec<(Node, MergeMode)> {
+    pub fn overlays(
+        &self,
+        sources: &Sources,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<(Node, MergeMode)> {
         let plain_file = MergeMode {
             implicit_missing_ok: true,
             arrays_replace: true,
@@ -52,7 +56,11 @@ impl DataValueFlags {
                 let text = match std::fs::read(&file) {
                     Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                     Err(err) => {
-                        let id = sources.add(SourceFile::new(name.clone(), Some(file.clone()), String::new()));
+                        let id = sources.add(SourceFile::new(
+                            name.clone(),
+                            Some(file.clone()),
+                            String::new(),
+                        ));
                         findings.push(Finding::new(
                             "yaml/syntax",
                             Kind::Syntax,
@@ -64,22 +72,44 @@ impl DataValueFlags {
                 };
                 let id = sources.add(SourceFile::new(name, Some(file.clone()), text));
                 if let Some(set) = parse_source(sources, id, findings) {
-                    out.extend(set.docs.into_iter().filter(|d| !d.value.is_null()).map(|d| (d.value, plain_file)));
+                    out.extend(
+                        set.docs
+                            .into_iter()
+                            .filter(|d| !d.value.is_null())
+                            .map(|d| (d.value, plain_file)),
+                    );
                 }
             }
         }
-        for (prefixes, as_yaml) in [(&self.data_values_env, false), (&self.data_values_env_yaml, true)] {
+        for (prefixes, as_yaml) in [
+            (&self.data_values_env, false),
+            (&self.data_values_env_yaml, true),
+        ] {
             for prefix in prefixes {
-                let kind = if as_yaml { "data-values-env-yaml" } else { "data-values-env" };
+                let kind = if as_yaml {
+                    "data-values-env-yaml"
+                } else {
+                    "data-values-env"
+                };
                 let wanted = format!("{prefix}_");
-                let mut vars: Vec<&(String, String)> = self.env.iter().filter(|(k, _)| k.starts_with(&wanted)).collect();
+                let mut vars: Vec<&(String, String)> = self
+                    .env
+                    .iter()
+                    .filter(|(k, _)| k.starts_with(&wanted))
+                    .collect();
                 vars.sort();
                 for (key, value) in vars {
                     let path = key[wanted.len()..].replace("__", ".");
                     let text = format!("{key}={value}");
-                    let id = sources.add(SourceFile::new(format!("({kind} arg) {prefix}"), None, text));
+                    let id = sources.add(SourceFile::new(
+                        format!("({kind} arg) {prefix}"),
+                        None,
+                        text,
+                    ));
                     let offset = key.len() + 1;
-                    if let Some(node) = flag_node(sources, id, &path, value, offset, as_yaml, findings) {
+                    if let Some(node) =
+                        flag_node(sources, id, &path, value, offset, as_yaml, findings)
+                    {
                         out.push((node, flag));
                     }
                 }
@@ -100,14 +130,20 @@ impl DataValueFlags {
                     ));
                     continue;
                 };
-                if let Some(node) = flag_node(sources, id, key, value, key.len() + 1, as_yaml, findings) {
+                if let Some(node) =
+                    flag_node(sources, id, key, value, key.len() + 1, as_yaml, findings)
+                {
                     out.push((node, flag));
                 }
             }
         }
         for arg in &self.data_value_file {
             let Some((key, path)) = arg.split_once('=') else {
-                let id = sources.add(SourceFile::new("(data-value-file arg)".into(), None, arg.clone()));
+                let id = sources.add(SourceFile::new(
+                    "(data-value-file arg)".into(),
+                    None,
+                    arg.clone(),
+                ));
                 findings.push(Finding::new(
                     "ytt/flag",
                     Kind::Syntax,
@@ -147,7 +183,11 @@ fn expand_values_path(path: &Path) -> Vec<PathBuf> {
         return vec![path.to_path_buf()];
     }
     let mut files = Vec::new();
-    for entry in ignore::WalkBuilder::new(path).standard_filters(false).build().flatten() {
+    for entry in ignore::WalkBuilder::new(path)
+        .standard_filters(false)
+        .build()
+        .flatten()
+    {
         let p = entry.path();
         if !p.is_file() {
             continue;
@@ -162,7 +202,11 @@ fn expand_values_path(path: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn parse_source(sources: &Sources, id: crate::source::FileId, findings: &mut Vec<Finding>) -> Option<DocumentSet> {
+fn parse_source(
+    sources: &Sources,
+    id: crate::source::FileId,
+    findings: &mut Vec<Finding>,
+) -> Option<DocumentSet> {
     let file = sources.get(id);
     match yaml::parse_file(id, &file.text, &yaml::ParseOptions::default()) {
         Ok(set) => Some(set),
@@ -186,9 +230,18 @@ fn flag_node(
     let whole = Span::new(id, 0, sources.get(id).text.len());
     let value_span = Span::new(id, value_offset, value_offset + value.len());
     let mut node = if as_yaml {
-        let probe = sources.add(SourceFile::new(sources.get(id).name.clone(), None, value.to_string()));
+        let probe = sources.add(SourceFile::new(
+            sources.get(id).name.clone(),
+            None,
+            value.to_string(),
+        ));
         let set = parse_source(sources, probe, findings)?;
-        let mut parsed = set.docs.into_iter().next().map(|d| d.value).unwrap_or_else(|| super::schema::null_node(value_span));
+        let mut parsed = set
+            .docs
+            .into_iter()
+            .next()
+            .map(|d| d.value)
+            .unwrap_or_else(|| super::schema::null_node(value_span));
         relocate(&mut parsed, value_span);
         parsed
     } else {
@@ -247,12 +300,18 @@ pub fn check_strict(set: &DocumentSet, findings: &mut Vec<Finding>) {
         match &node.value {
             Value::Scalar(s) => {
                 if yaml::scalar::is_ambiguous_for_strict(&s.text, s.style) {
-                    findings.push(Finding::new(
-                        "yaml/syntax",
-                        Kind::Syntax,
-                        node.span,
-                        format!("strict parsing: found '{}' ambiguous (could be !!str or !!bool)", s.text),
-                    ).with_help("quote it for a string, or write true/false"));
+                    findings.push(
+                        Finding::new(
+                            "yaml/syntax",
+                            Kind::Syntax,
+                            node.span,
+                            format!(
+                                "strict parsing: found '{}' ambiguous (could be !!str or !!bool)",
+                                s.text
+                            ),
+                        )
+                        .with_help("quote it for a string, or write true/false"),
+                    );
                 }
             }
             Value::Map(items) => items.iter().for_each(|i| walk(&i.value, findings)),

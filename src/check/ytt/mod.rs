@@ -40,7 +40,11 @@ pub struct YttSettings {
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
-pub fn check_package(files: &[&DiscoveredFile], sources: &Sources, settings: &YttSettings) -> PackageOutcome {
+pub fn check_package(
+    files: &[&DiscoveredFile],
+    sources: &Sources,
+    settings: &YttSettings,
+) -> PackageOutcome {
     let mut outcome = PackageOutcome::default();
     let findings = &mut outcome.findings;
 
@@ -87,7 +91,13 @@ pub fn check_package(files: &[&DiscoveredFile], sources: &Sources, settings: &Yt
     let mut step_findings = Vec::new();
     let mut sources_in_order: Vec<(Node, Vec<crate::yaml::Comment>, MergeMode)> = value_docs
         .iter()
-        .map(|doc| (doc.value.clone(), doc.comments.clone(), MergeMode::default()))
+        .map(|doc| {
+            (
+                doc.value.clone(),
+                doc.comments.clone(),
+                MergeMode::default(),
+            )
+        })
         .collect();
     for (node, mode) in settings.flags.overlays(sources, &mut step_findings) {
         sources_in_order.push((node, Vec::new(), mode));
@@ -107,8 +117,15 @@ pub fn check_package(files: &[&DiscoveredFile], sources: &Sources, settings: &Yt
             }
         }
         if let (Some(ty), Some(values)) = (&schema, current.as_mut()) {
-            let at = if values.span.file == ty.span.file { ty.span } else { values.span };
-            TypeChecker { findings: &mut step }.check(values, root_at.unwrap_or(at), ty, &DataPath::root());
+            let at = if values.span.file == ty.span.file {
+                ty.span
+            } else {
+                values.span
+            };
+            TypeChecker {
+                findings: &mut step,
+            }
+            .check(values, root_at.unwrap_or(at), ty, &DataPath::root());
         }
         for finding in step {
             if seen.insert((finding.span, finding.message.clone())) {
@@ -123,13 +140,20 @@ pub fn check_package(files: &[&DiscoveredFile], sources: &Sources, settings: &Yt
     // 5. Validations on the final values. ytt never gets here after a type
     // error; confvet does, to report every problem at once, but keeps quiet
     // about rules on values that already have a type error.
-    if let Some(ty) = &schema {
-        if !settings.disable_validation {
-            let mistyped: HashSet<Span> = findings.iter().map(|f| f.span).collect();
-            let mut violations = Vec::new();
-            Validator { findings: &mut violations }.validate(&values, ty.span, ty, &DataPath::root());
-            findings.extend(violations.into_iter().filter(|v| !mistyped.contains(&v.span)));
+    if let Some(ty) = &schema
+        && !settings.disable_validation
+    {
+        let mistyped: HashSet<Span> = findings.iter().map(|f| f.span).collect();
+        let mut violations = Vec::new();
+        Validator {
+            findings: &mut violations,
         }
+        .validate(&values, ty.span, ty, &DataPath::root());
+        findings.extend(
+            violations
+                .into_iter()
+                .filter(|v| !mistyped.contains(&v.span)),
+        );
     }
     outcome.values = Some(values);
     outcome
@@ -170,7 +194,11 @@ fn classify_documents<'a>(
             value_docs.push(doc);
         } else if (has_schema || has_values) && !doc.value.is_null() {
             let what = if has_schema { "schema" } else { "data values" };
-            let annotation = if has_schema { "@data/values-schema" } else { "@data/values" };
+            let annotation = if has_schema {
+                "@data/values-schema"
+            } else {
+                "@data/values"
+            };
             findings.push(
                 Finding::new(
                     "ytt/schema",
@@ -210,7 +238,12 @@ fn build_schema(docs: &[&Document], findings: &mut Vec<Finding>) -> Result<Optio
             has_schema: false,
             keeps_left_annotations: true,
         };
-        merger.merge_document(&mut merged.value, &doc.value, &doc.comments, MergeMode::default());
+        merger.merge_document(
+            &mut merged.value,
+            &doc.value,
+            &doc.comments,
+            MergeMode::default(),
+        );
     }
     if !merge_findings.is_empty() {
         for mut finding in merge_findings {
@@ -221,5 +254,8 @@ fn build_schema(docs: &[&Document], findings: &mut Vec<Finding>) -> Result<Optio
         }
         return Err(());
     }
-    SchemaBuilder { findings }.document_type(&merged).map(Some).ok_or(())
+    SchemaBuilder { findings }
+        .document_type(&merged)
+        .map(Some)
+        .ok_or(())
 }

@@ -56,7 +56,10 @@ mod tests {
     fn paths_print_as_ytt_prints_them() {
         let root = DataPath::root();
         assert_eq!(root.to_string(), "(document)");
-        assert_eq!(root.key("databases").index(1).key("port").to_string(), "databases[1].port");
+        assert_eq!(
+            root.key("databases").index(1).key("port").to_string(),
+            "databases[1].port"
+        );
         assert_eq!(root.index(1).key("replicas").to_string(), "[1].replicas");
     }
 }

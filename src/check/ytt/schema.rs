@@ -5,8 +5,8 @@
 //! `schema` finding at ytt's position (the annotated node).
 
 use super::path::DataPath;
-use super::starlark::{eval_annotation_args, CallArgs, StarValue};
-use super::validate::{parse_validation, Validation};
+use super::starlark::{CallArgs, StarValue, eval_annotation_args};
+use super::validate::{Validation, parse_validation};
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
 use crate::yaml::{
@@ -124,7 +124,13 @@ impl SchemaBuilder<'_> {
             is_array_item: false,
             is_document: true,
         };
-        self.node_type(&doc.value, doc.comments(), doc.span, scope, &DataPath::root())
+        self.node_type(
+            &doc.value,
+            doc.comments(),
+            doc.span,
+            scope,
+            &DataPath::root(),
+        )
     }
 
     fn node_type(
@@ -249,7 +255,12 @@ impl SchemaBuilder<'_> {
         Some(ty)
     }
 
-    fn map_item_type(&mut self, item: &MapItem, scope: Scope, path: &DataPath) -> Option<SchemaType> {
+    fn map_item_type(
+        &mut self,
+        item: &MapItem,
+        scope: Scope,
+        path: &DataPath,
+    ) -> Option<SchemaType> {
         self.node_type(&item.value, item.comments(), item.key_span, scope, path)
     }
 }
@@ -290,7 +301,14 @@ impl SchemaAnnotations {
             };
             if !matches!(
                 short,
-                "type" | "nullable" | "default" | "validation" | "desc" | "title" | "examples" | "deprecated"
+                "type"
+                    | "nullable"
+                    | "default"
+                    | "validation"
+                    | "desc"
+                    | "title"
+                    | "examples"
+                    | "deprecated"
             ) {
                 // ytt ignores unknown @schema/ annotations.
                 continue;
@@ -305,8 +323,16 @@ impl SchemaAnnotations {
             let call = match eval_annotation_args(args) {
                 Ok(call) => call,
                 Err(err) => {
-                    let kind = if err.is_syntax { Kind::Syntax } else { Kind::Reference };
-                    let rule = if err.is_syntax { "ytt/starlark-syntax" } else { "ytt/undefined" };
+                    let kind = if err.is_syntax {
+                        Kind::Syntax
+                    } else {
+                        Kind::Reference
+                    };
+                    let rule = if err.is_syntax {
+                        "ytt/starlark-syntax"
+                    } else {
+                        "ytt/undefined"
+                    };
                     builder.findings.push(Finding::new(
                         rule,
                         kind,
@@ -339,15 +365,13 @@ impl SchemaAnnotations {
                     }
                     found.default = Some((call.positional[0].clone(), comment.span));
                 }
-                "validation" => {
-                    match parse_validation(&call, comment, "schema/validation") {
-                        Ok(v) => found.validation = Some(v),
-                        Err(message) => {
-                            builder.rule_error(comment.span, message);
-                            return None;
-                        }
+                "validation" => match parse_validation(&call, comment, "schema/validation") {
+                    Ok(v) => found.validation = Some(v),
+                    Err(message) => {
+                        builder.rule_error(comment.span, message);
+                        return None;
                     }
-                }
+                },
                 "desc" | "title" => {
                     let text = single_string(&call);
                     match text {
@@ -366,7 +390,11 @@ impl SchemaAnnotations {
                 }
                 "deprecated" => {
                     if scope.is_document {
-                        builder.error(owner, "Invalid schema - @schema/deprecated not supported on a document".into());
+                        builder.error(
+                            owner,
+                            "Invalid schema - @schema/deprecated not supported on a document"
+                                .into(),
+                        );
                         return None;
                     }
                     match single_string(&call) {
@@ -409,7 +437,11 @@ impl SchemaAnnotations {
     }
 }
 
-fn read_type_annotation(builder: &mut SchemaBuilder<'_>, call: &CallArgs, owner: Span) -> Option<bool> {
+fn read_type_annotation(
+    builder: &mut SchemaBuilder<'_>,
+    call: &CallArgs,
+    owner: Span,
+) -> Option<bool> {
     if call.named.is_empty() {
         builder.error(owner, "Invalid schema - expected @schema/type annotation to have keyword argument and value (any=True)".into());
         return None;
@@ -466,7 +498,8 @@ fn star_fits(value: &StarValue, kind: &TypeKind) -> bool {
         (StarValue::Dict(items), TypeKind::Map(entries)) => items.iter().all(|(k, v)| {
             let StarValue::Str(key) = k else { return false };
             entries.iter().any(|e| {
-                &e.key == key && ((v == &StarValue::None && e.ty.is_nullable) || star_fits(v, &e.ty.kind))
+                &e.key == key
+                    && ((v == &StarValue::None && e.ty.is_nullable) || star_fits(v, &e.ty.kind))
             })
         }),
         _ => false,

@@ -24,7 +24,10 @@ pub enum StarValue {
     Tuple(Vec<StarValue>),
     Dict(Vec<(StarValue, StarValue)>),
     /// Anything else (functions, structs): its Starlark type name and repr.
-    Other { type_name: String, repr: String },
+    Other {
+        type_name: String,
+        repr: String,
+    },
 }
 
 impl StarValue {
@@ -159,7 +162,12 @@ pub fn eval_annotation_args(args: &str) -> Result<CallArgs, StarError> {
         let named = DictRef::from_value(named)
             .map(|d| {
                 d.iter()
-                    .map(|(k, v)| (k.unpack_str().unwrap_or_default().to_string(), to_star_value(v, 0)))
+                    .map(|(k, v)| {
+                        (
+                            k.unpack_str().unwrap_or_default().to_string(),
+                            to_star_value(v, 0),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -192,15 +200,15 @@ pub fn to_star_value(value: Value<'_>, depth: usize) -> StarValue {
     if let Some(s) = value.unpack_str() {
         return StarValue::Str(s.to_string());
     }
-    if value.get_type() == "int" {
-        if let Ok(Some(i)) = i64::unpack_value(value) {
-            return StarValue::Int(i);
-        }
+    if value.get_type() == "int"
+        && let Ok(Some(i)) = i64::unpack_value(value)
+    {
+        return StarValue::Int(i);
     }
-    if value.get_type() == "float" {
-        if let Ok(Some(f)) = StarlarkFloat::unpack_value(value) {
-            return StarValue::Float(f.0);
-        }
+    if value.get_type() == "float"
+        && let Ok(Some(f)) = StarlarkFloat::unpack_value(value)
+    {
+        return StarValue::Float(f.0);
     }
     if let Some(list) = ListRef::from_value(value) {
         return StarValue::List(list.iter().map(|v| to_star_value(v, depth + 1)).collect());
@@ -233,7 +241,10 @@ mod tests {
         assert_eq!(args.named[1], ("max".into(), StarValue::Float(32767.0)));
         assert_eq!(args.named[2].1.to_string(), r#"["a", "b"]"#);
         let args = eval_annotation_args(r#""text", None"#).unwrap();
-        assert_eq!(args.positional, vec![StarValue::Str("text".into()), StarValue::None]);
+        assert_eq!(
+            args.positional,
+            vec![StarValue::Str("text".into()), StarValue::None]
+        );
     }
 
     #[test]
@@ -248,6 +259,9 @@ mod tests {
     #[test]
     fn floats_print_as_ytt_prints_them() {
         assert_eq!(StarValue::Float(2.0).to_string(), "2");
-        assert_eq!(StarValue::Tuple(vec![StarValue::Int(1)]).to_string(), "(1,)");
+        assert_eq!(
+            StarValue::Tuple(vec![StarValue::Int(1)]).to_string(),
+            "(1,)"
+        );
     }
 }

@@ -88,7 +88,11 @@ impl NamedRule {
 }
 
 /// Parse the arguments of a validation annotation, with ytt's error texts.
-pub fn parse_validation(call: &CallArgs, comment: &Comment, annotation: &'static str) -> Result<Validation, String> {
+pub fn parse_validation(
+    call: &CallArgs,
+    comment: &Comment,
+    annotation: &'static str,
+) -> Result<Validation, String> {
     let prefix = format!("Invalid @{annotation} annotation - ");
     let mut validation = Validation {
         span: comment.span,
@@ -98,14 +102,21 @@ pub fn parse_validation(call: &CallArgs, comment: &Comment, annotation: &'static
         named: Vec::new(),
     };
     if call.positional.is_empty() && call.named.is_empty() {
-        return Err(format!("{prefix}expected annotation to have 2-tuple as argument(s), but found no arguments"));
+        return Err(format!(
+            "{prefix}expected annotation to have 2-tuple as argument(s), but found no arguments"
+        ));
     }
     for rule in &call.positional {
         let StarValue::Tuple(items) = rule else {
-            return Err(format!("{prefix}expected annotation to have 2-tuple as argument(s), but found: {rule}"));
+            return Err(format!(
+                "{prefix}expected annotation to have 2-tuple as argument(s), but found: {rule}"
+            ));
         };
         if items.len() != 2 {
-            return Err(format!("{prefix}expected 2-tuple, but found tuple with length {}", items.len()));
+            return Err(format!(
+                "{prefix}expected 2-tuple, but found tuple with length {}",
+                items.len()
+            ));
         }
         let StarValue::Str(description) = &items[0] else {
             return Err(format!(
@@ -146,34 +157,40 @@ pub fn parse_validation(call: &CallArgs, comment: &Comment, annotation: &'static
                     return Err(format!(
                         "{prefix}expected keyword argument \"not_null\" to be a boolean, but was {}",
                         other.type_name()
-                    ))
+                    ));
                 }
             },
             "one_not_null" => match value {
                 StarValue::Bool(true) => validation.named.push(NamedRule::OneNotNull(None)),
-                StarValue::Bool(false) => return Err(format!("{prefix}one_not_null= cannot be False")),
-                StarValue::List(keys) | StarValue::Tuple(keys) => validation.named.push(NamedRule::OneNotNull(Some(
-                    keys.iter()
-                        .map(|k| match k {
-                            StarValue::Str(s) => s.clone(),
-                            other => other.to_string(),
-                        })
-                        .collect(),
-                ))),
+                StarValue::Bool(false) => {
+                    return Err(format!("{prefix}one_not_null= cannot be False"));
+                }
+                StarValue::List(keys) | StarValue::Tuple(keys) => {
+                    validation.named.push(NamedRule::OneNotNull(Some(
+                        keys.iter()
+                            .map(|k| match k {
+                                StarValue::Str(s) => s.clone(),
+                                other => other.to_string(),
+                            })
+                            .collect(),
+                    )))
+                }
                 other => {
                     return Err(format!(
                         "{prefix}expected keyword argument \"one_not_null\" to be a sequence or True, but was {}",
                         other.type_name()
-                    ))
+                    ));
                 }
             },
             "one_of" => match value {
-                StarValue::List(_) | StarValue::Tuple(_) => validation.named.push(NamedRule::OneOf(value.clone())),
+                StarValue::List(_) | StarValue::Tuple(_) => {
+                    validation.named.push(NamedRule::OneOf(value.clone()))
+                }
                 other => {
                     return Err(format!(
                         "{prefix}expected keyword argument one_of to be a sequence, but was {}",
                         other.type_name()
-                    ))
+                    ));
                 }
             },
             "when" => {
@@ -211,7 +228,9 @@ pub fn node_to_star(node: &Node) -> StarValue {
                 .map(|i| (StarValue::Str(i.key.display()), node_to_star(&i.value)))
                 .collect(),
         ),
-        Value::Array(items) => StarValue::List(items.iter().map(|i| node_to_star(&i.value)).collect()),
+        Value::Array(items) => {
+            StarValue::List(items.iter().map(|i| node_to_star(&i.value)).collect())
+        }
     }
 }
 
@@ -264,7 +283,14 @@ impl Validator<'_> {
         let at = value_span(node, at);
         if node.is_null() {
             if validation.not_null {
-                self.violation(at, validation, path, "not null".into(), "null".into(), "not_null=True".into());
+                self.violation(
+                    at,
+                    validation,
+                    path,
+                    "not null".into(),
+                    "null".into(),
+                    "not_null=True".into(),
+                );
             }
             return;
         }
@@ -276,7 +302,15 @@ impl Validator<'_> {
         }
     }
 
-    fn violation(&mut self, at: Span, validation: &Validation, path: &DataPath, must_be: String, found: String, written: String) {
+    fn violation(
+        &mut self,
+        at: Span,
+        validation: &Validation,
+        path: &DataPath,
+        must_be: String,
+        found: String,
+        written: String,
+    ) {
         let finding = Finding::new(
             "ytt/validation",
             Kind::Validation,
@@ -285,7 +319,10 @@ impl Validator<'_> {
         )
         .with_path(path.to_string())
         .with_label(format!("breaks {written}"))
-        .with_related(validation.span, format!("rule declared here (@{})", validation.annotation));
+        .with_related(
+            validation.span,
+            format!("rule declared here (@{})", validation.annotation),
+        );
         self.findings.push(finding);
     }
 }
@@ -298,7 +335,10 @@ pub fn value_span(node: &Node, owner: Span) -> Span {
             if node.span.start < node.span.end
                 && s.resolved != ScalarValue::Null
                 && node.span.file == owner.file
-                && !matches!(s.style, crate::yaml::ScalarStyle::Literal | crate::yaml::ScalarStyle::Folded) =>
+                && !matches!(
+                    s.style,
+                    crate::yaml::ScalarStyle::Literal | crate::yaml::ScalarStyle::Folded
+                ) =>
         {
             node.span
         }
@@ -316,14 +356,22 @@ pub fn check_named(rule: &NamedRule, value: &StarValue) -> Option<String> {
                 StarValue::Dict(items) => items.len() as i64,
                 other => return Some(format!("value of type {} has no length", other.type_name())),
             };
-            let holds = if matches!(rule, NamedRule::MinLen(_)) { length >= *n } else { length <= *n };
+            let holds = if matches!(rule, NamedRule::MinLen(_)) {
+                length >= *n
+            } else {
+                length <= *n
+            };
             (!holds).then(|| format!("length {length}"))
         }
         NamedRule::Min(bound) | NamedRule::Max(bound) => {
             let is_min = matches!(rule, NamedRule::Min(_));
             match compare(value, bound) {
                 Some(ordering) => {
-                    let holds = if is_min { ordering.is_ge() } else { ordering.is_le() };
+                    let holds = if is_min {
+                        ordering.is_ge()
+                    } else {
+                        ordering.is_le()
+                    };
                     (!holds).then(|| found_value(value))
                 }
                 None => Some(format!(
@@ -345,9 +393,9 @@ pub fn check_named(rule: &NamedRule, value: &StarValue) -> Option<String> {
                 Some(keys) => keys
                     .iter()
                     .filter(|k| {
-                        items
-                            .iter()
-                            .any(|(key, v)| matches!(key, StarValue::Str(s) if s == *k) && *v != StarValue::None)
+                        items.iter().any(|(key, v)| {
+                            matches!(key, StarValue::Str(s) if s == *k) && *v != StarValue::None
+                        })
                     })
                     .cloned()
                     .collect(),
@@ -367,15 +415,21 @@ pub fn check_named(rule: &NamedRule, value: &StarValue) -> Option<String> {
             }
         }
         NamedRule::OneOf(StarValue::List(values) | StarValue::Tuple(values)) => {
-            let holds = values.iter().any(|allowed| compare(value, allowed).is_some_and(|o| o.is_eq()) && same_kind(value, allowed));
+            let holds = values.iter().any(|allowed| {
+                compare(value, allowed).is_some_and(|o| o.is_eq()) && same_kind(value, allowed)
+            });
             (!holds).then(|| found_value(value))
         }
-        NamedRule::OneOf(other) => Some(format!("one_of= needs a sequence, not {}", other.type_name())),
+        NamedRule::OneOf(other) => Some(format!(
+            "one_of= needs a sequence, not {}",
+            other.type_name()
+        )),
     }
 }
 
 fn same_kind(a: &StarValue, b: &StarValue) -> bool {
-    a.as_number().is_some() && b.as_number().is_some() || std::mem::discriminant(a) == std::mem::discriminant(b)
+    a.as_number().is_some() && b.as_number().is_some()
+        || std::mem::discriminant(a) == std::mem::discriminant(b)
 }
 
 /// Starlark's ordering: numbers numerically, strings and sequences
@@ -411,11 +465,20 @@ mod tests {
     fn named_rules_report_ytt_texts() {
         let max = NamedRule::Max(StarValue::Int(32767));
         assert_eq!(max.must_be(), "a value <= 32767");
-        assert_eq!(check_named(&max, &StarValue::Int(70000)).as_deref(), Some("70000"));
+        assert_eq!(
+            check_named(&max, &StarValue::Int(70000)).as_deref(),
+            Some("70000")
+        );
         assert_eq!(check_named(&max, &StarValue::Int(443)), None);
         let min_len = NamedRule::MinLen(8);
-        assert_eq!(check_named(&min_len, &StarValue::Str("hunter2".into())).as_deref(), Some("length 7"));
-        let one_of = NamedRule::OneOf(StarValue::List(vec![StarValue::Float(0.5), StarValue::Float(1.0)]));
+        assert_eq!(
+            check_named(&min_len, &StarValue::Str("hunter2".into())).as_deref(),
+            Some("length 7")
+        );
+        let one_of = NamedRule::OneOf(StarValue::List(vec![
+            StarValue::Float(0.5),
+            StarValue::Float(1.0),
+        ]));
         assert_eq!(one_of.must_be(), "one of [0.5, 1]");
         assert_eq!(check_named(&one_of, &StarValue::Int(1)), None);
         assert!(check_named(&one_of, &StarValue::Str("1".into())).is_some());
@@ -424,7 +487,13 @@ mod tests {
             check_named(&min, &StarValue::Dict(vec![])).as_deref(),
             Some("dict >= int not implemented")
         );
-        assert_eq!(check_named(&NamedRule::Min(StarValue::Str("v1.29".into())), &StarValue::Str("v1.3".into())), None);
+        assert_eq!(
+            check_named(
+                &NamedRule::Min(StarValue::Str("v1.29".into())),
+                &StarValue::Str("v1.3".into())
+            ),
+            None
+        );
     }
 
     #[test]
@@ -434,11 +503,17 @@ mod tests {
             (StarValue::Str("oidc".into()), StarValue::None),
             (StarValue::Str("ldap".into()), StarValue::None),
         ]);
-        assert_eq!(check_named(&rule, &both_null).as_deref(), Some("all values are null"));
+        assert_eq!(
+            check_named(&rule, &both_null).as_deref(),
+            Some("all values are null")
+        );
         let both_set = StarValue::Dict(vec![
             (StarValue::Str("oidc".into()), StarValue::Int(1)),
             (StarValue::Str("ldap".into()), StarValue::Int(1)),
         ]);
-        assert_eq!(check_named(&rule, &both_set).as_deref(), Some("[\"oidc\", \"ldap\"] are not null"));
+        assert_eq!(
+            check_named(&rule, &both_set).as_deref(),
+            Some("[\"oidc\", \"ldap\"] are not null")
+        );
     }
 }

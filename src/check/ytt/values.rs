@@ -5,8 +5,8 @@
 //! step. Unlike ytt, every error of every step is reported.
 
 use super::path::DataPath;
-use super::schema::{fill_defaults, SchemaType, TypeKind};
-use super::starlark::{eval_annotation_args, StarValue};
+use super::schema::{SchemaType, TypeKind, fill_defaults};
+use super::starlark::{StarValue, eval_annotation_args};
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
 use crate::yaml::{Annotated, ArrayItem, Comment, MapItem, Node, Value};
@@ -43,7 +43,9 @@ impl Overlay {
                     .unwrap_or_default()
             };
             let is_true = |named: &[(String, StarValue)], key: &str| {
-                named.iter().any(|(k, v)| k == key && *v == StarValue::Bool(true))
+                named
+                    .iter()
+                    .any(|(k, v)| k == key && *v == StarValue::Bool(true))
             };
             match name.as_str() {
                 "overlay/match" => {
@@ -80,9 +82,23 @@ pub struct Merger<'a> {
 
 impl Merger<'_> {
     /// Merge `right` (a document's value, with its comments) onto `left`.
-    pub fn merge_document(&mut self, left: &mut Node, right: &Node, comments: &[Comment], mode: MergeMode) {
+    pub fn merge_document(
+        &mut self,
+        left: &mut Node,
+        right: &Node,
+        comments: &[Comment],
+        mode: MergeMode,
+    ) {
         let overlay = Overlay::read(comments);
-        self.merge_value(left, right, Span::file_start(right.span.file), &overlay, &DataPath::root(), mode, overlay.child_missing_ok);
+        self.merge_value(
+            left,
+            right,
+            Span::file_start(right.span.file),
+            &overlay,
+            &DataPath::root(),
+            mode,
+            overlay.child_missing_ok,
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -137,7 +153,14 @@ impl Merger<'_> {
         }
     }
 
-    fn merge_map_item(&mut self, left_items: &mut Vec<MapItem>, item: &MapItem, path: &DataPath, mode: MergeMode, parent_missing_ok: bool) {
+    fn merge_map_item(
+        &mut self,
+        left_items: &mut Vec<MapItem>,
+        item: &MapItem,
+        path: &DataPath,
+        mode: MergeMode,
+        parent_missing_ok: bool,
+    ) {
         let key = item.key.display();
         let item_path = path.key(&key);
         let overlay = Overlay::read(item.comments());
@@ -153,7 +176,11 @@ impl Merger<'_> {
                     (&left.value.value, &item.value.value),
                     (Value::Map(_), Value::Map(_)) | (Value::Array(_), Value::Array(_))
                 ) && !overlay.replace;
-                if !is_merge && !overlay.replace && (item.value.type_name() == "map" || item.value.type_name() == "array") && !left.value.is_null() {
+                if !is_merge
+                    && !overlay.replace
+                    && (item.value.type_name() == "map" || item.value.type_name() == "array")
+                    && !left.value.is_null()
+                {
                     // A collection onto a scalar or the other collection kind.
                     let (new_kind, old_kind) = (item.value.type_name(), left.value.type_name());
                     self.findings.push(
@@ -172,13 +199,22 @@ impl Merger<'_> {
                 }
                 if is_merge {
                     let child_missing_ok = overlay.child_missing_ok || parent_missing_ok;
-                    self.merge_value(&mut left.value, &item.value, item.key_span, &overlay, &item_path, mode, child_missing_ok);
+                    self.merge_value(
+                        &mut left.value,
+                        &item.value,
+                        item.key_span,
+                        &overlay,
+                        &item_path,
+                        mode,
+                        child_missing_ok,
+                    );
                 } else {
                     // The value is replaced: ytt then reports it where it was given.
                     left.key_span = item.key_span;
                     left.value = item.value.clone();
                     if self.keeps_left_annotations {
-                        let kept: Vec<String> = left.annotations().map(|(n, _)| n.to_string()).collect();
+                        let kept: Vec<String> =
+                            left.annotations().map(|(n, _)| n.to_string()).collect();
                         let added: Vec<Comment> = item
                             .comments
                             .iter()
@@ -210,14 +246,22 @@ impl Merger<'_> {
                 finding.help = Some(match did_you_mean(&key, &siblings) {
                     Some(near) => format!("did you mean \"{near}\"?"),
                     None if self.has_schema => "declare it in the data-values schema".into(),
-                    None => "to add a new key, annotate it with #@overlay/match missing_ok=True".into(),
+                    None => {
+                        "to add a new key, annotate it with #@overlay/match missing_ok=True".into()
+                    }
                 });
                 self.findings.push(finding);
             }
         }
     }
 
-    fn merge_array_item(&mut self, left_items: &mut Vec<ArrayItem>, item: &ArrayItem, path: &DataPath, mode: MergeMode) {
+    fn merge_array_item(
+        &mut self,
+        left_items: &mut Vec<ArrayItem>,
+        item: &ArrayItem,
+        path: &DataPath,
+        mode: MergeMode,
+    ) {
         let overlay = Overlay::read(item.comments());
         if let Some(by) = &overlay.by_key {
             let wanted = map_value(&item.value, by);
@@ -231,7 +275,15 @@ impl Merger<'_> {
                     left_items[index] = item.clone();
                 } else {
                     let left = &mut left_items[index];
-                    self.merge_value(&mut left.value, &item.value, item.span, &Overlay::default(), path, mode, false);
+                    self.merge_value(
+                        &mut left.value,
+                        &item.value,
+                        item.span,
+                        &Overlay::default(),
+                        path,
+                        mode,
+                        false,
+                    );
                 }
                 return;
             }
@@ -289,7 +341,11 @@ fn levenshtein(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let current = row[j + 1];
-            row[j + 1] = if ca == *cb { previous } else { 1 + previous.min(row[j]).min(row[j + 1]) };
+            row[j + 1] = if ca == *cb {
+                previous
+            } else {
+                1 + previous.min(row[j]).min(row[j + 1])
+            };
             previous = current;
         }
     }
@@ -320,9 +376,12 @@ impl TypeChecker<'_> {
                 for item in items.iter_mut() {
                     let key = item.key.display();
                     match entries.iter().find(|e| e.key == key) {
-                        Some(entry) => self.check(&mut item.value, item.key_span, &entry.ty, &path.key(&key)),
+                        Some(entry) => {
+                            self.check(&mut item.value, item.key_span, &entry.ty, &path.key(&key))
+                        }
                         None => {
-                            let declared: Vec<String> = entries.iter().map(|e| e.key.clone()).collect();
+                            let declared: Vec<String> =
+                                entries.iter().map(|e| e.key.clone()).collect();
                             let mut finding = Finding::new(
                                 "ytt/unknown-key",
                                 Kind::UnknownKey,
@@ -357,7 +416,9 @@ impl TypeChecker<'_> {
     fn mismatch(&mut self, at: Span, ty: &SchemaType, found: &str, path: &DataPath, node: &Node) {
         let at = super::validate::value_span(node, at);
         let shown = match node.as_scalar() {
-            Some(s) if !s.text.is_empty() && found != "null" => format!("{found} ({})", truncate(&s.text)),
+            Some(s) if !s.text.is_empty() && found != "null" => {
+                format!("{found} ({})", truncate(&s.text))
+            }
             _ => found.to_string(),
         };
         let expected = if ty.is_nullable {
@@ -407,8 +468,14 @@ mod tests {
     #[test]
     fn hints_find_near_keys() {
         let keys = vec!["namespace".to_string(), "service_account".to_string()];
-        assert_eq!(did_you_mean("serviceaccount", &keys).as_deref(), Some("service_account"));
+        assert_eq!(
+            did_you_mean("serviceaccount", &keys).as_deref(),
+            Some("service_account")
+        );
         assert_eq!(did_you_mean("replicas", &keys), None);
-        assert_eq!(expected_keys(&keys), "expected one of { namespace, service_account }");
+        assert_eq!(
+            expected_keys(&keys),
+            "expected one of { namespace, service_account }"
+        );
     }
 }
