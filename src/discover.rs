@@ -44,6 +44,8 @@ pub struct DiscoveredFile {
     pub parsed: Result<DocumentSet, Box<Finding>>,
     /// ytt: the file holds a `#@data/values-schema` annotation.
     pub has_schema: bool,
+    /// ytt: the file holds a `#@data/values` annotation.
+    pub has_values: bool,
 }
 
 /// A set of files checked together.
@@ -269,6 +271,7 @@ fn read_and_parse(
             system: system.or(Some(System::Ytt)),
             parsed: Err(Box::new(finding)),
             has_schema: false,
+            has_values: false,
         });
     }
     let bytes = match std::fs::read(path) {
@@ -291,6 +294,10 @@ fn read_and_parse(
         return None;
     }
     let has_schema = text.contains("#@data/values-schema");
+    let has_values = text.lines().any(|l| {
+        let l = l.trim();
+        l == "#@data/values" || l.starts_with("#@data/values ")
+    });
     let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), text));
     let parsed = if is_binary {
         let text = sources.get(id);
@@ -319,6 +326,7 @@ fn read_and_parse(
         system: system.or(is_wanted.then_some(System::Ytt)),
         parsed,
         has_schema,
+        has_values,
     })
 }
 
@@ -328,6 +336,27 @@ fn in_ytt_lib(path: &Path, root: &Path) -> bool {
     path.strip_prefix(root)
         .map(|rel| rel.components().any(|c| c.as_os_str() == "_ytt_lib"))
         .unwrap_or(false)
+}
+
+/// For each anchor directory, the highest directory up to `root` whose
+/// subtree holds no blocker outside the anchor's own subtree.
+fn climb(anchors: &BTreeSet<PathBuf>, blockers: &BTreeSet<PathBuf>, root: &Path) -> BTreeSet<PathBuf> {
+    let mut tops = BTreeSet::new();
+    for dir in anchors {
+        let mut top = dir.clone();
+        while top != root {
+            let Some(parent) = top.parent() else { break };
+            let holds_other = blockers
+                .iter()
+                .any(|other| other.starts_with(parent) && !other.starts_with(dir));
+            if holds_other || !parent.starts_with(root) {
+                break;
+            }
+            top = parent.to_path_buf();
+        }
+        tops.insert(top);
+    }
+    tops
 }
 
 /// Group the files discovered under `root` (from index `start`) into units.
@@ -345,21 +374,18 @@ fn group_units(discovery: &mut Discovery, start: usize, root: &Path, other_paths
         .filter(|f| f.system == Some(System::Ytt) && f.has_schema && !in_ytt_lib(&f.path, root))
         .filter_map(|f| f.path.parent().map(Path::to_path_buf))
         .collect();
-    let mut package_roots: BTreeSet<PathBuf> = BTreeSet::new();
-    for dir in &schema_dirs {
-        let mut top = dir.clone();
-        while top != root {
-            let Some(parent) = top.parent() else { break };
-            let holds_other = schema_dirs
-                .iter()
-                .any(|other| other.starts_with(parent) && !other.starts_with(dir));
-            if holds_other || !parent.starts_with(root) {
-                break;
-            }
-            top = parent.to_path_buf();
-        }
-        package_roots.insert(top);
-    }
+    let mut package_roots = climb(&schema_dirs, &schema_dirs, root);
+    // Packages without a schema are anchored at their data-values files;
+    // their roots climb past other folders, never past a schema or another
+    // data-values folder.
+    let values_dirs: BTreeSet<PathBuf> = files
+        .iter()
+        .filter(|f| f.system == Some(System::Ytt) && f.has_values && !in_ytt_lib(&f.path, root))
+        .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .filter(|d| !package_roots.iter().any(|r| d.starts_with(r)))
+        .collect();
+    let blockers: BTreeSet<PathBuf> = values_dirs.union(&schema_dirs).cloned().collect();
+    package_roots.extend(climb(&values_dirs, &blockers, root));
 
     let mut ytt_units: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     let mut kubevirt = Vec::new();

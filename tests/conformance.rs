@@ -220,44 +220,60 @@ fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String>
     }
 }
 
-#[test]
-fn conformance_cases() {
-    let root = shared_dir();
-    if !root.is_dir() {
-        println!("skipped: ../shared/conformance not found; conformance cases not run");
-        return;
+/// Every directory below `dir` that holds an `expect.yml`.
+fn case_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if path.join("expect.yml").is_file() {
+                found.push(path);
+            } else {
+                found.extend(case_dirs(&path));
+            }
+        }
     }
-    let passing_list = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance-passing.txt");
-    let listed: BTreeSet<String> = std::fs::read_to_string(&passing_list)
+    found.sort();
+    found
+}
+
+fn read_list(name: &str) -> BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name);
+    std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(str::to_string)
-        .collect();
+        .collect()
+}
+
+/// Run every case under `root/<system>`, print the counts per system, and
+/// fail when a case on the list `list_name` fails.
+fn run_suite(label: &str, root: &Path, systems: &[&str], list_name: &str) {
+    let listed = read_list(list_name);
     let filter = std::env::var("CONFVET_CONFORMANCE_FILTER").unwrap_or_default();
     let verbose = std::env::var_os("CONFVET_CONFORMANCE_VERBOSE").is_some();
-    let scratch_root =
-        std::env::temp_dir().join(format!("confvet-conformance-{}", std::process::id()));
+    let scratch_root = std::env::temp_dir().join(format!("confvet-{label}-{}", std::process::id()));
     let mut regressions = Vec::new();
     let mut now_passing = Vec::new();
-    for system in ["ytt", "kubevirt", "tekton"] {
-        let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join(system))
-            .map(|d| {
-                d.flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.join("expect.yml").is_file())
-                    .collect()
-            })
-            .unwrap_or_default();
-        cases.sort();
-        cases.retain(|c| {
-            format!("{system}/{}", c.file_name().unwrap().to_string_lossy()).contains(&filter)
-        });
+    for system in systems {
+        let system_root = root.join(system);
+        let name_of = |c: &Path| {
+            let relative = c.strip_prefix(&system_root).unwrap_or(c);
+            format!("{system}/{}", relative.to_string_lossy())
+        };
+        let mut cases = case_dirs(&system_root);
+        cases.retain(|c| name_of(c).contains(&filter));
         let results: Vec<(String, Result<(), String>)> = cases
             .par_iter()
             .map(|case| {
-                let name = format!("{system}/{}", case.file_name().unwrap().to_string_lossy());
+                let name = name_of(case);
                 let scratch = scratch_root.join(&name);
                 (name, run_case(system, case, &scratch))
             })
@@ -272,11 +288,11 @@ fn conformance_cases() {
                 _ => {}
             }
         }
-        println!("{system}: {passed} passed, {failed} failed");
+        println!("{label} {system}: {passed} passed, {failed} failed");
     }
     let _ = std::fs::remove_dir_all(&scratch_root);
     if !now_passing.is_empty() {
-        println!("passing but not on the list (add them to tests/conformance-passing.txt):");
+        println!("passing but not on the list (add them to tests/{list_name}):");
         for name in &now_passing {
             println!("  {name}");
         }
@@ -286,4 +302,30 @@ fn conformance_cases() {
         "listed cases failed:\n{}",
         regressions.join("\n")
     );
+}
+
+#[test]
+fn conformance_cases() {
+    let root = shared_dir();
+    if !root.is_dir() {
+        println!("skipped: ../shared/conformance not found; conformance cases not run");
+        return;
+    }
+    run_suite(
+        "conformance",
+        &root,
+        &["ytt", "kubevirt", "tekton"],
+        "conformance-passing.txt",
+    );
+}
+
+/// Real ytt packages get ytt's verdict (exit, findings, data values).
+#[test]
+fn corpus_ytt_packages() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !root.join("ytt").is_dir() {
+        println!("skipped: ../shared/corpus/ytt not found; corpus packages not run");
+        return;
+    }
+    run_suite("corpus", &root, &["ytt"], "corpus-passing.txt");
 }

@@ -30,6 +30,10 @@ pub struct ParseOptions {
     /// ytt's `--strict`: reject plain scalars that YAML 1.1 reads as booleans
     /// but are not spelled `true` / `false` (`yes`, `On`, `n`, ...).
     pub strict: bool,
+    /// Keep a repeated key as a second item instead of failing: ytt
+    /// templates repeat keys in `#@ if` / `#@ else` branches, and only
+    /// duplicates that survive templating are errors.
+    pub keeps_duplicate_keys: bool,
 }
 
 impl Default for ParseOptions {
@@ -38,6 +42,7 @@ impl Default for ParseOptions {
             max_depth: 200,
             max_alias_nodes: 100_000,
             strict: false,
+            keeps_duplicate_keys: false,
         }
     }
 }
@@ -562,7 +567,9 @@ impl<'a> Builder<'a> {
                     let node_end = done.node.span.end as usize;
                     if is_merge {
                         merges.push((items.len(), done.node));
-                    } else if is_duplicate(items, seen, &k.resolved) {
+                    } else if !self.options.keeps_duplicate_keys
+                        && is_duplicate(items, seen, &k.resolved)
+                    {
                         let message =
                             format!("expected key '{}' to not be specified again", k.display());
                         return Err(fail("yaml/duplicate-key", key_span, message));

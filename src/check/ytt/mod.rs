@@ -188,6 +188,9 @@ fn classify_documents<'a>(
                 }
             }
         }
+        if is_schema(doc) || is_values(doc) {
+            report_duplicate_keys(&doc.value, findings);
+        }
         if is_schema(doc) {
             schema_docs.push(doc);
         } else if is_values(doc) {
@@ -209,6 +212,32 @@ fn classify_documents<'a>(
                 .with_help("move ordinary documents into a template file of their own"),
             );
         }
+    }
+}
+
+/// Schema and data-values documents hold no template code, so a key given
+/// twice there is the error ytt reports after templating.
+fn report_duplicate_keys(node: &Node, findings: &mut Vec<Finding>) {
+    match &node.value {
+        Value::Map(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let key = item.key.display();
+                if let Some(first) = items[..index].iter().find(|earlier| earlier.key.resolved == item.key.resolved) {
+                    findings.push(
+                        Finding::new(
+                            "yaml/duplicate-key",
+                            Kind::Syntax,
+                            item.key_span,
+                            format!("expected key '{key}' to not be specified again"),
+                        )
+                        .with_related(first.key_span, "first given here"),
+                    );
+                }
+                report_duplicate_keys(&item.value, findings);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| report_duplicate_keys(&i.value, findings)),
+        Value::Scalar(_) => {}
     }
 }
 

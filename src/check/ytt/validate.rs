@@ -20,6 +20,10 @@ pub struct Validation {
     pub not_null: bool,
     pub custom: Vec<CustomRule>,
     pub named: Vec<NamedRule>,
+    /// A `when=` predicate was given. Until Starlark functions are evaluated
+    /// (issue 3) such a validation is not run: running it unconditionally
+    /// would report values the predicate exempts.
+    pub has_when: bool,
 }
 
 /// A `(description, check)` rule. Evaluating its function needs the
@@ -100,6 +104,7 @@ pub fn parse_validation(
         not_null: false,
         custom: Vec::new(),
         named: Vec::new(),
+        has_when: false,
     };
     if call.positional.is_empty() && call.named.is_empty() {
         return Err(format!(
@@ -194,6 +199,7 @@ pub fn parse_validation(
                 }
             },
             "when" => {
+                validation.has_when = true;
                 if !is_callable(value) {
                     return Err(format!(
                         "{prefix}expected keyword argument \"when\" to be a function, but was {}",
@@ -281,6 +287,9 @@ impl Validator<'_> {
 
     fn run(&mut self, node: &Node, at: Span, validation: &Validation, path: &DataPath) {
         let at = value_span(node, at);
+        if validation.has_when {
+            return;
+        }
         if node.is_null() {
             if validation.not_null {
                 self.violation(
