@@ -80,6 +80,27 @@ pub static RULES: &[Rule] = &[
         "A validation annotation has bad arguments",
         "## What it does\nChecks the arguments of `@schema/validation` and `@assert/validate`: known keyword names, argument types (`min_len` a number, `not_null` a boolean, `one_of` a sequence), rule tuples of a description and a function.\n\n## Why\nytt rejects the annotation (`Invalid @schema/validation annotation`).\n\n## Example\n```yaml\n#@schema/validation min_len=\"8\"\npassword: \"\"\n```"
     ),
+    rule!(
+        "ytt/starlark-syntax",
+        Syntax,
+        Error,
+        "Starlark code in an annotation does not parse",
+        "## What it does\nReports annotation arguments that are not valid Starlark (an unclosed parenthesis, a rule tuple after a keyword argument).\n\n## Why\nytt fails while templating the file, before any value is checked.\n\n## Example\n```yaml\n#@schema/validation min=1, (\"positive\", lambda v: v > 0)\nreplicas: 1\n```"
+    ),
+    rule!(
+        "ytt/undefined",
+        Reference,
+        Error,
+        "An annotation uses a name that is not defined",
+        "## What it does\nReports names in annotation arguments that nothing defines or loads.\n\n## Why\nytt stops with `undefined` while templating the schema file.\n\n## Example\n```yaml\n#@schema/validation (\"a port\", is_port)\nport: 80   # is_port is never defined\n```"
+    ),
+    rule!(
+        "ytt/flag",
+        Syntax,
+        Error,
+        "A data-value flag is malformed or names a missing file",
+        "## What it does\nChecks `--data-value`, `--data-value-yaml` and `--data-value-file` arguments: `KEY=VALUE` form, readable files.\n\n## Why\nytt refuses to run with them.\n\n## Example\n```sh\nconfvet lint config --data-value replicas\n```"
+    ),
 ];
 
 /// The rule with this id.
@@ -95,6 +116,30 @@ pub fn default_severity(id: &str) -> Severity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_rule_id_used_in_the_code_is_in_the_table() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let pattern = regex::Regex::new(r#""((?:yaml|ytt|kubevirt|tekton)/[a-z-]+)""#).unwrap();
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("rules.rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for capture in pattern.captures_iter(&text) {
+                        let id = &capture[1];
+                        // Test fixtures may name rules of later systems.
+                        if id.starts_with("ytt/") || id.starts_with("yaml/") {
+                            assert!(find(id).is_some(), "{} uses undocumented rule {id}", path.display());
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn every_rule_is_documented_and_named_by_system() {
