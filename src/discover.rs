@@ -340,7 +340,11 @@ fn in_ytt_lib(path: &Path, root: &Path) -> bool {
 
 /// For each anchor directory, the highest directory up to `root` whose
 /// subtree holds no blocker outside the anchor's own subtree.
-fn climb(anchors: &BTreeSet<PathBuf>, blockers: &BTreeSet<PathBuf>, root: &Path) -> BTreeSet<PathBuf> {
+fn climb(
+    anchors: &BTreeSet<PathBuf>,
+    blockers: &BTreeSet<PathBuf>,
+    root: &Path,
+) -> BTreeSet<PathBuf> {
     let mut tops = BTreeSet::new();
     for dir in anchors {
         let mut top = dir.clone();

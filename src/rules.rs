@@ -127,13 +127,18 @@ mod tests {
                 let path = entry.path();
                 if path.is_dir() {
                     stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("rules.rs") {
+                } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("rules.rs")
+                {
                     let text = std::fs::read_to_string(&path).unwrap();
                     for capture in pattern.captures_iter(&text) {
                         let id = &capture[1];
                         // Test fixtures may name rules of later systems.
                         if id.starts_with("ytt/") || id.starts_with("yaml/") {
-                            assert!(find(id).is_some(), "{} uses undocumented rule {id}", path.display());
+                            assert!(
+                                find(id).is_some(),
+                                "{} uses undocumented rule {id}",
+                                path.display()
+                            );
                         }
                     }
                 }

@@ -285,6 +285,24 @@ impl<'a> Builder<'a> {
         if message.is_empty() {
             message = "invalid YAML".into();
         }
+        // Inside an unclosed flow collection, go-yaml (and so ytt) reports
+        // the line where the collection opens: the mistake is a missing
+        // `]` or `}` there, not where the parser gave up.
+        if let Some(frame) = self.stack.iter().rev().find(|f| f.flow) {
+            let open = frame.open.unwrap_or(frame.event_start);
+            let closer = if matches!(frame.kind, Kind::Map { .. }) {
+                '}'
+            } else {
+                ']'
+            };
+            if !self.text[open..at].contains(closer) {
+                return self.syntax(
+                    open,
+                    open + 1,
+                    format!("did not find expected ',' or '{closer}' for the collection opened here ({message})"),
+                );
+            }
+        }
         self.syntax(at, at, message)
     }
 

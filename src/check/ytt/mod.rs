@@ -222,7 +222,10 @@ fn report_duplicate_keys(node: &Node, findings: &mut Vec<Finding>) {
         Value::Map(items) => {
             for (index, item) in items.iter().enumerate() {
                 let key = item.key.display();
-                if let Some(first) = items[..index].iter().find(|earlier| earlier.key.resolved == item.key.resolved) {
+                if let Some(first) = items[..index]
+                    .iter()
+                    .find(|earlier| earlier.key.resolved == item.key.resolved)
+                {
                     findings.push(
                         Finding::new(
                             "yaml/duplicate-key",
@@ -236,7 +239,9 @@ fn report_duplicate_keys(node: &Node, findings: &mut Vec<Finding>) {
                 report_duplicate_keys(&item.value, findings);
             }
         }
-        Value::Array(items) => items.iter().for_each(|i| report_duplicate_keys(&i.value, findings)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|i| report_duplicate_keys(&i.value, findings)),
         Value::Scalar(_) => {}
     }
 }
