@@ -288,7 +288,7 @@ fn run_suite(label: &str, root: &Path, systems: &[&str], list_name: &str) {
                 _ => {}
             }
         }
-        println!("{label} {system}: {passed} passed, {failed} failed");
+        println!("{label}-{system}: {passed} passed, {failed} failed");
     }
     let _ = std::fs::remove_dir_all(&scratch_root);
     if !now_passing.is_empty() {
