@@ -1,0 +1,658 @@
+//! End-to-end tests: run the real `confvet` binary in temporary directories
+//! and check what a user would notice (exit codes, output, file names).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_confvet");
+
+/// A temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!(
+            "confvet-cli-{label}-{}-{n}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.0.join(rel)).unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The result of one run of the binary.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Run {
+    run_env(dir, args, &[])
+}
+
+fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = command.output().expect("run confvet");
+    let run = Run {
+        code: status.code().expect("confvet exited by a signal"),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked"),
+        "confvet panicked on {args:?}:\n{}",
+        run.stderr
+    );
+    run
+}
+
+fn findings(json: &Value) -> &Vec<Value> {
+    json["findings"].as_array().expect("findings array")
+}
+
+const SCHEMA: &str = "#@data/values-schema
+---
+namespace: shop
+#@schema/validation min=1, max=20
+replicas: 2
+database:
+  port: 5432
+";
+
+const CLEAN_VALUES: &str = "#@data/values
+---
+replicas: 3
+";
+
+/// replicas breaks max=20: a validation error that needs the schema.
+const BAD_VALUES: &str = "#@data/values
+---
+replicas: 50
+";
+
+/// A temp dir holding a clean ytt package in `pkg/`.
+fn clean_package() -> TempDir {
+    let dir = TempDir::new("clean");
+    dir.write("pkg/schema.yml", SCHEMA);
+    dir.write("pkg/values.yml", CLEAN_VALUES);
+    dir
+}
+
+/// A temp dir holding a ytt package in `pkg/` with one validation error.
+fn bad_package(label: &str) -> TempDir {
+    let dir = TempDir::new(label);
+    dir.write("pkg/schema.yml", SCHEMA);
+    dir.write("pkg/values.yml", BAD_VALUES);
+    dir
+}
+
+fn assert_replicas_error(json: &Value) {
+    let found = findings(json)
+        .iter()
+        .any(|f| f["rule"] == "ytt/validation" && f["file"] == "pkg/values.yml" && f["line"] == 3);
+    assert!(
+        found,
+        "the package's validation error is missing:\n{json:#}"
+    );
+}
+
+/// Copy examples/shop into a temp dir as `shop/`.
+fn shop() -> TempDir {
+    let dir = TempDir::new("shop");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop/config");
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        let text = std::fs::read(entry.path()).unwrap();
+        dir.write(&format!("shop/config/{}", name.to_string_lossy()), text);
+    }
+    dir
+}
+
+// 1. Exit codes ------------------------------------------------------------
+
+#[test]
+fn clean_package_exits_0() {
+    let dir = clean_package();
+    let run = run_in(dir.path(), &["lint", "pkg"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0);
+    assert!(findings(&run.json()).is_empty());
+}
+
+#[test]
+fn error_finding_exits_1() {
+    let dir = bad_package("exit1");
+    let run = run_in(dir.path(), &["lint", "pkg"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("error[ytt/validation]"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn fail_on_never_exits_0_and_still_reports() {
+    let dir = bad_package("never");
+    let run = run_in(dir.path(), &["lint", "pkg", "--fail-on", "never"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.contains("error[ytt/validation]"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn quiet_prints_nothing_but_keeps_the_exit_code() {
+    let dir = bad_package("quiet");
+    let run = run_in(dir.path(), &["lint", "pkg", "--quiet"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn missing_path_exits_2_and_names_it() {
+    let dir = clean_package();
+    let run = run_in(dir.path(), &["lint", "pkg", "no-such-dir"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no-such-dir"), "{}", run.stderr);
+}
+
+#[test]
+fn unknown_flag_exits_2() {
+    let dir = clean_package();
+    let run = run_in(dir.path(), &["lint", "--no-such-flag", "pkg"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--no-such-flag"), "{}", run.stderr);
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "xml"]);
+    assert_eq!(run.code, 2);
+}
+
+#[test]
+fn explain_unknown_rule_exits_2() {
+    let dir = TempDir::new("explain");
+    let run = run_in(dir.path(), &["explain", "no/such"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no/such"), "{}", run.stderr);
+    let run = run_in(dir.path(), &["explain", "ytt/validation"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.starts_with("# ytt/validation"), "{}", run.stdout);
+}
+
+#[test]
+fn rules_lists_ytt_validation() {
+    let dir = TempDir::new("rules");
+    let run = run_in(dir.path(), &["rules"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.lines().any(|l| l.starts_with("ytt/validation ")),
+        "{}",
+        run.stdout
+    );
+}
+
+// 2. Hostile input ---------------------------------------------------------
+
+/// Put `contents` at `hostile/<name>` beside a package with a real error,
+/// lint both, and return the finding for the hostile file (if any).
+fn lint_hostile(label: &str, name: &str, contents: &[u8]) -> (Run, Vec<Value>) {
+    let dir = bad_package(label);
+    dir.write(&format!("hostile/{name}"), contents);
+    let run = run_in(dir.path(), &["lint", "pkg", "hostile", "--format", "json"]);
+    assert_eq!(run.code, 1, "stderr:\n{}", run.stderr);
+    let json = run.json();
+    assert_replicas_error(&json);
+    let file = format!("hostile/{name}");
+    let hostile: Vec<Value> = findings(&json)
+        .iter()
+        .filter(|f| f["file"] == file.as_str())
+        .cloned()
+        .collect();
+    (run, hostile)
+}
+
+fn assert_syntax_at(findings: &[Value], line: u64) {
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let f = &findings[0];
+    assert_eq!(f["kind"], "syntax", "{f:#}");
+    assert_eq!(f["rule"], "yaml/syntax", "{f:#}");
+    assert_eq!(f["line"], line, "{f:#}");
+    assert!(f["column"].as_u64().unwrap() >= 1, "{f:#}");
+}
+
+#[test]
+fn invalid_yaml_in_data_values() {
+    let (_, found) = lint_hostile(
+        "invalid",
+        "values.yml",
+        b"#@data/values\n---\na: [1, 2\nb: : :\n",
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["kind"], "syntax");
+    assert!(found[0]["line"].as_u64().unwrap() >= 3, "{:#}", found[0]);
+}
+
+#[test]
+fn non_utf8_ytt_file() {
+    let (_, found) = lint_hostile(
+        "nonutf8",
+        "values.yml",
+        b"#@data/values\n---\na: \xff\xfe x\n",
+    );
+    assert_syntax_at(&found, 3);
+    assert_eq!(found[0]["column"], 4);
+}
+
+#[test]
+fn binary_file_with_nul_bytes() {
+    let (_, found) = lint_hostile("binary", "x.yml", b"#@ x\0\0\x01\x02abc\n\0#@\n");
+    assert_syntax_at(&found, 1);
+    assert!(
+        found[0]["message"].as_str().unwrap().contains("NUL"),
+        "{:#}",
+        found[0]
+    );
+}
+
+#[test]
+fn deeply_nested_flow_sequences() {
+    let n = 10_000;
+    let text = format!(
+        "#@data/values\n---\na: {}{}\n",
+        "[".repeat(n),
+        "]".repeat(n)
+    );
+    let (_, found) = lint_hostile("flow", "deep.yml", text.as_bytes());
+    assert_syntax_at(&found, 3);
+}
+
+#[test]
+fn deeply_nested_block_maps() {
+    let n = 10_000;
+    let mut text = String::from("#@data/values\n---\n");
+    for depth in 0..n {
+        text.push_str(&" ".repeat(depth));
+        text.push_str("k:\n");
+    }
+    text.push_str(&" ".repeat(n));
+    text.push_str("v\n");
+    let (_, found) = lint_hostile("block", "deep.yml", text.as_bytes());
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["kind"], "syntax");
+    // The finding points into the nesting, past the header.
+    assert!(found[0]["line"].as_u64().unwrap() > 2, "{:#}", found[0]);
+}
+
+#[test]
+fn alias_bomb() {
+    let mut text = String::from("#@data/values\n---\na0: &a0 lol\n");
+    for i in 1..=9 {
+        let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+        text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    let (_, found) = lint_hostile("bomb", "bomb.yml", text.as_bytes());
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["kind"], "syntax");
+    assert!(found[0]["line"].as_u64().unwrap() >= 3, "{:#}", found[0]);
+}
+
+/// A large, valid values file. 50 MB takes about 90 s and 5 GB of memory in
+/// a debug build, so this uses 20 MB.
+#[test]
+fn large_values_file() {
+    const SIZE: usize = 20 * 1024 * 1024;
+    let mut text = String::with_capacity(SIZE + 100);
+    text.push_str("#@data/values\n---\nitems:\n");
+    let mut i = 0;
+    while text.len() < SIZE {
+        text.push_str(&format!(
+            "- name: item{i}\n  value: {i}\n  tags: [a, b, c]\n"
+        ));
+        i += 1;
+    }
+    // A syntax error at the very end, so the whole file must be read.
+    text.push_str("bad: : :\n");
+    let last_line = text.lines().count() as u64;
+    let (_, found) = lint_hostile("large", "big.yml", text.as_bytes());
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["kind"], "syntax");
+    assert_eq!(found[0]["line"], last_line, "{:#}", found[0]);
+}
+
+#[test]
+fn file_with_only_comments() {
+    let dir = bad_package("comments");
+    dir.write("hostile/comments.yml", "# nothing here\n# nor here\n");
+    dir.write("hostile/ytt-comments.yml", "#! a ytt comment\n#@ x = 1\n");
+    let run = run_in(
+        dir.path(),
+        &["lint", "pkg", "hostile/comments.yml", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    assert_replicas_error(&json);
+    assert!(
+        findings(&json)
+            .iter()
+            .all(|f| f["file"] == "pkg/values.yml"),
+        "{json:#}"
+    );
+}
+
+#[test]
+fn empty_file() {
+    let dir = bad_package("empty");
+    dir.write("hostile/empty.yml", "");
+    let run = run_in(
+        dir.path(),
+        &["lint", "pkg", "hostile/empty.yml", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    assert_replicas_error(&json);
+    assert!(
+        findings(&json)
+            .iter()
+            .all(|f| f["file"] == "pkg/values.yml"),
+        "{json:#}"
+    );
+    // An empty file on its own is clean.
+    let run = run_in(&dir.path().join("hostile"), &["lint", "empty.yml"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+// 3. Formats ---------------------------------------------------------------
+
+#[test]
+fn sarif_to_file_and_text_to_stdout() {
+    let dir = shop();
+    let json = run_in(dir.path(), &["lint", "shop", "--format", "json"]).json();
+    let count = findings(&json).len();
+    assert!(count > 0);
+
+    let run = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "shop",
+            "--format",
+            "sarif",
+            "--output",
+            "out.sarif",
+            "--format",
+            "text",
+            "--color",
+            "never",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("error[ytt/validation]"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("\"$schema\""), "{}", run.stdout);
+    let sarif: Value = serde_json::from_str(&dir.read("out.sarif")).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), count);
+}
+
+#[test]
+fn junit_has_a_failure_per_finding() {
+    let dir = shop();
+    let json = run_in(dir.path(), &["lint", "shop", "--format", "json"]).json();
+    let count = findings(&json).len();
+    let run = run_in(dir.path(), &["lint", "shop", "--format", "junit"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("<testsuites"), "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("<failure").count(),
+        count,
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn github_annotations() {
+    let dir = shop();
+    let run = run_in(dir.path(), &["lint", "shop", "--format", "github"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{}", run.stdout);
+    for line in lines {
+        assert!(line.starts_with("::error file=shop/config/"), "{line}");
+    }
+}
+
+#[test]
+fn json_contract() {
+    let dir = shop();
+    let run = run_in(dir.path(), &["lint", "shop", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["tool"]["name"], "confvet");
+    assert_eq!(json["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    let list = findings(&json);
+    assert_eq!(list.len(), 5);
+    for f in list {
+        for key in ["rule", "kind", "severity", "message", "file", "fingerprint"] {
+            assert!(f[key].is_string(), "{key} in {f:#}");
+        }
+        for key in ["line", "column", "end_line", "end_column"] {
+            assert!(f[key].as_u64().is_some_and(|n| n >= 1), "{key} in {f:#}");
+        }
+        assert!(f["related"].is_array(), "{f:#}");
+        assert!(f["file"].as_str().unwrap().starts_with("shop/config/"));
+    }
+    let summary = &json["summary"];
+    assert_eq!(summary["errors"], 5);
+    assert_eq!(summary["warnings"], 0);
+    assert_eq!(summary["files"], 4);
+    assert_eq!(summary["units"], 1);
+    assert_eq!(summary["suppressed"], 0);
+}
+
+#[test]
+fn text_output_snapshot() {
+    let dir = shop();
+    let run = run_in(dir.path(), &["lint", "shop", "--color", "never"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    insta::assert_snapshot!(run.stdout);
+}
+
+// 4. Fingerprints ----------------------------------------------------------
+
+#[test]
+fn fingerprints_survive_moved_lines() {
+    let dir = shop();
+    let before = run_in(dir.path(), &["lint", "shop", "--format", "json"]).json();
+    let values = dir.read("shop/config/values.yml");
+    dir.write(
+        "shop/config/values.yml",
+        format!("# moved down\n\n\n\n{values}"),
+    );
+    let after = run_in(dir.path(), &["lint", "shop", "--format", "json"]).json();
+    let (before, after) = (findings(&before), findings(&after));
+    assert_eq!(before.len(), after.len());
+    let mut moved = 0;
+    for (b, a) in before.iter().zip(after) {
+        assert_eq!(b["fingerprint"], a["fingerprint"], "{b:#}\n{a:#}");
+        assert_eq!(b["rule"], a["rule"]);
+        if a["file"] == "shop/config/values.yml" {
+            assert_eq!(
+                a["line"].as_u64().unwrap(),
+                b["line"].as_u64().unwrap() + 4,
+                "{b:#}\n{a:#}"
+            );
+            moved += 1;
+        }
+    }
+    assert!(moved > 0);
+}
+
+// 5. Files one by one ------------------------------------------------------
+
+#[test]
+fn single_values_file_is_checked_against_its_schema() {
+    let dir = TempDir::new("precommit");
+    dir.write("pkg/schema.yml", SCHEMA);
+    dir.write(
+        "pkg/values.yml",
+        "#@data/values\n---\ndatabase:\n  port: \"5432\"\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg/values.yml", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    let list = findings(&json);
+    assert_eq!(list.len(), 1, "{json:#}");
+    assert_eq!(list[0]["rule"], "ytt/type-mismatch");
+    assert_eq!(list[0]["file"], "pkg/values.yml");
+    assert_eq!(list[0]["line"], 4);
+    assert_eq!(list[0]["related"][0]["file"], "pkg/schema.yml");
+}
+
+// 6. values ----------------------------------------------------------------
+
+#[test]
+fn values_prints_merged_yaml_and_json() {
+    let dir = clean_package();
+    let run = run_in(dir.path(), &["values", "pkg"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("namespace: shop"), "{}", run.stdout);
+    assert!(run.stdout.contains("replicas: 3"), "{}", run.stdout);
+    assert!(run.stdout.contains("port: 5432"), "{}", run.stdout);
+
+    let run = run_in(dir.path(), &["values", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    assert_eq!(json["namespace"], "shop");
+    assert_eq!(json["replicas"], 3);
+    assert_eq!(json["database"]["port"], 5432);
+}
+
+#[test]
+fn values_with_data_value_yaml() {
+    let dir = clean_package();
+    let run = run_in(
+        dir.path(),
+        &[
+            "values",
+            "pkg",
+            "--format",
+            "json",
+            "--data-value-yaml",
+            "replicas=5",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["replicas"], 5);
+}
+
+#[test]
+fn string_data_value_against_integer_is_a_type_error() {
+    let dir = clean_package();
+    let run = run_in(
+        dir.path(),
+        &["lint", "pkg", "-v", "replicas=5", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    let list = findings(&json);
+    assert_eq!(list.len(), 1, "{json:#}");
+    assert_eq!(list[0]["kind"], "type");
+    assert_eq!(list[0]["path"], "replicas");
+
+    let run = run_in(dir.path(), &["values", "pkg", "-v", "replicas=5"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("replicas"), "{}", run.stderr);
+}
+
+// 7. Colour ----------------------------------------------------------------
+
+#[test]
+fn no_color_and_color_always() {
+    let dir = bad_package("color");
+    let run = run_env(
+        dir.path(),
+        &["lint", "pkg", "--color", "auto"],
+        &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")],
+    );
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("error[ytt/validation]"));
+    assert!(!run.stdout.contains('\x1b'), "{:?}", run.stdout);
+
+    let run = run_in(dir.path(), &["lint", "pkg", "--color", "always"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("\x1b["), "{:?}", run.stdout);
+
+    let run = run_env(
+        dir.path(),
+        &["lint", "pkg", "--color", "auto"],
+        &[("CLICOLOR_FORCE", "1")],
+    );
+    assert!(run.stdout.contains("\x1b["), "{:?}", run.stdout);
+
+    // Files never get colour.
+    let run = run_in(
+        dir.path(),
+        &["lint", "pkg", "--color", "always", "--output", "out.txt"],
+    );
+    assert_eq!(run.code, 1);
+    assert!(!dir.read("out.txt").contains('\x1b'));
+}
