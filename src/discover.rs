@@ -82,30 +82,32 @@ pub fn discover(
     parse: &ParseOptions,
 ) -> Discovery {
     let mut discovery = Discovery::default();
-    let mut roots: BTreeSet<PathBuf> = BTreeSet::new();
+    // Each root, and whether it was named as a directory (a package may then
+    // be rooted at it; below a root walked only to place single files, not).
+    let mut roots: BTreeMap<PathBuf, bool> = BTreeMap::new();
     let mut wanted_files: BTreeSet<PathBuf> = BTreeSet::new();
     for path in paths {
         let absolute = absolutize(path, cwd);
         match std::fs::metadata(&absolute) {
             Ok(meta) if meta.is_dir() => {
-                roots.insert(absolute);
+                roots.insert(absolute, true);
             }
             Ok(_) => {
                 let root = file_context_root(&absolute, cwd);
                 wanted_files.insert(absolute);
-                roots.insert(root);
+                roots.entry(root).or_insert(false);
             }
             Err(err) => discovery.errors.push(format!("{}: {err}", path.display())),
         }
     }
     // A root inside another root adds nothing.
-    let roots: Vec<PathBuf> = roots
+    let roots: Vec<(PathBuf, bool)> = roots
         .iter()
-        .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
-        .cloned()
+        .filter(|(r, _)| !roots.keys().any(|o| o != *r && r.starts_with(o)))
+        .map(|(r, explicit)| (r.clone(), *explicit))
         .collect();
 
-    for root in &roots {
+    for (root, is_explicit) in &roots {
         let (yaml_paths, other_paths, errors) = walk(root);
         discovery.errors.extend(errors);
         let start = discovery.files.len();
@@ -114,7 +116,7 @@ pub fn discover(
             .filter_map(|p| read_and_parse(p, sources, cwd, parse, wanted_files.contains(p)))
             .collect();
         discovery.files.extend(files);
-        group_units(&mut discovery, start, root, &other_paths);
+        group_units(&mut discovery, start, root, *is_explicit, &other_paths);
     }
 
     if !wanted_files.is_empty() {
@@ -338,12 +340,14 @@ fn in_ytt_lib(path: &Path, root: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// For each anchor directory, the highest directory up to `root` whose
-/// subtree holds no blocker outside the anchor's own subtree.
+/// For each anchor directory, the highest directory up to `root` (or below
+/// it, unless `may_claim_root`) whose subtree holds no blocker outside the
+/// anchor's own subtree.
 fn climb(
     anchors: &BTreeSet<PathBuf>,
     blockers: &BTreeSet<PathBuf>,
     root: &Path,
+    may_claim_root: bool,
 ) -> BTreeSet<PathBuf> {
     let mut tops = BTreeSet::new();
     for dir in anchors {
@@ -353,7 +357,7 @@ fn climb(
             let holds_other = blockers
                 .iter()
                 .any(|other| other.starts_with(parent) && !other.starts_with(dir));
-            if holds_other || !parent.starts_with(root) {
+            if holds_other || !parent.starts_with(root) || (parent == root && !may_claim_root) {
                 break;
             }
             top = parent.to_path_buf();
@@ -365,20 +369,27 @@ fn climb(
 
 /// Group the files discovered under `root` (from index `start`) into units.
 ///
-/// ytt: a package is rooted at the highest directory (up to `root`) above a
+/// ytt: a package is rooted at the highest directory (up to `root` when it was
+/// named on the command line, else below it) above a
 /// directory holding a schema file whose subtree holds no other package's
 /// schema; it takes every ytt file below it except nested packages. ytt files
 /// with no package above them form one unit per directory.
 /// KubeVirt and Tekton files form one unit per system: references between
 /// their files are resolved across the whole linted root.
-fn group_units(discovery: &mut Discovery, start: usize, root: &Path, other_paths: &[PathBuf]) {
+fn group_units(
+    discovery: &mut Discovery,
+    start: usize,
+    root: &Path,
+    may_claim_root: bool,
+    other_paths: &[PathBuf],
+) {
     let files = &discovery.files[start..];
     let schema_dirs: BTreeSet<PathBuf> = files
         .iter()
         .filter(|f| f.system == Some(System::Ytt) && f.has_schema && !in_ytt_lib(&f.path, root))
         .filter_map(|f| f.path.parent().map(Path::to_path_buf))
         .collect();
-    let mut package_roots = climb(&schema_dirs, &schema_dirs, root);
+    let mut package_roots = climb(&schema_dirs, &schema_dirs, root, may_claim_root);
     // Packages without a schema are anchored at their data-values files;
     // their roots climb past other folders, never past a schema or another
     // data-values folder.
@@ -389,7 +400,7 @@ fn group_units(discovery: &mut Discovery, start: usize, root: &Path, other_paths
         .filter(|d| !package_roots.iter().any(|r| d.starts_with(r)))
         .collect();
     let blockers: BTreeSet<PathBuf> = values_dirs.union(&schema_dirs).cloned().collect();
-    package_roots.extend(climb(&values_dirs, &blockers, root));
+    package_roots.extend(climb(&values_dirs, &blockers, root, may_claim_root));
 
     let mut ytt_units: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     let mut kubevirt = Vec::new();

@@ -67,7 +67,10 @@ impl Emitter for JunitEmitter {
         }
         junit.add_test_suites(clean_suites);
 
-        junit.serialize(&mut *out).map_err(io::Error::other)?;
+        // Serialize first, write after: a closed pipe must stay an I/O error
+        // of its own kind (main exits 0 on a broken pipe).
+        let xml = junit.to_string().map_err(io::Error::other)?;
+        out.write_all(xml.as_bytes())?;
         writeln!(out)
     }
 }
