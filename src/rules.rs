@@ -95,6 +95,13 @@ pub static RULES: &[Rule] = &[
         "## What it does\nReports names in annotation arguments that nothing defines or loads.\n\n## Why\nytt stops with `undefined` while templating the schema file.\n\n## Example\n```yaml\n#@schema/validation (\"a port\", is_port)\nport: 80   # is_port is never defined\n```"
     ),
     rule!(
+        "ytt/when",
+        Schema,
+        Error,
+        "A when= predicate fails, returns a non-boolean or takes the wrong arguments",
+        "## What it does\nEvaluates each `when=` predicate as ytt does, with `(value)` or `(value, ctx)`, and reports one that fails, returns something other than a boolean, or takes another number of parameters.\n\n## Why\nytt aborts all validation with `Validating <path>: ...`.\n\n## Example\n```yaml\n#@schema/validation min=1, when=lambda v: fail(\"cannot decide\")\nreplicas: 0\n```"
+    ),
+    rule!(
         "ytt/flag",
         Syntax,
         Error,

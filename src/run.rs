@@ -55,7 +55,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 unit.files.iter().map(|&i| &files[i]).collect();
             match unit.system {
                 System::Ytt => {
-                    let outcome = ytt::check_package(&members, sources, &request.ytt);
+                    let outcome = ytt::check_package(&unit.root, &members, sources, &request.ytt);
                     (outcome.findings, outcome.values)
                 }
                 // Their checks arrive with their issues; a file that does not

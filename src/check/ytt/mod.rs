@@ -5,10 +5,12 @@
 //! at a time, each step type-checked (confvet reports every step's errors,
 //! ytt only the first); validations on the final values, collect-all.
 
+pub mod engine;
 pub mod flags;
 pub mod path;
 pub mod schema;
 pub mod starlark;
+pub mod translate;
 pub mod validate;
 pub mod values;
 
@@ -16,10 +18,12 @@ use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind, Severity};
 use crate::source::{Sources, Span};
 use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
+use engine::{Code, Engine};
 use flags::DataValueFlags;
 use path::DataPath;
 use schema::{SchemaBuilder, SchemaType};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use validate::Validator;
 use values::{MergeMode, Merger, TypeChecker};
 
@@ -41,6 +45,7 @@ pub struct YttSettings {
 
 /// Check one ytt package: `files` in ytt's merge order.
 pub fn check_package(
+    root: &Path,
     files: &[&DiscoveredFile],
     sources: &Sources,
     settings: &YttSettings,
@@ -78,8 +83,53 @@ pub fn check_package(
         return outcome;
     }
 
-    // 3. Schema: each document on its own, then merged.
-    let schema = match build_schema(&schema_docs, findings) {
+    // 3. The code of schema and data-values files, compiled once; annotation
+    // arguments are evaluated in their file's scope.
+    let engine = Engine::new(root);
+    let mut scopes = HashMap::new();
+    for (file, set) in files.iter().zip(&parsed) {
+        let is_schema_file = set
+            .docs
+            .iter()
+            .any(|d| d.has_annotation("data/values-schema"));
+        let is_values_file = set.docs.iter().any(|d| d.has_annotation("data/values"));
+        if !is_schema_file && !is_values_file {
+            continue;
+        }
+        let source = sources.get(file.id);
+        match engine.compile_yaml_file(&source.name, &source.text) {
+            Ok(module) => {
+                scopes.insert(file.id, module);
+            }
+            // A data-values file may template with data it cannot see here
+            // (ytt evaluates it with the values before it); only a schema
+            // file that does not compile is reported.
+            Err(_) if !is_schema_file => {}
+            Err((message, line, is_syntax)) => {
+                let start = source.line_start(line);
+                let end = start + source.line_text(line).len();
+                let (rule, kind) = if is_syntax {
+                    ("ytt/starlark-syntax", Kind::Syntax)
+                } else {
+                    ("ytt/undefined", Kind::Reference)
+                };
+                findings.push(Finding::new(
+                    rule,
+                    kind,
+                    Span::new(file.id, start, end),
+                    format!("templating {}: {message}", source.name),
+                ));
+                return outcome;
+            }
+        }
+    }
+    let code = Code {
+        engine: &engine,
+        scopes: &scopes,
+    };
+
+    // 4. Schema: each document on its own, then merged.
+    let schema = match build_schema(&schema_docs, findings, &code) {
         Ok(schema) => schema,
         Err(()) => return outcome,
     };
@@ -145,10 +195,14 @@ pub fn check_package(
     {
         let mistyped: HashSet<Span> = findings.iter().map(|f| f.span).collect();
         let mut violations = Vec::new();
+        let has_when = has_when_rule(ty);
         Validator {
             findings: &mut violations,
+            code: &code,
+            root: has_when.then(|| validate::node_to_star(&values)),
+            is_aborted: false,
         }
-        .validate(&values, ty.span, ty, &DataPath::root());
+        .validate(&values, ty.span, ty, &DataPath::root(), None);
         findings.extend(
             violations
                 .into_iter()
@@ -157,6 +211,16 @@ pub fn check_package(
     }
     outcome.values = Some(values);
     outcome
+}
+
+/// Does any rule in the type tree have a `when=` (which may need `ctx.root`)?
+fn has_when_rule(ty: &SchemaType) -> bool {
+    ty.validation.as_ref().is_some_and(|v| v.when.is_some())
+        || match &ty.kind {
+            schema::TypeKind::Map(entries) => entries.iter().any(|e| has_when_rule(&e.ty)),
+            schema::TypeKind::Array(item) => has_when_rule(item),
+            _ => false,
+        }
 }
 
 fn has_errors(findings: &[Finding]) -> bool {
@@ -187,6 +251,28 @@ fn classify_documents<'a>(
                     ).with_help("put `---` on the line after the annotation"));
                 }
             }
+        }
+        if (is_schema(doc) || is_values(doc)) && !doc.has_start_marker {
+            // Without `---` ytt attaches the annotation to the first map item.
+            let name = if is_schema(doc) {
+                "@data/values-schema"
+            } else {
+                "@data/values"
+            };
+            let at = match &doc.value.value {
+                Value::Map(items) if !items.is_empty() => items[0].key_span,
+                _ => doc.span,
+            };
+            findings.push(
+                Finding::new(
+                    "ytt/schema",
+                    Kind::Schema,
+                    at,
+                    format!("{name} annotates a map item; only documents (---) can be annotated with {name}"),
+                )
+                .with_help("put `---` on the line after the annotation"),
+            );
+            continue;
         }
         if is_schema(doc) || is_values(doc) {
             report_duplicate_keys(&doc.value, findings);
@@ -247,11 +333,15 @@ fn report_duplicate_keys(node: &Node, findings: &mut Vec<Finding>) {
 }
 
 /// Build and merge the schema. Ok(None) without schema documents.
-fn build_schema(docs: &[&Document], findings: &mut Vec<Finding>) -> Result<Option<SchemaType>, ()> {
+fn build_schema(
+    docs: &[&Document],
+    findings: &mut Vec<Finding>,
+    code: &Code<'_>,
+) -> Result<Option<SchemaType>, ()> {
     let Some(first) = docs.first() else {
         return Ok(None);
     };
-    let mut builder = SchemaBuilder { findings };
+    let mut builder = SchemaBuilder { findings, code };
     let mut types = Vec::new();
     for doc in docs {
         match builder.document_type(doc) {
@@ -288,7 +378,7 @@ fn build_schema(docs: &[&Document], findings: &mut Vec<Finding>) -> Result<Optio
         }
         return Err(());
     }
-    SchemaBuilder { findings }
+    SchemaBuilder { findings, code }
         .document_type(&merged)
         .map(Some)
         .ok_or(())

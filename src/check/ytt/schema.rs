@@ -4,8 +4,9 @@
 //! and `@schema/validation` rules. Every schema error ytt reports becomes a
 //! `schema` finding at ytt's position (the annotated node).
 
+use super::engine::Code;
 use super::path::DataPath;
-use super::starlark::{CallArgs, StarValue, eval_annotation_args};
+use super::starlark::{CallArgs, StarValue};
 use super::validate::{Validation, parse_validation};
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
@@ -91,6 +92,7 @@ impl SchemaType {
 /// Builds types and collects schema errors; stops at the first, as ytt does.
 pub struct SchemaBuilder<'a> {
     pub findings: &'a mut Vec<Finding>,
+    pub code: &'a Code<'a>,
 }
 
 /// Context while descending: inside an any-typed fragment schema annotations
@@ -143,6 +145,9 @@ impl SchemaBuilder<'_> {
     ) -> Option<SchemaType> {
         let annotations = SchemaAnnotations::read(self, comments, owner, scope)?;
         let in_any = scope.in_any || annotations.is_any;
+        if in_any && !scope.in_any {
+            self.check_any_fragment(node)?;
+        }
         let kind = match &node.value {
             _ if in_any => TypeKind::Any,
             Value::Scalar(scalar) => match &scalar.resolved {
@@ -255,6 +260,41 @@ impl SchemaBuilder<'_> {
         Some(ty)
     }
 
+    /// Below `@schema/type any=True` nothing is typed, and schema annotations
+    /// other than `@schema/validation` (accepted, never run) are errors.
+    fn check_any_fragment(&mut self, node: &Node) -> Option<()> {
+        let children: Vec<(&[Comment], Span, &Node)> = match &node.value {
+            Value::Map(items) => items
+                .iter()
+                .map(|i| (i.comments(), i.key_span, &i.value))
+                .collect(),
+            Value::Array(items) => items
+                .iter()
+                .map(|i| (i.comments(), i.span, &i.value))
+                .collect(),
+            Value::Scalar(_) => Vec::new(),
+        };
+        for (comments, span, child) in children {
+            let nested = comments.iter().find_map(|c| match &c.kind {
+                crate::yaml::CommentKind::Annotation { name, .. }
+                    if name.starts_with("schema/") && name != "schema/validation" =>
+                {
+                    Some(name.clone())
+                }
+                _ => None,
+            });
+            if let Some(name) = nested {
+                self.error(
+                    span,
+                    format!("Invalid schema - Schema was specified within an \"any type\" fragment: @{name} below @schema/type any=True"),
+                );
+                return None;
+            }
+            self.check_any_fragment(child)?;
+        }
+        Some(())
+    }
+
     fn map_item_type(
         &mut self,
         item: &MapItem,
@@ -320,7 +360,7 @@ impl SchemaAnnotations {
                 );
                 return None;
             }
-            let call = match eval_annotation_args(args) {
+            let call = match builder.code.eval_args(args, comment.span.file) {
                 Ok(call) => call,
                 Err(err) => {
                     let kind = if err.is_syntax {
@@ -336,7 +376,14 @@ impl SchemaAnnotations {
                     builder.findings.push(Finding::new(
                         rule,
                         kind,
-                        if err.is_syntax { owner } else { comment.span },
+                        // ytt reports a syntax error where the parser notices
+                        // it: inside the arguments at the annotation, at
+                        // their end (an unclosed bracket) at the node.
+                        if err.is_syntax && err.offset.is_none_or(|o| o >= args.trim_end().len()) {
+                            owner
+                        } else {
+                            comment.span
+                        },
                         format!("@{name}: {}", err.message),
                     ));
                     return None;

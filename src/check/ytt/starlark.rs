@@ -23,11 +23,30 @@ pub enum StarValue {
     List(Vec<StarValue>),
     Tuple(Vec<StarValue>),
     Dict(Vec<(StarValue, StarValue)>),
-    /// Anything else (functions, structs): its Starlark type name and repr.
+    /// Anything else (functions, structs): its Starlark type name and repr,
+    /// and the frozen value itself when it came from a compiled file.
     Other {
         type_name: String,
         repr: String,
+        handle: Option<Handle>,
     },
+}
+
+/// A frozen Starlark value kept alive with its heap (a rule function).
+#[derive(Clone)]
+pub struct Handle(pub starlark::values::OwnedFrozenValue);
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Handle")
+    }
+}
+
+/// Functions never compare equal: two rules are two rules.
+impl PartialEq for Handle {
+    fn eq(&self, _other: &Handle) -> bool {
+        false
+    }
 }
 
 impl StarValue {
@@ -185,10 +204,29 @@ fn first_line(message: &str) -> String {
 
 /// Convert a heap value; nesting beyond a bound becomes `Other`.
 pub fn to_star_value(value: Value<'_>, depth: usize) -> StarValue {
+    convert(value, None, depth)
+}
+
+/// Convert a frozen value owned by `owner`, keeping handles to functions and
+/// objects so they can be called later.
+pub fn to_star_value_owned(
+    value: Value<'_>,
+    owner: &starlark::values::OwnedFrozenValue,
+    depth: usize,
+) -> StarValue {
+    convert(value, Some(owner), depth)
+}
+
+fn convert(
+    value: Value<'_>,
+    owner: Option<&starlark::values::OwnedFrozenValue>,
+    depth: usize,
+) -> StarValue {
     if depth > 64 {
         return StarValue::Other {
             type_name: value.get_type().to_string(),
             repr: "...".into(),
+            handle: None,
         };
     }
     if value.is_none() {
@@ -211,21 +249,26 @@ pub fn to_star_value(value: Value<'_>, depth: usize) -> StarValue {
         return StarValue::Float(f.0);
     }
     if let Some(list) = ListRef::from_value(value) {
-        return StarValue::List(list.iter().map(|v| to_star_value(v, depth + 1)).collect());
+        return StarValue::List(list.iter().map(|v| convert(v, owner, depth + 1)).collect());
     }
     if let Some(tuple) = TupleRef::from_value(value) {
-        return StarValue::Tuple(tuple.iter().map(|v| to_star_value(v, depth + 1)).collect());
+        return StarValue::Tuple(tuple.iter().map(|v| convert(v, owner, depth + 1)).collect());
     }
     if let Some(dict) = DictRef::from_value(value) {
         return StarValue::Dict(
             dict.iter()
-                .map(|(k, v)| (to_star_value(k, depth + 1), to_star_value(v, depth + 1)))
+                .map(|(k, v)| (convert(k, owner, depth + 1), convert(v, owner, depth + 1)))
                 .collect(),
         );
     }
+    let handle = owner.and_then(|owner| {
+        let frozen = value.unpack_frozen()?;
+        Some(Handle(owner.map(|_| frozen)))
+    });
     StarValue::Other {
         type_name: value.get_type().to_string(),
         repr: value.to_repr(),
+        handle,
     }
 }
 

@@ -3,9 +3,10 @@
 //! pkg/validations does: null skips everything unless `not_null`, which runs
 //! first; then custom rules; then named rules in ytt's fixed order.
 
+use super::engine::Code;
 use super::path::DataPath;
 use super::schema::{SchemaType, TypeKind};
-use super::starlark::{CallArgs, StarValue};
+use super::starlark::{CallArgs, Handle, StarValue};
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
 use crate::yaml::{Comment, Node, ScalarValue, Value};
@@ -20,17 +21,19 @@ pub struct Validation {
     pub not_null: bool,
     pub custom: Vec<CustomRule>,
     pub named: Vec<NamedRule>,
-    /// A `when=` predicate was given. Until Starlark functions are evaluated
-    /// (issue 3) such a validation is not run: running it unconditionally
-    /// would report values the predicate exempts.
+    /// The `when=` predicate.
+    pub when: Option<Handle>,
+    /// A `when=` was given but could not be kept (not from compiled code):
+    /// the rules are then not run rather than run unconditionally.
     pub has_when: bool,
 }
 
-/// A `(description, check)` rule. Evaluating its function needs the
-/// Starlark engine of the ytt package (issue 3); until then it is kept.
+/// A `(description, check)` rule: a function, an assertion object or a
+/// struct with a `check`.
 #[derive(Debug, Clone)]
 pub struct CustomRule {
     pub description: String,
+    pub check: Option<Handle>,
 }
 
 /// The named rules, in the order ytt runs them.
@@ -104,6 +107,7 @@ pub fn parse_validation(
         not_null: false,
         custom: Vec::new(),
         named: Vec::new(),
+        when: None,
         has_when: false,
     };
     if call.positional.is_empty() && call.named.is_empty() {
@@ -137,6 +141,7 @@ pub fn parse_validation(
         }
         validation.custom.push(CustomRule {
             description: description.clone(),
+            check: handle_of(&items[1]),
         });
     }
     for (key, value) in &call.named {
@@ -200,6 +205,7 @@ pub fn parse_validation(
             },
             "when" => {
                 validation.has_when = true;
+                validation.when = handle_of(value);
                 if !is_callable(value) {
                     return Err(format!(
                         "{prefix}expected keyword argument \"when\" to be a function, but was {}",
@@ -212,6 +218,13 @@ pub fn parse_validation(
     }
     validation.named.sort_by_key(NamedRule::order);
     Ok(validation)
+}
+
+fn handle_of(value: &StarValue) -> Option<Handle> {
+    match value {
+        StarValue::Other { handle, .. } => handle.clone(),
+        _ => None,
+    }
 }
 
 fn is_callable(value: &StarValue) -> bool {
@@ -259,54 +272,142 @@ fn found_value(value: &StarValue) -> String {
 /// Runs the rules of a type tree over final data values.
 pub struct Validator<'a> {
     pub findings: &'a mut Vec<Finding>,
+    pub code: &'a Code<'a>,
+    /// The whole document's value, for `ctx.root` (converted once).
+    pub root: Option<StarValue>,
+    /// Set when a `when=` fails: ytt then stops all validation.
+    pub is_aborted: bool,
 }
 
 impl Validator<'_> {
     /// Validate `node` (located at `at`) against `ty` and everything below it.
-    pub fn validate(&mut self, node: &Node, at: Span, ty: &SchemaType, path: &DataPath) {
+    pub fn validate(
+        &mut self,
+        node: &Node,
+        at: Span,
+        ty: &SchemaType,
+        path: &DataPath,
+        parent: Option<&Node>,
+    ) {
+        if self.is_aborted {
+            return;
+        }
         if let Some(validation) = &ty.validation {
-            self.run(node, at, validation, path);
+            self.run(node, at, validation, path, parent);
         }
         match (&node.value, &ty.kind) {
             (Value::Map(items), TypeKind::Map(_)) => {
                 for item in items {
                     let key = item.key.display();
                     if let Some(child) = ty.entry(&key) {
-                        self.validate(&item.value, item.key_span, child, &path.key(&key));
+                        self.validate(
+                            &item.value,
+                            item.key_span,
+                            child,
+                            &path.key(&key),
+                            Some(node),
+                        );
                     }
                 }
             }
             (Value::Array(items), TypeKind::Array(item_type)) => {
                 for (index, item) in items.iter().enumerate() {
-                    self.validate(&item.value, item.span, item_type, &path.index(index));
+                    self.validate(
+                        &item.value,
+                        item.span,
+                        item_type,
+                        &path.index(index),
+                        Some(node),
+                    );
                 }
             }
             _ => {}
         }
     }
 
-    fn run(&mut self, node: &Node, at: Span, validation: &Validation, path: &DataPath) {
+    fn run(
+        &mut self,
+        node: &Node,
+        at: Span,
+        validation: &Validation,
+        path: &DataPath,
+        parent: Option<&Node>,
+    ) {
         let at = value_span(node, at);
-        if validation.has_when {
+        // ytt: null skips every rule (before when=) unless not_null is set.
+        if node.is_null() && !validation.not_null {
+            return;
+        }
+        let value = node_to_star(node);
+        if let Some(when) = &validation.when {
+            let parent = parent.map_or(StarValue::None, node_to_star);
+            let root = self.root.clone().unwrap_or(StarValue::None);
+            let failure = match self.code.engine.call_when(&when.0, &value, &parent, &root) {
+                Ok(StarValue::Bool(true)) => None,
+                Ok(StarValue::Bool(false)) => return,
+                Ok(other) => Some(format!("want when= to be bool, got {}", other.type_name())),
+                Err(e) if e.starts_with("Failed to evaluate") => Some(e),
+                Err(e) => Some(format!("Failure evaluating when=: {}", strip_fail(&e))),
+            };
+            if let Some(message) = failure {
+                self.findings.push(
+                    Finding::new(
+                        "ytt/when",
+                        Kind::Schema,
+                        validation.span,
+                        format!("Validating {path}: {message}"),
+                    )
+                    .with_path(path.to_string())
+                    .with_help("ytt stops validating at the first failing when= predicate"),
+                );
+                self.is_aborted = true;
+                return;
+            }
+        } else if validation.has_when {
             return;
         }
         if node.is_null() {
-            if validation.not_null {
+            self.violation(
+                at,
+                validation,
+                path,
+                "not null".into(),
+                Some("null".into()),
+                "not_null=True".into(),
+            );
+            return;
+        }
+        for rule in &validation.custom {
+            let Some(check) = &rule.check else { continue };
+            let is_object = !matches!(
+                self.code.engine.type_of(&check.0).as_str(),
+                "function" | "native_function" | "builtin_function_or_method"
+            );
+            let found = match self.code.engine.call(&check.0, &[&value], &[]) {
+                Ok(StarValue::Bool(true)) => continue,
+                Ok(StarValue::None) if is_object => continue,
+                Ok(_) => None,
+                Err(e) => Some(strip_fail(&e)),
+            };
+            self.violation(
+                at,
+                validation,
+                path,
+                rule.description.clone(),
+                found,
+                format!("(\"{}\", ...)", rule.description),
+            );
+        }
+        for rule in &validation.named {
+            if let Some(found) = check_named(rule, &value) {
                 self.violation(
                     at,
                     validation,
                     path,
-                    "not null".into(),
-                    "null".into(),
-                    "not_null=True".into(),
+                    rule.must_be(),
+                    Some(found),
+                    rule.written(),
                 );
-            }
-            return;
-        }
-        let value = node_to_star(node);
-        for rule in &validation.named {
-            if let Some(found) = check_named(rule, &value) {
-                self.violation(at, validation, path, rule.must_be(), found, rule.written());
             }
         }
     }
@@ -317,23 +418,32 @@ impl Validator<'_> {
         validation: &Validation,
         path: &DataPath,
         must_be: String,
-        found: String,
+        found: Option<String>,
         written: String,
     ) {
-        let finding = Finding::new(
-            "ytt/validation",
-            Kind::Validation,
-            at,
-            format!("{path} must be {must_be}, found {found}"),
-        )
-        .with_path(path.to_string())
-        .with_label(format!("breaks {written}"))
-        .with_related(
-            validation.span,
-            format!("rule declared here (@{})", validation.annotation),
-        );
+        let message = match &found {
+            Some(found) => format!("{path} must be {must_be}, found {found}"),
+            None => format!("{path} must be {must_be}"),
+        };
+        let finding = Finding::new("ytt/validation", Kind::Validation, at, message)
+            .with_path(path.to_string())
+            .with_label(format!("breaks {written}"))
+            .with_related(
+                validation.span,
+                format!("rule declared here (@{})", validation.annotation),
+            );
         self.findings.push(finding);
     }
+}
+
+/// ytt strips a leading `fail: ` from error texts shown as `found:`.
+fn strip_fail(message: &str) -> String {
+    let message = message.trim();
+    message
+        .strip_prefix("fail: ")
+        .or_else(|| message.strip_prefix("check: "))
+        .unwrap_or(message)
+        .to_string()
 }
 
 /// Where to underline a value: a one-line scalar itself, else its owner

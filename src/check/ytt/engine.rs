@@ -1,0 +1,525 @@
+//! The Starlark engine of one ytt package, on starlark-rust: compiles each
+//! file's code once (ytt's dialect translated by `translate`), provides the
+//! `@ytt:` modules rules use, loads the package's own `.star` and `.lib.yml`
+//! files (never anything outside the package), evaluates annotation
+//! arguments in their file's scope and calls rule functions with a
+//! statement budget, so an endless loop becomes a finding, not a hang.
+
+use super::starlark::{CallArgs, StarError, StarValue, to_star_value_owned};
+use super::translate::{Translated, star_code_lines, translate, yaml_code_lines};
+use starlark::environment::{FrozenModule, Globals, GlobalsBuilder, LibraryExtension, Module};
+use starlark::eval::{BeforeStmtFuncDyn, Evaluator, FileLoader};
+use starlark::syntax::{AstModule, Dialect};
+use starlark::values::dict::AllocDict;
+use starlark::values::list::AllocList;
+use starlark::values::{Heap, OwnedFrozenValue, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Statements one rule call may run before it is stopped.
+pub const STATEMENT_BUDGET: usize = 1_000_000;
+
+const ASSERT_MODULE: &str = r#"
+def _fail(msg):
+    fail(msg)
+
+def _min(n):
+    def check(v):
+        if not (v >= n):
+            fail("value < {}".format(n))
+    return struct(check=check)
+
+def _max(n):
+    def check(v):
+        if not (v <= n):
+            fail("value > {}".format(n))
+    return struct(check=check)
+
+def _min_len(n):
+    def check(v):
+        if not (len(v) >= n):
+            fail("length = {}".format(len(v)))
+    return struct(check=check)
+
+def _max_len(n):
+    def check(v):
+        if not (len(v) <= n):
+            fail("length = {}".format(len(v)))
+    return struct(check=check)
+
+def _not_null(enabled=True):
+    def check(v):
+        if enabled and v == None:
+            fail("value is null")
+    return struct(check=check)
+
+def _one_of(*args):
+    values = args[0] if len(args) == 1 and type(args[0]) in ("list", "tuple") else args
+    def check(v):
+        if v not in values:
+            fail("not one of allowed values")
+    return struct(check=check)
+
+def _one_not_null(keys=True):
+    def check(v):
+        names = [k for k in v] if keys == True else keys
+        set_keys = [k for k in names if k in v and v[k] != None]
+        if len(v) == 0:
+            fail("value is empty")
+        if len(set_keys) == 0:
+            fail("all values are null")
+        if len(set_keys) > 1:
+            fail("{} are not null".format(set_keys))
+    return struct(check=check)
+
+assert_ = struct(
+    fail=_fail,
+    min=_min,
+    max=_max,
+    min_len=_min_len,
+    max_len=_max_len,
+    not_null=_not_null,
+    one_of=_one_of,
+    one_not_null=_one_not_null,
+)
+"#;
+
+const BUILTINS_MODULE: &str = r#"
+builtin_struct = struct
+"#;
+
+// `struct` is rebound at the top of this module, so the builtin comes
+// from another module.
+const STRUCT_MODULE: &str = r#"
+load("@confvet:builtins", _builtin_struct="builtin_struct")
+
+def _make(**kwargs):
+    return _builtin_struct(**kwargs)
+
+def _make_and_bind(receiver, **kwargs):
+    return _builtin_struct(**kwargs)
+
+struct = _builtin_struct(make=_make, make_and_bind=_make_and_bind)
+"#;
+
+const REGEXP_MODULE: &str = r#"
+regexp = struct(match=ytt_regexp_match, replace=ytt_regexp_replace)
+"#;
+
+const DATA_MODULE: &str = r#"
+data = struct(values=struct())
+"#;
+
+const OVERLAY_MODULE: &str = r#"
+def _matcher(*args, **kwargs):
+    return None
+
+overlay = struct(
+    subset=_matcher, all=_matcher, map_key=_matcher, index=_matcher,
+    and_op=_matcher, or_op=_matcher, not_op=_matcher,
+)
+"#;
+
+#[starlark::starlark_module]
+fn ytt_natives(builder: &mut GlobalsBuilder) {
+    /// `regexp.match(pattern, text)` with Go RE2 meaning (unanchored).
+    fn ytt_regexp_match(pattern: &str, text: &str) -> anyhow::Result<bool> {
+        let re = regex::Regex::new(pattern).map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(re.is_match(text))
+    }
+
+    /// `regexp.replace(pattern, text, replacement)`.
+    fn ytt_regexp_replace(pattern: &str, text: &str, replacement: &str) -> anyhow::Result<String> {
+        let re = regex::Regex::new(pattern).map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(re.replace_all(text, replacement).into_owned())
+    }
+}
+
+fn dialect() -> Dialect {
+    Dialect {
+        enable_top_level_stmt: true,
+        ..Dialect::Extended
+    }
+}
+
+/// Stops evaluation after a number of statements.
+struct Budget {
+    left: usize,
+}
+
+impl<'e> BeforeStmtFuncDyn<'e> for Budget {
+    fn call<'v>(
+        &mut self,
+        _span: starlark::codemap::FileSpanRef,
+        _continued: bool,
+        _eval: &mut Evaluator<'v, '_, 'e>,
+    ) -> starlark::Result<()> {
+        if self.left == 0 {
+            return Err(starlark::Error::new_other(anyhow::anyhow!(
+                "evaluation stopped after {STATEMENT_BUDGET} statements (an endless loop?)"
+            )));
+        }
+        self.left -= 1;
+        Ok(())
+    }
+}
+
+/// One package's Starlark world.
+pub struct Engine {
+    globals: Globals,
+    root: PathBuf,
+    /// Compiled modules by load path (`@ytt:assert`, `helpers/x.star`).
+    modules: RefCell<HashMap<String, Result<FrozenModule, String>>>,
+    /// Paths being loaded, to stop load cycles.
+    loading: RefCell<Vec<String>>,
+}
+
+/// A compiled file, or why it failed (message, 1-based line, is_syntax).
+pub type Compiled = Result<FrozenModule, (String, usize, bool)>;
+
+impl Engine {
+    pub fn new(root: &Path) -> Engine {
+        let globals =
+            GlobalsBuilder::extended_by(&[LibraryExtension::StructType, LibraryExtension::SetType])
+                .with(ytt_natives)
+                .build();
+        Engine {
+            globals,
+            root: root.to_path_buf(),
+            modules: RefCell::new(HashMap::new()),
+            loading: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn run(&self, name: &str, translated: &Translated) -> Compiled {
+        let ast = AstModule::parse(name, translated.source.clone(), &dialect()).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| translated.original_line(s.resolve_span().begin.line))
+                .unwrap_or(1);
+            (first_line(&e.without_diagnostic().to_string()), line, true)
+        })?;
+        Module::with_temp_heap(|module| {
+            let result = {
+                let mut eval = Evaluator::new(&module);
+                eval.set_loader(self);
+                let _ = eval.set_max_callstack_size(100);
+                eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(
+                    Budget {
+                        left: STATEMENT_BUDGET,
+                    },
+                )));
+                eval.eval_module(ast, &self.globals).map(|_| ())
+            };
+            if let Err(e) = result {
+                let line = e
+                    .span()
+                    .map(|s| translated.original_line(s.resolve_span().begin.line))
+                    .unwrap_or(1);
+                return Err((first_line(&e.without_diagnostic().to_string()), line, false));
+            }
+            module.freeze().map_err(|e| (format!("{e:?}"), 1, false))
+        })
+    }
+
+    /// Compile the code lines of a ytt YAML file.
+    pub fn compile_yaml_file(&self, name: &str, text: &str) -> Compiled {
+        let translated =
+            translate(&yaml_code_lines(text)).map_err(|e| (e.message, e.line, true))?;
+        self.run(name, &translated)
+    }
+
+    fn load_path(&self, path: &str) -> Result<FrozenModule, String> {
+        if let Some(found) = self.modules.borrow().get(path) {
+            return found.clone();
+        }
+        if self.loading.borrow().iter().any(|p| p == path) {
+            return Err(format!("cycle while loading {path:?}"));
+        }
+        self.loading.borrow_mut().push(path.to_string());
+        let result = self.compile_load(path);
+        self.loading.borrow_mut().pop();
+        self.modules
+            .borrow_mut()
+            .insert(path.to_string(), result.clone());
+        result
+    }
+
+    fn compile_load(&self, path: &str) -> Result<FrozenModule, String> {
+        let builtin = match path {
+            "@ytt:assert" => Some(ASSERT_MODULE),
+            "@ytt:struct" => Some(STRUCT_MODULE),
+            "@ytt:regexp" => Some(REGEXP_MODULE),
+            "@ytt:data" => Some(DATA_MODULE),
+            "@ytt:overlay" => Some(OVERLAY_MODULE),
+            "@confvet:builtins" => Some(BUILTINS_MODULE),
+            _ => None,
+        };
+        let translated = if let Some(source) = builtin {
+            Translated {
+                source: source.to_string(),
+                lines: Vec::new(),
+            }
+        } else if path.starts_with('@') {
+            return Err(format!("cannot load {path}: not a module confvet provides"));
+        } else {
+            let relative = Path::new(path);
+            if relative.is_absolute()
+                || relative
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+            {
+                return Err(format!(
+                    "cannot load {path}: only files inside the package can be loaded"
+                ));
+            }
+            let file = self.root.join(relative);
+            let text = std::fs::read_to_string(&file)
+                .map_err(|_| format!("cannot load {path}: file not found in the package"))?;
+            let lines = if path.ends_with(".star") {
+                star_code_lines(&text)
+            } else {
+                yaml_code_lines(&text)
+            };
+            translate(&lines).map_err(|e| format!("{path}:{}: {}", e.line, e.message))?
+        };
+        self.run(path, &translated)
+            .map_err(|(message, line, _)| format!("{path}:{line}: {message}"))
+    }
+
+    /// Evaluate annotation arguments in the scope of `module` (a file's code).
+    pub fn eval_args(
+        &self,
+        module: Option<&FrozenModule>,
+        args: &str,
+    ) -> Result<CallArgs, StarError> {
+        if args.trim().is_empty() {
+            return Ok(CallArgs::default());
+        }
+        let prefix = "def confvet_capture_(*args, **kwargs):\n    return (args, kwargs)\nconfvet_args_ = confvet_capture_(";
+        let program = format!("{prefix}{}\n)\n", super::translate::rename_assert(args));
+        let ast = AstModule::parse("annotation", program, &dialect()).map_err(|e| StarError {
+            message: first_line(&e.without_diagnostic().to_string()),
+            offset: e
+                .span()
+                .map(|s| (s.span.begin().get() as usize).saturating_sub(prefix.len())),
+            is_syntax: true,
+        })?;
+        let frozen = Module::with_temp_heap(|m| {
+            if let Some(scope) = module {
+                m.import_public_symbols(scope);
+            }
+            let result = {
+                let mut eval = Evaluator::new(&m);
+                eval.set_loader(self);
+                let _ = eval.set_max_callstack_size(100);
+                eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(
+                    Budget {
+                        left: STATEMENT_BUDGET,
+                    },
+                )));
+                eval.eval_module(ast, &self.globals).map(|_| ())
+            };
+            result.map_err(|e| StarError {
+                message: first_line(&e.without_diagnostic().to_string()),
+                offset: None,
+                is_syntax: false,
+            })?;
+            m.freeze().map_err(|e| StarError {
+                message: format!("{e:?}"),
+                offset: None,
+                is_syntax: false,
+            })
+        })?;
+        let captured = frozen.get("confvet_args_").map_err(|e| StarError {
+            message: e.to_string(),
+            offset: None,
+            is_syntax: false,
+        })?;
+        let value = captured.value();
+        let pair =
+            starlark::values::tuple::TupleRef::from_value(value).map(|t| t.content().to_vec());
+        let Some([args, kwargs]) = pair.as_deref() else {
+            return Ok(CallArgs::default());
+        };
+        let positional = starlark::values::tuple::TupleRef::from_value(*args)
+            .map(|t| {
+                t.content()
+                    .iter()
+                    .map(|v| to_star_value_owned(*v, &captured, 0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let named = starlark::values::dict::DictRef::from_value(*kwargs)
+            .map(|d| {
+                d.iter()
+                    .map(|(k, v)| {
+                        (
+                            k.unpack_str().unwrap_or_default().to_string(),
+                            to_star_value_owned(v, &captured, 0),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(CallArgs { positional, named })
+    }
+
+    /// The Starlark type name of a frozen value.
+    pub fn type_of(&self, value: &OwnedFrozenValue) -> String {
+        value.value().get_type().to_string()
+    }
+
+    /// Call a rule: a function, or an object's `check` (assertion objects,
+    /// structs). Ok is the returned value; Err the error text.
+    pub fn call(
+        &self,
+        callee: &OwnedFrozenValue,
+        args: &[&StarValue],
+        named: &[(&str, &StarValue)],
+    ) -> Result<StarValue, String> {
+        Module::with_temp_heap(|module| {
+            let heap = module.heap();
+            let mut f = in_module(&module, callee);
+            if !is_function(f) {
+                f = match f.get_attr("check", heap) {
+                    Ok(Some(check)) => check,
+                    _ => return Err(format!("{} is not callable and has no check", f.get_type())),
+                };
+            }
+            let positional: Vec<Value> = args.iter().map(|a| alloc(heap, a)).collect();
+            let named: Vec<(&str, Value)> =
+                named.iter().map(|(k, v)| (*k, alloc(heap, v))).collect();
+            let mut eval = Evaluator::new(&module);
+            eval.set_loader(self);
+            let _ = eval.set_max_callstack_size(100);
+            eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(Budget {
+                left: STATEMENT_BUDGET,
+            })));
+            match eval.eval_function(f, &positional, &named) {
+                Ok(v) => Ok(super::starlark::to_star_value(v, 0)),
+                Err(e) => Err(first_line(&e.without_diagnostic().to_string())),
+            }
+        })
+    }
+
+    /// Call a `when=` predicate as ytt does: with `(value, ctx)` when it
+    /// takes two parameters, `(value)` when it takes one; `ctx` has `parent`
+    /// and `root`. Err says why it could not be evaluated.
+    pub fn call_when(
+        &self,
+        callee: &OwnedFrozenValue,
+        value: &StarValue,
+        parent: &StarValue,
+        root: &StarValue,
+    ) -> Result<StarValue, String> {
+        let arity = Module::with_temp_heap(|module| {
+            let f = in_module(&module, callee);
+            parameter_count(f)
+        });
+        match arity {
+            Some(1) => self.call(callee, &[value], &[]),
+            Some(2) => Module::with_temp_heap(|module| {
+                let heap = module.heap();
+                let f = in_module(&module, callee);
+                let ctx = heap.alloc(starlark::values::structs::AllocStruct([
+                    ("parent", alloc(heap, parent)),
+                    ("root", alloc(heap, root)),
+                ]));
+                let mut eval = Evaluator::new(&module);
+                eval.set_loader(self);
+                let _ = eval.set_max_callstack_size(100);
+                eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(
+                    Budget {
+                        left: STATEMENT_BUDGET,
+                    },
+                )));
+                match eval.eval_function(f, &[alloc(heap, value), ctx], &[]) {
+                    Ok(v) => Ok(super::starlark::to_star_value(v, 0)),
+                    Err(e) => Err(first_line(&e.without_diagnostic().to_string())),
+                }
+            }),
+            Some(n) => Err(format!(
+                "Failed to evaluate when=: function must accept 1 or 2 arguments ({n} given)"
+            )),
+            None => self.call(callee, &[value], &[]),
+        }
+    }
+}
+
+/// The number of parameters of a def or lambda, read from its signature.
+fn parameter_count(value: Value<'_>) -> Option<usize> {
+    // `<function name>` reprs carry no signature; documentation does.
+    let doc = value.documentation();
+    match doc {
+        starlark::docs::DocItem::Member(starlark::docs::DocMember::Function(f)) => {
+            let p = &f.params;
+            Some(p.pos_only.len() + p.pos_or_named.len())
+        }
+        _ => None,
+    }
+}
+
+/// A frozen value usable in `module`.
+fn in_module<'v>(module: &Module<'v>, value: &OwnedFrozenValue) -> Value<'v> {
+    // SAFETY: the module's frozen heap takes a reference to the value's
+    // owner, so the value lives as long as the module that uses it.
+    unsafe { value.owned_frozen_value(module.frozen_heap()) }.to_value()
+}
+
+fn is_function(value: Value<'_>) -> bool {
+    matches!(
+        value.get_type(),
+        "function" | "builtin_function_or_method" | "native_function"
+    )
+}
+
+/// The engine with each file's compiled code: where annotations are evaluated.
+pub struct Code<'a> {
+    pub engine: &'a Engine,
+    pub scopes: &'a HashMap<crate::source::FileId, FrozenModule>,
+}
+
+impl Code<'_> {
+    /// Evaluate annotation arguments in the scope of the file they are in.
+    pub fn eval_args(
+        &self,
+        args: &str,
+        file: crate::source::FileId,
+    ) -> Result<CallArgs, StarError> {
+        self.engine.eval_args(self.scopes.get(&file), args)
+    }
+}
+
+impl FileLoader for Engine {
+    fn load(&self, path: &str) -> starlark::Result<FrozenModule> {
+        self.load_path(path)
+            .map_err(|e| starlark::Error::new_other(anyhow::anyhow!(e)))
+    }
+}
+
+fn first_line(message: &str) -> String {
+    let text = message.trim();
+    let line = text.lines().next().unwrap_or("").trim();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
+}
+
+/// Allocate a converted value on a heap (maps become dicts, arrays lists).
+pub fn alloc<'v>(heap: Heap<'v>, value: &StarValue) -> Value<'v> {
+    match value {
+        StarValue::None => Value::new_none(),
+        StarValue::Bool(b) => Value::new_bool(*b),
+        StarValue::Int(i) => heap.alloc(*i),
+        StarValue::Float(f) => heap.alloc(*f),
+        StarValue::Str(s) => heap.alloc(s.as_str()),
+        StarValue::List(items) => heap.alloc(AllocList(items.iter().map(|i| alloc(heap, i)))),
+        StarValue::Tuple(items) => heap.alloc(starlark::values::tuple::AllocTuple(
+            items.iter().map(|i| alloc(heap, i)),
+        )),
+        StarValue::Dict(items) => heap.alloc(AllocDict(
+            items.iter().map(|(k, v)| (alloc(heap, k), alloc(heap, v))),
+        )),
+        StarValue::Other { repr, .. } => heap.alloc(repr.as_str()),
+    }
+}

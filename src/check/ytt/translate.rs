@@ -1,0 +1,294 @@
+//! ytt's Starlark dialect to plain Starlark: blocks close with `end` instead
+//! of by indentation, and `assert` (a reserved word in starlark-rust) is a
+//! module name. Each output line maps back to a line of the ytt file.
+
+/// Starlark source with, for each of its lines, the 1-based line of the ytt
+/// file it came from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Translated {
+    pub source: String,
+    pub lines: Vec<usize>,
+}
+
+impl Translated {
+    /// The ytt line of a 0-based line of `source`.
+    pub fn original_line(&self, generated: usize) -> usize {
+        self.lines
+            .get(generated)
+            .or(self.lines.last())
+            .copied()
+            .unwrap_or(1)
+    }
+}
+
+/// Why code cannot be translated: a message and the 1-based ytt line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranslateError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// What one line of code does to the bracket depth and whether, outside
+/// strings and brackets, it ends with `:` (a block opener).
+struct LineShape {
+    code: String,
+    depth_after: i32,
+    opens_block: bool,
+}
+
+fn shape(line: &str, depth_before: i32) -> LineShape {
+    let mut depth = depth_before;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut end = line.len();
+    let mut last_significant: Option<char> = None;
+    for (i, c) in line.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            last_significant = Some(c);
+            continue;
+        }
+        match c {
+            '#' => {
+                end = i;
+                break;
+            }
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        if !c.is_whitespace() {
+            last_significant = Some(c);
+        }
+    }
+    LineShape {
+        code: line[..end].trim_end().to_string(),
+        depth_after: depth,
+        opens_block: depth == 0
+            && last_significant == Some(':')
+            && line[..end].trim_end().ends_with(':'),
+    }
+}
+
+fn keyword(code: &str) -> &str {
+    code.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .next()
+        .unwrap_or("")
+}
+
+/// Rename `assert` outside strings, and turn `load("@ytt:assert", "assert")`
+/// into `load("@ytt:assert", "assert_")` (the module exports `assert_`).
+pub fn rename_assert(code: &str) -> String {
+    let mut out = String::with_capacity(code.len() + 8);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let chars: Vec<(usize, char)> = code.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        if let Some(q) = quote {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if c == '"' || c == '\'' {
+            if code[at..].starts_with("\"assert\"") && code[..at].contains("@ytt:assert") {
+                out.push_str("\"assert_\"");
+                i += 8;
+                continue;
+            }
+            quote = Some(c);
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let boundary_before = at == 0 || {
+            let p = code[..at].chars().next_back().unwrap_or(' ');
+            !(p.is_alphanumeric() || p == '_' || p == '.')
+        };
+        if boundary_before && code[at..].starts_with("assert") {
+            let after = code[at + 6..].chars().next().unwrap_or(' ');
+            if !(after.is_alphanumeric() || after == '_') {
+                out.push_str("assert_");
+                i += 6;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Translate lines of ytt code (1-based line, text without `#@`) into Starlark.
+pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, TranslateError> {
+    let mut out = Translated::default();
+    // Open blocks: (opening line, statements seen in the block).
+    let mut blocks: Vec<(usize, usize)> = Vec::new();
+    let mut depth = 0;
+    let push = |out: &mut Translated, indent: usize, text: &str, line: usize| {
+        out.source.push_str(&"    ".repeat(indent));
+        out.source.push_str(text);
+        out.source.push('\n');
+        out.lines.push(line);
+    };
+    for (line, raw) in code_lines {
+        let text = rename_assert(raw.trim());
+        if depth > 0 {
+            // A continuation line of a bracketed expression: keep as is.
+            let shaped = shape(&text, depth);
+            depth = shaped.depth_after.max(0);
+            push(&mut out, 0, &shaped.code, *line);
+            continue;
+        }
+        let shaped = shape(&text, 0);
+        let code = shaped.code.trim().to_string();
+        if code.is_empty() {
+            continue;
+        }
+        match keyword(&code) {
+            "end" if code == "end" => {
+                let Some((_, statements)) = blocks.pop() else {
+                    return Err(TranslateError {
+                        line: *line,
+                        message: "unexpected end: no block is open (if/else/elif/for/def)".into(),
+                    });
+                };
+                if statements == 0 {
+                    push(&mut out, blocks.len() + 1, "pass", *line);
+                }
+                continue;
+            }
+            "elif" | "else" => {
+                let Some((_, statements)) = blocks.pop() else {
+                    return Err(TranslateError {
+                        line: *line,
+                        message: format!("{} without an open if/for block", keyword(&code)),
+                    });
+                };
+                if statements == 0 {
+                    push(&mut out, blocks.len() + 1, "pass", *line);
+                }
+                if let Some(parent) = blocks.last_mut() {
+                    parent.1 += 1;
+                }
+                push(&mut out, blocks.len(), &code, *line);
+                blocks.push((*line, 0));
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(parent) = blocks.last_mut() {
+            parent.1 += 1;
+        }
+        push(&mut out, blocks.len(), &code, *line);
+        depth = shaped.depth_after.max(0);
+        if shaped.opens_block {
+            blocks.push((*line, 0));
+        }
+    }
+    if let Some((line, _)) = blocks.first() {
+        return Err(TranslateError {
+            line: *line,
+            message: "mismatched set of block openings (if/else/elif/for/def) and closing (end)"
+                .into(),
+        });
+    }
+    Ok(out)
+}
+
+/// The code lines of a ytt YAML file: `#@ code` comments, in order.
+pub fn yaml_code_lines(text: &str) -> Vec<(usize, String)> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let trimmed = line.trim_start();
+            let rest = trimmed.strip_prefix("#@")?;
+            (rest.is_empty() || rest.starts_with([' ', '\t'])).then(|| (i + 1, rest.to_string()))
+        })
+        .collect()
+}
+
+/// The lines of a `.star` file.
+pub fn star_code_lines(text: &str) -> Vec<(usize, String)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.to_string()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<(usize, String)> {
+        star_code_lines(text)
+    }
+
+    #[test]
+    fn end_closes_blocks() {
+        let out = translate(&lines(
+            "def f(v):\n  if v:\n    return 1\n  else:\n  end\n  return 2\nend\nx = f(1)",
+        ))
+        .unwrap();
+        assert_eq!(
+            out.source,
+            "def f(v):\n    if v:\n        return 1\n    else:\n        pass\n    return 2\nx = f(1)\n"
+        );
+        assert_eq!(out.lines, vec![1, 2, 3, 4, 5, 6, 8]);
+    }
+
+    #[test]
+    fn brackets_span_lines_and_colons_in_lambdas_do_not_open_blocks() {
+        let out = translate(&lines("rules = {\n  \"a\": lambda v: v,\n}\ny = 1")).unwrap();
+        assert_eq!(out.source, "rules = {\n\"a\": lambda v: v,\n}\ny = 1\n");
+    }
+
+    #[test]
+    fn missing_end_names_the_opening_line() {
+        let err = translate(&lines("x = 1\ndef f():\n  return 1\n")).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("mismatched"));
+    }
+
+    #[test]
+    fn assert_is_renamed_outside_strings() {
+        assert_eq!(
+            rename_assert(r#"load("@ytt:assert", "assert")"#),
+            r#"load("@ytt:assert", "assert_")"#
+        );
+        assert_eq!(
+            rename_assert(r#"assert.fail("assert x")"#),
+            r#"assert_.fail("assert x")"#
+        );
+        assert_eq!(
+            rename_assert("my_assert.x + reassert"),
+            "my_assert.x + reassert"
+        );
+    }
+
+    #[test]
+    fn code_lines_of_yaml_are_the_hash_at_space_comments() {
+        let got = yaml_code_lines(
+            "#@ load(\"x.star\", \"y\")\n#@data/values\n---\na: 1 #@ z\n  #@ end\n",
+        );
+        assert_eq!(
+            got,
+            vec![(1, " load(\"x.star\", \"y\")".into()), (5, " end".into())]
+        );
+    }
+}
