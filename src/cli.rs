@@ -110,6 +110,10 @@ pub struct YttFlags {
     /// Reject ambiguous YAML scalars such as `yes`, as `ytt --strict` does
     #[arg(long)]
     pub strict: bool,
+
+    /// Allow plain `#` comments in schema and data-values files, as ytt's flag does
+    #[arg(long = "ignore-unknown-comments")]
+    pub ignore_unknown_comments: bool,
 }
 
 impl YttFlags {

@@ -319,7 +319,13 @@ fn read_and_parse(
         )))
     } else {
         let source = sources.get(id);
-        yaml::parse_file(id, &source.text, parse)
+        // ytt templates repeat keys under `#@ if`/`#@ else`; the ytt check
+        // reports duplicates where no template code can choose.
+        let options = ParseOptions {
+            keeps_duplicate_keys: system == Some(System::Ytt) || system.is_none(),
+            ..parse.clone()
+        };
+        yaml::parse_file(id, &source.text, &options)
             .map_err(|e| Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message)))
     };
     Some(DiscoveredFile {

@@ -82,6 +82,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         },
         disable_validation: flags.disable_validation,
         strict: flags.strict,
+        ignore_unknown_comments: flags.ignore_unknown_comments,
     }
 }
 

@@ -102,6 +102,13 @@ pub static RULES: &[Rule] = &[
         "## What it does\nEvaluates each `when=` predicate as ytt does, with `(value)` or `(value, ctx)`, and reports one that fails, returns something other than a boolean, or takes another number of parameters.\n\n## Why\nytt aborts all validation with `Validating <path>: ...`.\n\n## Example\n```yaml\n#@schema/validation min=1, when=lambda v: fail(\"cannot decide\")\nreplicas: 0\n```"
     ),
     rule!(
+        "ytt/unknown-comment",
+        Syntax,
+        Error,
+        "A schema or data-values file has a plain # comment",
+        "## What it does\nReports the first plain `#` comment in a schema or data-values file, which ytt templates.\n\n## Why\nytt rejects it (`Expected ytt-formatted string (use '#@' for annotations or code, '#!' for comments)`) unless `--ignore-unknown-comments` is given; confvet takes that flag too.\n\n## Example\n```yaml\n# Copyright 2021   <- write #! instead\n#@data/values\n---\nreplicas: 1\n```"
+    ),
+    rule!(
         "ytt/flag",
         Syntax,
         Error,

@@ -41,6 +41,8 @@ pub struct YttSettings {
     pub flags: DataValueFlags,
     pub disable_validation: bool,
     pub strict: bool,
+    /// ytt's `--ignore-unknown-comments`: plain `#` comments are allowed.
+    pub ignore_unknown_comments: bool,
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -76,8 +78,28 @@ pub fn check_package(
     // 2. Sort documents into schema and data values; check file shapes.
     let mut schema_docs: Vec<&Document> = Vec::new();
     let mut value_docs: Vec<&Document> = Vec::new();
-    for set in &parsed {
-        classify_documents(set, &mut schema_docs, &mut value_docs, findings);
+    for (file, set) in files.iter().zip(&parsed) {
+        // ytt private libraries keep their own data values.
+        if in_ytt_lib(&file.path, root) {
+            continue;
+        }
+        let source = sources.get(file.id);
+        let fragments = if source.text.contains("#@ def") {
+            translate::yaml_program(&source.text).1
+        } else {
+            Vec::new()
+        };
+        let in_fragment = |doc: &Document| {
+            let line = source.line_col(doc.span.start as usize).line;
+            fragments.iter().any(|r| r.contains(&line))
+        };
+        classify_documents(
+            set,
+            &in_fragment,
+            &mut schema_docs,
+            &mut value_docs,
+            findings,
+        );
     }
     if has_errors(findings) {
         return outcome;
@@ -88,6 +110,9 @@ pub fn check_package(
     let engine = Engine::new(root);
     let mut scopes = HashMap::new();
     for (file, set) in files.iter().zip(&parsed) {
+        if in_ytt_lib(&file.path, root) {
+            continue;
+        }
         let is_schema_file = set
             .docs
             .iter()
@@ -97,6 +122,24 @@ pub fn check_package(
             continue;
         }
         let source = sources.get(file.id);
+        if !settings.ignore_unknown_comments
+            && let Some(comment) = first_plain_comment(set)
+        {
+            let line = source.line_col(comment.span.start as usize).line;
+            findings.push(
+                Finding::new(
+                    "ytt/unknown-comment",
+                    Kind::Syntax,
+                    comment.span,
+                    format!(
+                        "Failed to parse line {line}: '#{}': Expected ytt-formatted string (use '#@' for annotations or code, '#!' for comments)",
+                        comment.text
+                    ),
+                )
+                .with_help("write `#!` for a comment in a ytt file, or pass --ignore-unknown-comments as ytt users do"),
+            );
+            return outcome;
+        }
         match engine.compile_yaml_file(&source.name, &source.text) {
             Ok(module) => {
                 scopes.insert(file.id, module);
@@ -156,6 +199,14 @@ pub fn check_package(
     for (node, comments, mode) in &sources_in_order {
         let mut step = Vec::new();
         match current.as_mut() {
+            // Without a schema the first document is the base; an empty
+            // one is an empty map, as in ytt.
+            None if node.is_null() => {
+                current = Some(Node {
+                    span: node.span,
+                    value: Value::Map(Vec::new()),
+                })
+            }
             None => current = Some(node.clone()),
             Some(left) => {
                 let mut merger = Merger {
@@ -213,6 +264,39 @@ pub fn check_package(
     outcome
 }
 
+/// The first plain `#` comment of a file, which ytt rejects in a templated
+/// file unless `--ignore-unknown-comments` is given.
+fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Comment> {
+    fn walk<'a>(node: &'a Node, found: &mut Vec<&'a crate::yaml::Comment>) {
+        match &node.value {
+            Value::Map(items) => items.iter().for_each(|i| {
+                found.extend(&i.comments);
+                walk(&i.value, found);
+            }),
+            Value::Array(items) => items.iter().for_each(|i| {
+                found.extend(&i.comments);
+                walk(&i.value, found);
+            }),
+            Value::Scalar(_) => {}
+        }
+    }
+    let mut comments: Vec<&crate::yaml::Comment> = set.trailing_comments.iter().collect();
+    for doc in &set.docs {
+        comments.extend(&doc.comments);
+        walk(&doc.value, &mut comments);
+    }
+    comments
+        .into_iter()
+        .filter(|c| c.kind == crate::yaml::CommentKind::Plain)
+        .min_by_key(|c| c.span.start)
+}
+
+/// Files in a ytt private library (`_ytt_lib`) below the package root.
+fn in_ytt_lib(path: &Path, root: &Path) -> bool {
+    path.strip_prefix(root)
+        .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "_ytt_lib"))
+}
+
 /// Does any rule in the type tree have a `when=` (which may need `ctx.root`)?
 fn has_when_rule(ty: &SchemaType) -> bool {
     ty.validation.as_ref().is_some_and(|v| v.when.is_some())
@@ -231,15 +315,17 @@ fn has_errors(findings: &[Finding]) -> bool {
 /// only such documents, and `@data/values-schema` belongs on a document.
 fn classify_documents<'a>(
     set: &'a DocumentSet,
+    in_fragment: &dyn Fn(&Document) -> bool,
     schema_docs: &mut Vec<&'a Document>,
     value_docs: &mut Vec<&'a Document>,
     findings: &mut Vec<Finding>,
 ) {
     let is_schema = |d: &Document| d.has_annotation("data/values-schema");
     let is_values = |d: &Document| d.has_annotation("data/values");
-    let has_schema = set.docs.iter().any(is_schema);
-    let has_values = set.docs.iter().any(is_values);
-    for doc in &set.docs {
+    let docs: Vec<&Document> = set.docs.iter().filter(|d| !in_fragment(d)).collect();
+    let has_schema = docs.iter().any(|d| is_schema(d));
+    let has_values = docs.iter().any(|d| is_values(d));
+    for doc in docs {
         if let Value::Map(items) = &doc.value.value {
             for item in items {
                 if item.has_annotation("data/values-schema") {
