@@ -109,6 +109,34 @@ pub static RULES: &[Rule] = &[
         "## What it does\nReports the first plain `#` comment in a schema or data-values file, which ytt templates.\n\n## Why\nytt rejects it (`Expected ytt-formatted string (use '#@' for annotations or code, '#!' for comments)`) unless `--ignore-unknown-comments` is given; confvet takes that flag too.\n\n## Example\n```yaml\n# Copyright 2021   <- write #! instead\n#@data/values\n---\nreplicas: 1\n```"
     ),
     rule!(
+        "ytt/compat",
+        Compat,
+        Warning,
+        "A construct confvet implements but the ytt command rejects or ignores",
+        "## What it does\nMarks every use of the seed design that the ytt command does not have: named rules such as `format=`, `starts_with=`, `multiple_of=`; a `(description, value)` tuple as a named rule's argument; a third rule-tuple item as the message template; `@schema/validation-defaults-for-strings`; `@schema/removed`. confvet checks them; the warning says what ytt will do.\n\n## Why\nPackages are deployed with ytt: ytt fails on the rejected constructs and skips the ignored ones.\n\n## Example\n```yaml\n#@schema/validation format=\"hostname\"   # ytt: unknown keyword argument\ningress_host: example.com\n```"
+    ),
+    rule!(
+        "ytt/unknown-annotation",
+        Compat,
+        Warning,
+        "An unknown @schema/ annotation, most often a typo",
+        "## What it does\nReports `@schema/...` annotations that neither ytt nor confvet knows, with a did-you-mean hint.\n\n## Why\nytt ignores them silently, so `@schema/defualt` leaves the default unchanged without a word.\n\n## Example\n```yaml\n#@schema/nulable\ntls: {}\n```"
+    ),
+    rule!(
+        "ytt/deprecated",
+        Deprecated,
+        Warning,
+        "A value is given for a data value marked @schema/deprecated",
+        "## What it does\nWarns where a data-values file or flag sets a value whose schema node carries `@schema/deprecated \"notice\"`, quoting the notice.\n\n## Why\nytt accepts it silently; the notice tells what to use instead.\n\n## Example\n```yaml\n#@schema/deprecated \"use ingress.class_name instead\"\ningress_class: nginx\n```"
+    ),
+    rule!(
+        "ytt/removed",
+        UnknownKey,
+        Error,
+        "A value is given for a data value marked @schema/removed",
+        "## What it does\nReports a value given for a schema node annotated `@schema/removed \"notice\"` (seed design).\n\n## Why\nThe package no longer reads it: the value has no effect.\n\n## Example\n```yaml\n#@schema/removed \"set tls.enabled instead\"\nuse_tls: false\n```"
+    ),
+    rule!(
         "ytt/flag",
         Syntax,
         Error,

@@ -7,6 +7,7 @@
 
 pub mod engine;
 pub mod flags;
+pub mod formats;
 pub mod path;
 pub mod schema;
 pub mod starlark;
@@ -198,6 +199,9 @@ pub fn check_package(
     findings.append(&mut step_findings);
     for (node, comments, mode) in &sources_in_order {
         let mut step = Vec::new();
+        if let Some(ty) = &schema {
+            report_given_deprecated(node, ty, &DataPath::root(), &mut step);
+        }
         match current.as_mut() {
             // Without a schema the first document is the base; an empty
             // one is an empty map, as in ytt.
@@ -241,19 +245,37 @@ pub fn check_package(
     // 5. Validations on the final values. ytt never gets here after a type
     // error; confvet does, to report every problem at once, but keeps quiet
     // about rules on values that already have a type error.
-    if let Some(ty) = &schema
-        && !settings.disable_validation
-    {
+    if !settings.disable_validation {
         let mistyped: HashSet<Span> = findings.iter().map(|f| f.span).collect();
         let mut violations = Vec::new();
-        let has_when = has_when_rule(ty);
-        Validator {
+        let mut annotation_errors = Vec::new();
+        let needs_root = schema.as_ref().is_some_and(has_when_rule) || !value_docs.is_empty();
+        let mut validator = Validator {
             findings: &mut violations,
             code: &code,
-            root: has_when.then(|| validate::node_to_star(&values)),
+            root: needs_root.then(|| validate::node_to_star(&values)),
             is_aborted: false,
+        };
+        if let Some(ty) = &schema {
+            validator.validate(&values, ty.span, ty, &DataPath::root(), None);
         }
-        .validate(&values, ty.span, ty, &DataPath::root(), None);
+        // @assert/validate on data-values documents and on the nodes that
+        // survived the merge.
+        for doc in &value_docs {
+            if let Some(validation) =
+                assert_validation(doc.comments(), &code, &mut annotation_errors)
+            {
+                validator.run(&values, doc.span, &validation, &DataPath::root(), None);
+            }
+        }
+        run_asserts(
+            &values,
+            &DataPath::root(),
+            &mut validator,
+            &code,
+            &mut annotation_errors,
+        );
+        findings.extend(annotation_errors);
         findings.extend(
             violations
                 .into_iter()
@@ -295,6 +317,148 @@ fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Comment> {
 fn in_ytt_lib(path: &Path, root: &Path) -> bool {
     path.strip_prefix(root)
         .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "_ytt_lib"))
+}
+
+/// A value given for a `@schema/deprecated` data value is a warning, for a
+/// `@schema/removed` one an error (seed design; ytt says nothing).
+fn report_given_deprecated(
+    node: &Node,
+    ty: &SchemaType,
+    path: &DataPath,
+    findings: &mut Vec<Finding>,
+) {
+    match (&node.value, &ty.kind) {
+        (Value::Map(items), schema::TypeKind::Map(_)) => {
+            for item in items {
+                let key = item.key.display();
+                let Some(child) = ty.entry(&key) else {
+                    continue;
+                };
+                let item_path = path.key(&key);
+                if let Some(notice) = &child.docs.deprecated {
+                    findings.push(
+                        Finding::new(
+                            "ytt/deprecated",
+                            Kind::Deprecated,
+                            item.key_span,
+                            format!("{item_path} is deprecated: {notice}"),
+                        )
+                        .with_path(item_path.to_string())
+                        .with_related(child.span, "deprecated here"),
+                    );
+                }
+                if let Some(notice) = &child.docs.removed {
+                    findings.push(
+                        Finding::new(
+                            "ytt/removed",
+                            Kind::UnknownKey,
+                            item.key_span,
+                            format!("{item_path} was removed: {notice}"),
+                        )
+                        .with_path(item_path.to_string())
+                        .with_related(child.span, "removed here"),
+                    );
+                }
+                report_given_deprecated(&item.value, child, &item_path, findings);
+            }
+        }
+        (Value::Array(items), schema::TypeKind::Array(item_type)) => {
+            for (index, item) in items.iter().enumerate() {
+                report_given_deprecated(&item.value, item_type, &path.index(index), findings);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The `@assert/validate` of a node's comments, evaluated in its file's scope.
+fn assert_validation(
+    comments: &[crate::yaml::Comment],
+    code: &Code<'_>,
+    errors: &mut Vec<Finding>,
+) -> Option<validate::Validation> {
+    let comment = comments.iter().rev().find(|c| {
+        matches!(&c.kind, crate::yaml::CommentKind::Annotation { name, .. } if name == "assert/validate")
+    })?;
+    let crate::yaml::CommentKind::Annotation { args, .. } = &comment.kind else {
+        return None;
+    };
+    let call = match code.eval_args(args, comment.span.file) {
+        Ok(call) => call,
+        Err(err) => {
+            let (rule, kind) = if err.is_syntax {
+                ("ytt/starlark-syntax", Kind::Syntax)
+            } else {
+                ("ytt/undefined", Kind::Reference)
+            };
+            errors.push(Finding::new(
+                rule,
+                kind,
+                comment.span,
+                format!("@assert/validate: {}", err.message),
+            ));
+            return None;
+        }
+    };
+    match validate::parse_validation(&call, comment, "assert/validate") {
+        Ok(validation) => {
+            for note in &validation.compat {
+                errors.push(Finding::new(
+                    "ytt/compat",
+                    Kind::Compat,
+                    comment.span,
+                    note.clone(),
+                ));
+            }
+            Some(validation)
+        }
+        Err(message) => {
+            errors.push(Finding::new(
+                "ytt/rule-annotation",
+                Kind::Schema,
+                comment.span,
+                message,
+            ));
+            None
+        }
+    }
+}
+
+/// Run the `@assert/validate` rules found on the merged data values.
+fn run_asserts(
+    node: &Node,
+    path: &DataPath,
+    validator: &mut Validator<'_>,
+    code: &Code<'_>,
+    errors: &mut Vec<Finding>,
+) {
+    match &node.value {
+        Value::Map(items) => {
+            for item in items {
+                let item_path = path.key(&item.key.display());
+                if let Some(validation) = assert_validation(item.comments(), code, errors) {
+                    validator.run(
+                        &item.value,
+                        item.key_span,
+                        &validation,
+                        &item_path,
+                        Some(node),
+                    );
+                }
+                run_asserts(&item.value, &item_path, validator, code, errors);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let item_path = path.index(index);
+                if let Some(validation) = assert_validation(item.comments(), code, errors) {
+                    validator.run(&item.value, item.span, &validation, &item_path, Some(node));
+                }
+                run_asserts(&item.value, &item_path, validator, code, errors);
+            }
+        }
+        Value::Scalar(_) => {}
+    }
 }
 
 /// Does any rule in the type tree have a `when=` (which may need `ctx.root`)?

@@ -27,6 +27,14 @@ impl DataPath {
         path
     }
 
+    /// The last map key of the path, if it ends in one.
+    pub fn last_key(&self) -> Option<String> {
+        match self.0.last() {
+            Some(Segment::Key(key)) => Some(key.clone()),
+            _ => None,
+        }
+    }
+
     pub fn is_root(&self) -> bool {
         self.0.is_empty()
     }

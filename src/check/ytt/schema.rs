@@ -51,7 +51,23 @@ pub struct TypeDocs {
     pub description: Option<String>,
     pub examples: Vec<(String, StarValue)>,
     pub deprecated: Option<String>,
+    /// `@schema/removed "notice"` (seed design): giving a value is an error.
+    pub removed: Option<String>,
 }
+
+/// The annotation names of the schema layer, ytt's and the seed design's.
+pub const SCHEMA_ANNOTATIONS: &[&str] = &[
+    "type",
+    "nullable",
+    "default",
+    "validation",
+    "desc",
+    "title",
+    "examples",
+    "deprecated",
+    "validation-defaults-for-strings",
+    "removed",
+];
 
 impl TypeKind {
     /// ytt's name of the type.
@@ -108,6 +124,11 @@ impl SchemaBuilder<'_> {
     fn error(&mut self, span: Span, message: String) {
         self.findings
             .push(Finding::new("ytt/schema", Kind::Schema, span, message));
+    }
+
+    fn compat(&mut self, span: Span, message: String) {
+        self.findings
+            .push(Finding::new("ytt/compat", Kind::Compat, span, message));
     }
 
     fn rule_error(&mut self, span: Span, message: String) {
@@ -241,6 +262,9 @@ impl SchemaBuilder<'_> {
         } else if ty.is_nullable {
             ty.default = null_node(node.span);
         }
+        if let Some(defaults) = &annotations.string_defaults {
+            apply_string_defaults(&mut ty, defaults);
+        }
         for (_, example) in &ty.docs.examples {
             let fits = matches!(ty.kind, TypeKind::Any)
                 || (example == &StarValue::None && ty.is_nullable)
@@ -315,6 +339,8 @@ struct SchemaAnnotations {
     is_nullable: bool,
     default: Option<(StarValue, Span)>,
     validation: Option<Validation>,
+    /// `@schema/validation-defaults-for-strings` (seed design).
+    string_defaults: Option<Validation>,
     docs: TypeDocs,
 }
 
@@ -330,6 +356,7 @@ impl SchemaAnnotations {
             is_nullable: false,
             default: None,
             validation: None,
+            string_defaults: None,
             docs: TypeDocs::default(),
         };
         for comment in comments {
@@ -339,18 +366,19 @@ impl SchemaAnnotations {
             let Some(short) = name.strip_prefix("schema/") else {
                 continue;
             };
-            if !matches!(
-                short,
-                "type"
-                    | "nullable"
-                    | "default"
-                    | "validation"
-                    | "desc"
-                    | "title"
-                    | "examples"
-                    | "deprecated"
-            ) {
-                // ytt ignores unknown @schema/ annotations.
+            if !SCHEMA_ANNOTATIONS.contains(&short) {
+                // ytt ignores unknown @schema/ annotations silently: most are typos.
+                let known: Vec<String> = SCHEMA_ANNOTATIONS.iter().map(|a| a.to_string()).collect();
+                let mut finding = Finding::new(
+                    "ytt/unknown-annotation",
+                    Kind::Compat,
+                    comment.span,
+                    format!("@{name} is not a schema annotation; ytt ignores it"),
+                );
+                if let Some(near) = super::values::did_you_mean(short, &known) {
+                    finding = finding.with_help(format!("did you mean @schema/{near}?"));
+                }
+                builder.findings.push(finding);
                 continue;
             }
             if scope.in_any && short != "validation" {
@@ -412,10 +440,38 @@ impl SchemaAnnotations {
                     }
                     found.default = Some((call.positional[0].clone(), comment.span));
                 }
-                "validation" => match parse_validation(&call, comment, "schema/validation") {
-                    Ok(v) => found.validation = Some(v),
-                    Err(message) => {
-                        builder.rule_error(comment.span, message);
+                "validation" | "validation-defaults-for-strings" => {
+                    match parse_validation(&call, comment, "schema/validation") {
+                        Ok(v) => {
+                            for note in &v.compat {
+                                builder.compat(comment.span, note.clone());
+                            }
+                            if short == "validation" {
+                                found.validation = Some(v);
+                            } else {
+                                builder.compat(
+                                    comment.span,
+                                    "@schema/validation-defaults-for-strings is confvet's; ytt ignores it".into(),
+                                );
+                                found.string_defaults = Some(v);
+                            }
+                        }
+                        Err(message) => {
+                            builder.rule_error(comment.span, message);
+                            return None;
+                        }
+                    }
+                }
+                "removed" => match single_string(&call) {
+                    Some(text) => {
+                        builder.compat(
+                            comment.span,
+                            "@schema/removed is confvet's; ytt ignores it".into(),
+                        );
+                        found.docs.removed = Some(text);
+                    }
+                    None => {
+                        builder.error(owner, "Invalid schema - syntax error in @schema/removed annotation: expected a string notice".into());
                         return None;
                     }
                 },
@@ -550,6 +606,19 @@ fn star_fits(value: &StarValue, kind: &TypeKind) -> bool {
             })
         }),
         _ => false,
+    }
+}
+
+/// Give every string value below `ty` that has no rule of its own the
+/// rules of `@schema/validation-defaults-for-strings`.
+fn apply_string_defaults(ty: &mut SchemaType, defaults: &Validation) {
+    match &mut ty.kind {
+        TypeKind::String if ty.validation.is_none() => ty.validation = Some(defaults.clone()),
+        TypeKind::Map(entries) => entries
+            .iter_mut()
+            .for_each(|e| apply_string_defaults(&mut e.ty, defaults)),
+        TypeKind::Array(item) => apply_string_defaults(item, defaults),
+        _ => {}
     }
 }
 

@@ -19,24 +19,39 @@ pub struct Validation {
     /// `schema/validation` or `assert/validate`.
     pub annotation: &'static str,
     pub not_null: bool,
+    /// The description given as `not_null=("...", True)` (seed design).
+    pub not_null_description: Option<String>,
     pub custom: Vec<CustomRule>,
-    pub named: Vec<NamedRule>,
+    pub named: Vec<NamedRuleSpec>,
     /// The `when=` predicate.
     pub when: Option<Handle>,
     /// A `when=` was given but could not be kept (not from compiled code):
     /// the rules are then not run rather than run unconditionally.
     pub has_when: bool,
+    /// Constructs the ytt command rejects or ignores, which confvet
+    /// implements (seed design): each becomes a `compat` warning.
+    pub compat: Vec<String>,
 }
 
 /// A `(description, check)` rule: a function, an assertion object or a
-/// struct with a `check`.
+/// struct with a `check`; with a third item, the violation message template
+/// (seed design: `{key}`, `{value}`, `{desc}`, `{failure}`).
 #[derive(Debug, Clone)]
 pub struct CustomRule {
     pub description: String,
     pub check: Option<Handle>,
+    pub message: Option<String>,
 }
 
-/// The named rules, in the order ytt runs them.
+/// A named rule and, when given as `("description", value)`, its description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedRuleSpec {
+    pub rule: NamedRule,
+    pub description: Option<String>,
+}
+
+/// The named rules, in the order ytt runs them; after ytt's own six come the
+/// seed design's, in the order written.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NamedRule {
     MinLen(i64),
@@ -47,7 +62,34 @@ pub enum NamedRule {
     OneNotNull(Option<Vec<String>>),
     /// The allowed values as written: a list or a tuple.
     OneOf(StarValue),
+    Format(String),
+    StartsWith(String),
+    EndsWith(String),
+    Contains(StarValue),
+    Matches(String),
+    Even,
+    Odd,
+    MultipleOf(StarValue),
+    Len(i64),
 }
+
+/// The formats of `format=` (seed design).
+pub const FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "email",
+    "hostname",
+    "ip",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "port",
+    "percent",
+    "duration",
+    "quantity",
+];
 
 impl NamedRule {
     fn order(&self) -> u8 {
@@ -58,6 +100,7 @@ impl NamedRule {
             NamedRule::Max(_) => 3,
             NamedRule::OneNotNull(_) => 4,
             NamedRule::OneOf(_) => 5,
+            _ => 6,
         }
     }
 
@@ -74,6 +117,15 @@ impl NamedRule {
             ),
             NamedRule::OneNotNull(None) => "exactly one of all children to be not null".into(),
             NamedRule::OneOf(values) => format!("one of {values}"),
+            NamedRule::Format(name) => format!("a valid {name}"),
+            NamedRule::StartsWith(prefix) => format!("a string starting with {prefix:?}"),
+            NamedRule::EndsWith(suffix) => format!("a string ending with {suffix:?}"),
+            NamedRule::Contains(item) => format!("a value containing {item}"),
+            NamedRule::Matches(pattern) => format!("a string matching {pattern:?}"),
+            NamedRule::Even => "an even number".into(),
+            NamedRule::Odd => "an odd number".into(),
+            NamedRule::MultipleOf(n) => format!("a multiple of {n}"),
+            NamedRule::Len(n) => format!("length == {n}"),
         }
     }
 
@@ -90,6 +142,15 @@ impl NamedRule {
             ),
             NamedRule::OneNotNull(None) => "one_not_null=True".into(),
             NamedRule::OneOf(values) => format!("one_of={values}"),
+            NamedRule::Format(name) => format!("format={name:?}"),
+            NamedRule::StartsWith(prefix) => format!("starts_with={prefix:?}"),
+            NamedRule::EndsWith(suffix) => format!("ends_with={suffix:?}"),
+            NamedRule::Contains(item) => format!("contains={item}"),
+            NamedRule::Matches(pattern) => format!("matches={pattern:?}"),
+            NamedRule::Even => "even=True".into(),
+            NamedRule::Odd => "odd=True".into(),
+            NamedRule::MultipleOf(n) => format!("multiple_of={n}"),
+            NamedRule::Len(n) => format!("len={n}"),
         }
     }
 }
@@ -105,10 +166,12 @@ pub fn parse_validation(
         span: comment.span,
         annotation,
         not_null: false,
+        not_null_description: None,
         custom: Vec::new(),
         named: Vec::new(),
         when: None,
         has_when: false,
+        compat: Vec::new(),
     };
     if call.positional.is_empty() && call.named.is_empty() {
         return Err(format!(
@@ -121,7 +184,7 @@ pub fn parse_validation(
                 "{prefix}expected annotation to have 2-tuple as argument(s), but found: {rule}"
             ));
         };
-        if items.len() != 2 {
+        if items.len() != 2 && items.len() != 3 {
             return Err(format!(
                 "{prefix}expected 2-tuple, but found tuple with length {}",
                 items.len()
@@ -139,12 +202,46 @@ pub fn parse_validation(
                 items[1].type_name()
             ));
         }
+        let message = match items.get(2) {
+            None => None,
+            Some(StarValue::Str(template)) => {
+                validation.compat.push(format!(
+                    "@{annotation}: a third tuple item (a message template) is confvet's; ytt rejects the annotation (expected 2-tuple, but found tuple with length 3)"
+                ));
+                Some(template.clone())
+            }
+            Some(other) => {
+                return Err(format!(
+                    "{prefix}expected the third item of a rule tuple to be a message template string, but was {}",
+                    other.type_name()
+                ));
+            }
+        };
         validation.custom.push(CustomRule {
             description: description.clone(),
             check: handle_of(&items[1]),
+            message,
         });
     }
-    for (key, value) in &call.named {
+    for (key, given) in &call.named {
+        // Seed design: a named rule's argument may be ("description", value).
+        let (value, description) = match given {
+            StarValue::Tuple(items)
+                if items.len() == 2
+                    && matches!(items[0], StarValue::Str(_))
+                    && key != "one_of"
+                    && key != "when" =>
+            {
+                validation.compat.push(format!(
+                    "@{annotation}: {key}=(description, value) is confvet's; ytt rejects a tuple argument for {key}="
+                ));
+                let StarValue::Str(description) = &items[0] else {
+                    unreachable!()
+                };
+                (&items[1], Some(description.clone()))
+            }
+            other => (other, None),
+        };
         let number = |value: &StarValue| -> Result<i64, String> {
             match value {
                 StarValue::Int(i) => Ok(*i),
@@ -156,27 +253,45 @@ pub fn parse_validation(
                 )),
             }
         };
-        match key.as_str() {
-            "min_len" => validation.named.push(NamedRule::MinLen(number(value)?)),
-            "max_len" => validation.named.push(NamedRule::MaxLen(number(value)?)),
-            "min" => validation.named.push(NamedRule::Min(value.clone())),
-            "max" => validation.named.push(NamedRule::Max(value.clone())),
-            "not_null" => match value {
-                StarValue::Bool(b) => validation.not_null = *b,
-                other => {
-                    return Err(format!(
-                        "{prefix}expected keyword argument \"not_null\" to be a boolean, but was {}",
-                        other.type_name()
-                    ));
-                }
-            },
+        let string = |value: &StarValue| -> Result<String, String> {
+            match value {
+                StarValue::Str(s) => Ok(s.clone()),
+                other => Err(format!(
+                    "{prefix}expected keyword argument \"{key}\" to be a string, but was {}",
+                    other.type_name()
+                )),
+            }
+        };
+        let flag = |value: &StarValue| -> Result<bool, String> {
+            match value {
+                StarValue::Bool(b) => Ok(*b),
+                other => Err(format!(
+                    "{prefix}expected keyword argument \"{key}\" to be a boolean, but was {}",
+                    other.type_name()
+                )),
+            }
+        };
+        let is_seed = !matches!(
+            key.as_str(),
+            "min_len" | "max_len" | "min" | "max" | "not_null" | "one_not_null" | "one_of" | "when"
+        );
+        let rule = match key.as_str() {
+            "min_len" => Some(NamedRule::MinLen(number(value)?)),
+            "max_len" => Some(NamedRule::MaxLen(number(value)?)),
+            "min" => Some(NamedRule::Min(value.clone())),
+            "max" => Some(NamedRule::Max(value.clone())),
+            "not_null" => {
+                validation.not_null = flag(value)?;
+                validation.not_null_description = description.clone();
+                None
+            }
             "one_not_null" => match value {
-                StarValue::Bool(true) => validation.named.push(NamedRule::OneNotNull(None)),
+                StarValue::Bool(true) => Some(NamedRule::OneNotNull(None)),
                 StarValue::Bool(false) => {
                     return Err(format!("{prefix}one_not_null= cannot be False"));
                 }
                 StarValue::List(keys) | StarValue::Tuple(keys) => {
-                    validation.named.push(NamedRule::OneNotNull(Some(
+                    Some(NamedRule::OneNotNull(Some(
                         keys.iter()
                             .map(|k| match k {
                                 StarValue::Str(s) => s.clone(),
@@ -193,9 +308,7 @@ pub fn parse_validation(
                 }
             },
             "one_of" => match value {
-                StarValue::List(_) | StarValue::Tuple(_) => {
-                    validation.named.push(NamedRule::OneOf(value.clone()))
-                }
+                StarValue::List(_) | StarValue::Tuple(_) => Some(NamedRule::OneOf(value.clone())),
                 other => {
                     return Err(format!(
                         "{prefix}expected keyword argument one_of to be a sequence, but was {}",
@@ -212,11 +325,57 @@ pub fn parse_validation(
                         value.type_name()
                     ));
                 }
+                None
             }
+            "format" => {
+                let name = string(value)?;
+                if !FORMATS.contains(&name.as_str()) {
+                    return Err(format!(
+                        "{prefix}unknown format {name:?} (known: {})",
+                        FORMATS.join(", ")
+                    ));
+                }
+                Some(NamedRule::Format(name))
+            }
+            "starts_with" => Some(NamedRule::StartsWith(string(value)?)),
+            "ends_with" => Some(NamedRule::EndsWith(string(value)?)),
+            "contains" => Some(NamedRule::Contains(value.clone())),
+            "matches" => {
+                let pattern = string(value)?;
+                if let Err(e) = regex::Regex::new(&pattern) {
+                    return Err(format!(
+                        "{prefix}matches= is not a valid regular expression: {e}"
+                    ));
+                }
+                Some(NamedRule::Matches(pattern))
+            }
+            "even" => flag(value)?.then_some(NamedRule::Even),
+            "odd" => flag(value)?.then_some(NamedRule::Odd),
+            "multiple_of" => match value {
+                StarValue::Int(0) => return Err(format!("{prefix}multiple_of= cannot be 0")),
+                StarValue::Int(_) | StarValue::Float(_) => {
+                    Some(NamedRule::MultipleOf(value.clone()))
+                }
+                other => {
+                    return Err(format!(
+                        "{prefix}expected keyword argument \"multiple_of\" to be a number, but was {}",
+                        other.type_name()
+                    ));
+                }
+            },
+            "len" => Some(NamedRule::Len(number(value)?)),
             other => return Err(format!("{prefix}unknown keyword argument \"{other}\"")),
+        };
+        if is_seed {
+            validation.compat.push(format!(
+                "@{annotation}: {key}= is a named rule of confvet's; ytt rejects it (unknown keyword argument \"{key}\")"
+            ));
+        }
+        if let Some(rule) = rule {
+            validation.named.push(NamedRuleSpec { rule, description });
         }
     }
-    validation.named.sort_by_key(NamedRule::order);
+    validation.named.sort_by_key(|spec| spec.rule.order());
     Ok(validation)
 }
 
@@ -325,7 +484,7 @@ impl Validator<'_> {
         }
     }
 
-    fn run(
+    pub fn run(
         &mut self,
         node: &Node,
         at: Span,
@@ -367,11 +526,15 @@ impl Validator<'_> {
             return;
         }
         if node.is_null() {
+            let must_be = validation
+                .not_null_description
+                .clone()
+                .unwrap_or_else(|| "not null".into());
             self.violation(
                 at,
                 validation,
                 path,
-                "not null".into(),
+                must_be,
                 Some("null".into()),
                 "not_null=True".into(),
             );
@@ -389,6 +552,24 @@ impl Validator<'_> {
                 Ok(_) => None,
                 Err(e) => Some(strip_fail(&e)),
             };
+            if let Some(template) = &rule.message {
+                let key = path.last_key().unwrap_or_else(|| path.to_string());
+                let text = template
+                    .replace("{key}", &key)
+                    .replace("{value}", &found_value(&value))
+                    .replace("{desc}", &rule.description)
+                    .replace("{failure}", found.as_deref().unwrap_or(""));
+                self.findings.push(
+                    Finding::new("ytt/validation", Kind::Validation, at, text)
+                        .with_path(path.to_string())
+                        .with_label(format!("must be {}", rule.description))
+                        .with_related(
+                            validation.span,
+                            format!("rule declared here (@{})", validation.annotation),
+                        ),
+                );
+                continue;
+            }
             self.violation(
                 at,
                 validation,
@@ -398,15 +579,19 @@ impl Validator<'_> {
                 format!("(\"{}\", ...)", rule.description),
             );
         }
-        for rule in &validation.named {
-            if let Some(found) = check_named(rule, &value) {
+        for spec in &validation.named {
+            if let Some(found) = check_named(&spec.rule, &value) {
+                let must_be = spec
+                    .description
+                    .clone()
+                    .unwrap_or_else(|| spec.rule.must_be());
                 self.violation(
                     at,
                     validation,
                     path,
-                    rule.must_be(),
+                    must_be,
                     Some(found),
-                    rule.written(),
+                    spec.rule.written(),
                 );
             }
         }
@@ -538,6 +723,59 @@ pub fn check_named(rule: &NamedRule, value: &StarValue) -> Option<String> {
                 compare(value, allowed).is_some_and(|o| o.is_eq()) && same_kind(value, allowed)
             });
             (!holds).then(|| found_value(value))
+        }
+        NamedRule::Format(name) => match value {
+            StarValue::Str(text) => {
+                (!super::formats::is_valid(name, text)).then(|| found_value(value))
+            }
+            other => Some(format!("a {} is not a {name}", other.type_name())),
+        },
+        NamedRule::StartsWith(prefix) => match value {
+            StarValue::Str(text) => {
+                (!text.starts_with(prefix.as_str())).then(|| found_value(value))
+            }
+            other => Some(format!("a {}", other.type_name())),
+        },
+        NamedRule::EndsWith(suffix) => match value {
+            StarValue::Str(text) => (!text.ends_with(suffix.as_str())).then(|| found_value(value)),
+            other => Some(format!("a {}", other.type_name())),
+        },
+        NamedRule::Contains(item) => {
+            let holds = match (value, item) {
+                (StarValue::Str(text), StarValue::Str(part)) => text.contains(part.as_str()),
+                (StarValue::List(items) | StarValue::Tuple(items), item) => {
+                    items.iter().any(|i| i == item)
+                }
+                (StarValue::Dict(items), key) => items.iter().any(|(k, _)| k == key),
+                _ => false,
+            };
+            (!holds).then(|| found_value(value))
+        }
+        NamedRule::Matches(pattern) => match (value, regex::Regex::new(pattern)) {
+            (StarValue::Str(text), Ok(re)) => (!re.is_match(text)).then(|| found_value(value)),
+            (other, _) => Some(format!("a {}", other.type_name())),
+        },
+        NamedRule::Even | NamedRule::Odd => match value {
+            StarValue::Int(i) => {
+                let is_even = i % 2 == 0;
+                (is_even != matches!(rule, NamedRule::Even)).then(|| i.to_string())
+            }
+            other => Some(format!("a {}", other.type_name())),
+        },
+        NamedRule::MultipleOf(divisor) => match (value.as_number(), divisor.as_number()) {
+            (Some(x), Some(d)) if d != 0.0 => {
+                ((x / d).fract().abs() > 1e-9).then(|| found_value(value))
+            }
+            _ => Some(format!("a {}", value.type_name())),
+        },
+        NamedRule::Len(n) => {
+            let length = match value {
+                StarValue::Str(s) => s.len() as i64,
+                StarValue::List(items) | StarValue::Tuple(items) => items.len() as i64,
+                StarValue::Dict(items) => items.len() as i64,
+                other => return Some(format!("value of type {} has no length", other.type_name())),
+            };
+            (length != *n).then(|| format!("length {length}"))
         }
         NamedRule::OneOf(other) => Some(format!(
             "one_of= needs a sequence, not {}",

@@ -222,7 +222,9 @@ impl Merger<'_> {
                             .cloned()
                             .collect();
                         left.comments.extend(added);
-                    } else {
+                    } else if !self.has_schema {
+                        // Where the schema declares the value, ytt keeps the
+                        // schema's node: an overlay's @assert/validate is dropped.
                         left.comments = item.comments.clone();
                     }
                 }
