@@ -7,7 +7,7 @@ use crate::finding::{Finding, Kind};
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, ParseOptions};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -355,14 +355,25 @@ fn climb(
     root: &Path,
     may_claim_root: bool,
 ) -> BTreeSet<PathBuf> {
+    // Blockers in each directory's subtree, counted once through their
+    // ancestors: the climb is then linear in the tree depth.
+    let mut below: HashMap<&Path, usize> = HashMap::new();
+    for blocker in blockers {
+        for ancestor in blocker.ancestors() {
+            *below.entry(ancestor).or_default() += 1;
+            if ancestor == root {
+                break;
+            }
+        }
+    }
+    let count = |dir: &Path| below.get(dir).copied().unwrap_or(0);
     let mut tops = BTreeSet::new();
     for dir in anchors {
+        let own = count(dir);
         let mut top = dir.clone();
         while top != root {
             let Some(parent) = top.parent() else { break };
-            let holds_other = blockers
-                .iter()
-                .any(|other| other.starts_with(parent) && !other.starts_with(dir));
+            let holds_other = count(parent) > own;
             if holds_other || !parent.starts_with(root) || (parent == root && !may_claim_root) {
                 break;
             }
@@ -371,6 +382,11 @@ fn climb(
         tops.insert(top);
     }
     tops
+}
+
+/// The deepest of `roots` that holds `path`, found by walking its ancestors.
+fn deepest_root<'a>(path: &Path, roots: &'a BTreeSet<PathBuf>) -> Option<&'a PathBuf> {
+    path.ancestors().find_map(|a| roots.get(a))
 }
 
 /// Group the files discovered under `root` (from index `start`) into units.
@@ -415,10 +431,7 @@ fn group_units(
         let index = start + offset;
         match file.system {
             Some(System::Ytt) => {
-                let package = package_roots
-                    .iter()
-                    .filter(|r| file.path.starts_with(r))
-                    .max_by_key(|r| r.components().count());
+                let package = deepest_root(&file.path, &package_roots);
                 let unit_root = match package {
                     Some(r) => r.clone(),
                     None => file
@@ -433,6 +446,13 @@ fn group_units(
             None => {}
         }
     }
+    let unit_roots: BTreeSet<PathBuf> = ytt_units.keys().cloned().collect();
+    let mut others_by_unit: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    for path in other_paths {
+        if let Some(unit_root) = deepest_root(path, &unit_roots) {
+            others_by_unit.entry(unit_root.clone()).or_default().push(path.clone());
+        }
+    }
     for (unit_root, mut members) in ytt_units {
         let all = &discovery.files;
         members.sort_by(|&a, &b| {
@@ -442,11 +462,7 @@ fn group_units(
                 .as_encoded_bytes()
                 .cmp(rb.as_os_str().as_encoded_bytes())
         });
-        let other_files = other_paths
-            .iter()
-            .filter(|p| p.starts_with(&unit_root))
-            .cloned()
-            .collect();
+        let other_files = others_by_unit.remove(&unit_root).unwrap_or_default();
         discovery.units.push(Unit {
             system: System::Ytt,
             root: unit_root,

@@ -73,8 +73,50 @@ def _one_not_null(keys=True):
             fail("{} are not null".format(set_keys))
     return struct(check=check)
 
+def _rule(test, message):
+    def check(v):
+        if not test(v):
+            fail(message(v))
+    return struct(check=check)
+
+def _format(name):
+    return _rule(lambda v: ytt_format_valid(name, v), lambda v: "{} is not a valid {}".format(v, name))
+
+def _starts_with(prefix):
+    return _rule(lambda v: v.startswith(prefix), lambda v: "{} does not start with {}".format(v, prefix))
+
+def _ends_with(suffix):
+    return _rule(lambda v: v.endswith(suffix), lambda v: "{} does not end with {}".format(v, suffix))
+
+def _contains(item):
+    return _rule(lambda v: item in v, lambda v: "{} does not contain {}".format(v, item))
+
+def _matches(pattern):
+    return _rule(lambda v: ytt_regexp_match(pattern, v), lambda v: "{} does not match {}".format(v, pattern))
+
+def _even():
+    return _rule(lambda v: v % 2 == 0, lambda v: "{} is odd".format(v))
+
+def _odd():
+    return _rule(lambda v: v % 2 == 1, lambda v: "{} is even".format(v))
+
+def _multiple_of(n):
+    return _rule(lambda v: v % n == 0, lambda v: "{} is not a multiple of {}".format(v, n))
+
+def _len(n):
+    return _rule(lambda v: len(v) == n, lambda v: "length = {}".format(len(v)))
+
 assert_ = struct(
     fail=_fail,
+    format=_format,
+    starts_with=_starts_with,
+    ends_with=_ends_with,
+    contains=_contains,
+    matches=_matches,
+    even=_even,
+    odd=_odd,
+    multiple_of=_multiple_of,
+    len=_len,
     min=_min,
     max=_max,
     min_len=_min_len,
@@ -127,6 +169,11 @@ fn ytt_natives(builder: &mut GlobalsBuilder) {
     fn ytt_regexp_match(pattern: &str, text: &str) -> anyhow::Result<bool> {
         let re = regex::Regex::new(pattern).map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(re.is_match(text))
+    }
+
+    /// `format=` of the seed design, for `assert.format(name)`.
+    fn ytt_format_valid(name: &str, text: &str) -> anyhow::Result<bool> {
+        Ok(super::formats::is_valid(name, text))
     }
 
     /// `regexp.replace(pattern, text, replacement)`.
@@ -192,7 +239,11 @@ impl Engine {
         }
     }
 
-    fn run(&self, name: &str, translated: &Translated) -> Compiled {
+    fn run(&self, name: &str, translated: &Translated, dir: &Path) -> Compiled {
+        let loader = Loader {
+            engine: self,
+            dir: dir.to_path_buf(),
+        };
         let ast = AstModule::parse(name, translated.source.clone(), &dialect()).map_err(|e| {
             let line = e
                 .span()
@@ -203,7 +254,7 @@ impl Engine {
         Module::with_temp_heap(|module| {
             let result = {
                 let mut eval = Evaluator::new(&module);
-                eval.set_loader(self);
+                eval.set_loader(&loader);
                 let _ = eval.set_max_callstack_size(100);
                 eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(
                     Budget {
@@ -223,30 +274,54 @@ impl Engine {
         })
     }
 
-    /// Compile the code lines of a ytt YAML file.
-    pub fn compile_yaml_file(&self, name: &str, text: &str) -> Compiled {
+    /// Compile the code lines of a ytt YAML file in directory `dir`.
+    pub fn compile_yaml_file(&self, name: &str, text: &str, dir: &Path) -> Compiled {
         let translated =
             translate(&yaml_code_lines(text)).map_err(|e| (e.message, e.line, true))?;
-        self.run(name, &translated)
+        self.run(name, &translated, dir)
     }
 
-    fn load_path(&self, path: &str) -> Result<FrozenModule, String> {
-        if let Some(found) = self.modules.borrow().get(path) {
+    /// Where `load(path)` from a file in `dir` points: a built-in module, a
+    /// path relative to `dir`, or `@lib:path` in a `_ytt_lib` above `dir`;
+    /// never outside the package.
+    fn resolve(&self, dir: &Path, path: &str) -> Result<String, String> {
+        if path.starts_with("@ytt:") || path.starts_with("@confvet:") {
+            return Ok(path.to_string());
+        }
+        let inside = |p: &Path| -> Option<PathBuf> {
+            let normalized = normalize(p);
+            normalized.starts_with(&self.root).then_some(normalized)
+        };
+        let found = if let Some((library, rest)) = path.strip_prefix('@').and_then(|p| p.split_once(':')) {
+            dir.ancestors()
+                .take_while(|a| a.starts_with(&self.root))
+                .map(|a| a.join("_ytt_lib").join(library).join(rest))
+                .find(|candidate| candidate.is_file())
+                .and_then(|p| inside(&p))
+        } else {
+            inside(&dir.join(path)).filter(|p| p.is_file())
+        };
+        found
+            .map(|p| p.to_string_lossy().into_owned())
+            .ok_or_else(|| format!("cannot load {path}: file not found in the package"))
+    }
+
+    fn load_path(&self, dir: &Path, path: &str) -> Result<FrozenModule, String> {
+        let key = self.resolve(dir, path)?;
+        if let Some(found) = self.modules.borrow().get(&key) {
             return found.clone();
         }
-        if self.loading.borrow().iter().any(|p| p == path) {
+        if self.loading.borrow().iter().any(|p| *p == key) {
             return Err(format!("cycle while loading {path:?}"));
         }
-        self.loading.borrow_mut().push(path.to_string());
-        let result = self.compile_load(path);
+        self.loading.borrow_mut().push(key.clone());
+        let result = self.compile_load(&key, path);
         self.loading.borrow_mut().pop();
-        self.modules
-            .borrow_mut()
-            .insert(path.to_string(), result.clone());
+        self.modules.borrow_mut().insert(key, result.clone());
         result
     }
 
-    fn compile_load(&self, path: &str) -> Result<FrozenModule, String> {
+    fn compile_load(&self, key: &str, path: &str) -> Result<FrozenModule, String> {
         let builtin = match path {
             "@ytt:assert" => Some(ASSERT_MODULE),
             "@ytt:struct" => Some(STRUCT_MODULE),
@@ -261,20 +336,10 @@ impl Engine {
                 source: source.to_string(),
                 lines: Vec::new(),
             }
-        } else if path.starts_with('@') {
+        } else if key.starts_with('@') {
             return Err(format!("cannot load {path}: not a module confvet provides"));
         } else {
-            let relative = Path::new(path);
-            if relative.is_absolute()
-                || relative
-                    .components()
-                    .any(|c| matches!(c, std::path::Component::ParentDir))
-            {
-                return Err(format!(
-                    "cannot load {path}: only files inside the package can be loaded"
-                ));
-            }
-            let file = self.root.join(relative);
+            let file = PathBuf::from(key);
             let text = std::fs::read_to_string(&file)
                 .map_err(|_| format!("cannot load {path}: file not found in the package"))?;
             let lines = if path.ends_with(".star") {
@@ -284,7 +349,8 @@ impl Engine {
             };
             translate(&lines).map_err(|e| format!("{path}:{}: {}", e.line, e.message))?
         };
-        self.run(path, &translated)
+        let dir = Path::new(key).parent().unwrap_or(&self.root).to_path_buf();
+        self.run(path, &translated, &dir)
             .map_err(|(message, line, _)| format!("{path}:{line}: {message}"))
     }
 
@@ -492,9 +558,38 @@ impl Code<'_> {
     }
 }
 
+/// Loads for code in one directory (ytt resolves loads from the loading file).
+struct Loader<'a> {
+    engine: &'a Engine,
+    dir: PathBuf,
+}
+
+impl FileLoader for Loader<'_> {
+    fn load(&self, path: &str) -> starlark::Result<FrozenModule> {
+        self.engine
+            .load_path(&self.dir, path)
+            .map_err(|e| starlark::Error::new_other(anyhow::anyhow!(e)))
+    }
+}
+
+/// Remove `.` and `..` without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 impl FileLoader for Engine {
     fn load(&self, path: &str) -> starlark::Result<FrozenModule> {
-        self.load_path(path)
+        self.load_path(&self.root, path)
             .map_err(|e| starlark::Error::new_other(anyhow::anyhow!(e)))
     }
 }

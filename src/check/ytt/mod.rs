@@ -141,7 +141,11 @@ pub fn check_package(
             );
             return outcome;
         }
-        match engine.compile_yaml_file(&source.name, &source.text) {
+        match engine.compile_yaml_file(
+            &source.name,
+            &source.text,
+            file.path.parent().unwrap_or(root),
+        ) {
             Ok(module) => {
                 scopes.insert(file.id, module);
             }
