@@ -215,23 +215,59 @@ fn is_yaml_name(path: &Path) -> bool {
 /// Decide from the text which checker a YAML file is for, without parsing,
 /// so that a file that does not parse is still reported by its checker.
 pub fn classify(text: &str) -> Option<System> {
-    if text.contains("apiVersion: tekton.dev/") || text.contains("apiVersion: \"tekton.dev/") {
-        return Some(System::Tekton);
+    scan(text).system
+}
+
+/// What one pass over a file's lines tells about it.
+struct Scan {
+    system: Option<System>,
+    has_schema: bool,
+    has_values: bool,
+}
+
+fn scan(text: &str) -> Scan {
+    let mut is_tekton = false;
+    let mut is_kubevirt = false;
+    let mut is_ytt = false;
+    let mut has_schema = false;
+    let mut has_values = false;
+    for line in text.lines() {
+        let line = line.trim_start();
+        match line.as_bytes().first() {
+            Some(b'#') if line.starts_with("#@") => {
+                is_ytt = true;
+                let annotation = line.trim_end();
+                has_schema |= annotation.starts_with("#@data/values-schema");
+                has_values |= annotation == "#@data/values" || annotation.starts_with("#@data/values ");
+            }
+            Some(b'a') => {
+                if let Some(rest) = line.strip_prefix("apiVersion:") {
+                    is_tekton |= rest.trim().trim_matches(['"', '\'']).starts_with("tekton.dev/");
+                }
+            }
+            Some(b'k') => {
+                if let Some(rest) = line.strip_prefix("kind:") {
+                    let kind = rest.trim().trim_matches(['"', '\'']);
+                    is_kubevirt |= kind == "Template" || kind == "VirtualMachine";
+                }
+            }
+            _ => {}
+        }
     }
-    let has_kind = |kind: &str| {
-        text.lines().any(|l| {
-            let l = l.trim_start();
-            l.strip_prefix("kind:")
-                .is_some_and(|rest| rest.trim().trim_matches(['"', '\'']) == kind)
-        })
+    let system = if is_tekton {
+        Some(System::Tekton)
+    } else if is_kubevirt {
+        Some(System::Kubevirt)
+    } else if is_ytt {
+        Some(System::Ytt)
+    } else {
+        None
     };
-    if has_kind("Template") || has_kind("VirtualMachine") {
-        return Some(System::Kubevirt);
+    Scan {
+        system,
+        has_schema,
+        has_values,
     }
-    if text.lines().any(|l| l.trim_start().starts_with("#@")) {
-        return Some(System::Ytt);
-    }
-    None
 }
 
 fn read_and_parse(
@@ -291,15 +327,14 @@ fn read_and_parse(
         }
     };
     let is_binary = text.contains('\0');
-    let system = classify(&text);
+    let Scan {
+        system,
+        has_schema,
+        has_values,
+    } = scan(&text);
     if system.is_none() && !is_wanted {
         return None;
     }
-    let has_schema = text.contains("#@data/values-schema");
-    let has_values = text.lines().any(|l| {
-        let l = l.trim();
-        l == "#@data/values" || l.starts_with("#@data/values ")
-    });
     let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), text));
     let parsed = if is_binary {
         let text = sources.get(id);
