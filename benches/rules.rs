@@ -15,10 +15,15 @@ fn lambda_rule(c: &mut Criterion) {
     let StarValue::Tuple(items) = &args.positional[0] else {
         panic!("a rule tuple");
     };
-    let StarValue::Other { handle: Some(rule), .. } = &items[1] else {
+    let StarValue::Other {
+        handle: Some(rule), ..
+    } = &items[1]
+    else {
         panic!("a function");
     };
-    let values: Vec<StarValue> = (0..100_000).map(|i| StarValue::Int(i * 7 % 70_000)).collect();
+    let values: Vec<StarValue> = (0..100_000)
+        .map(|i| StarValue::Int(i * 7 % 70_000))
+        .collect();
     let mut group = c.benchmark_group("custom-rule");
     group.throughput(Throughput::Elements(values.len() as u64));
     group.sample_size(10);
@@ -26,7 +31,10 @@ fn lambda_rule(c: &mut Criterion) {
         b.iter(|| {
             let mut passed = 0;
             for value in &values {
-                if matches!(engine.call(&rule.0, &[value], &[]), Ok(StarValue::Bool(true))) {
+                if matches!(
+                    engine.call(&rule.0, &[value], &[]),
+                    Ok(StarValue::Bool(true))
+                ) {
                     passed += 1;
                 }
             }

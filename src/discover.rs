@@ -238,11 +238,15 @@ fn scan(text: &str) -> Scan {
                 is_ytt = true;
                 let annotation = line.trim_end();
                 has_schema |= annotation.starts_with("#@data/values-schema");
-                has_values |= annotation == "#@data/values" || annotation.starts_with("#@data/values ");
+                has_values |=
+                    annotation == "#@data/values" || annotation.starts_with("#@data/values ");
             }
             Some(b'a') => {
                 if let Some(rest) = line.strip_prefix("apiVersion:") {
-                    is_tekton |= rest.trim().trim_matches(['"', '\'']).starts_with("tekton.dev/");
+                    is_tekton |= rest
+                        .trim()
+                        .trim_matches(['"', '\''])
+                        .starts_with("tekton.dev/");
                 }
             }
             Some(b'k') => {
@@ -485,7 +489,10 @@ fn group_units(
     let mut others_by_unit: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     for path in other_paths {
         if let Some(unit_root) = deepest_root(path, &unit_roots) {
-            others_by_unit.entry(unit_root.clone()).or_default().push(path.clone());
+            others_by_unit
+                .entry(unit_root.clone())
+                .or_default()
+                .push(path.clone());
         }
     }
     for (unit_root, mut members) in ytt_units {

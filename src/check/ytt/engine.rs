@@ -292,15 +292,16 @@ impl Engine {
             let normalized = normalize(p);
             normalized.starts_with(&self.root).then_some(normalized)
         };
-        let found = if let Some((library, rest)) = path.strip_prefix('@').and_then(|p| p.split_once(':')) {
-            dir.ancestors()
-                .take_while(|a| a.starts_with(&self.root))
-                .map(|a| a.join("_ytt_lib").join(library).join(rest))
-                .find(|candidate| candidate.is_file())
-                .and_then(|p| inside(&p))
-        } else {
-            inside(&dir.join(path)).filter(|p| p.is_file())
-        };
+        let found =
+            if let Some((library, rest)) = path.strip_prefix('@').and_then(|p| p.split_once(':')) {
+                dir.ancestors()
+                    .take_while(|a| a.starts_with(&self.root))
+                    .map(|a| a.join("_ytt_lib").join(library).join(rest))
+                    .find(|candidate| candidate.is_file())
+                    .and_then(|p| inside(&p))
+            } else {
+                inside(&dir.join(path)).filter(|p| p.is_file())
+            };
         found
             .map(|p| p.to_string_lossy().into_owned())
             .ok_or_else(|| format!("cannot load {path}: file not found in the package"))
@@ -311,7 +312,7 @@ impl Engine {
         if let Some(found) = self.modules.borrow().get(&key) {
             return found.clone();
         }
-        if self.loading.borrow().iter().any(|p| *p == key) {
+        if self.loading.borrow().contains(&key) {
             return Err(format!("cycle while loading {path:?}"));
         }
         self.loading.borrow_mut().push(key.clone());

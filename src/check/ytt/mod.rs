@@ -286,13 +286,24 @@ pub fn check_package(
                 .filter(|v| !mistyped.contains(&v.span)),
         );
     }
+    // ytt evaluates templates only once data values are valid.
+    if !has_errors(findings) {
+        check_templates(
+            files,
+            &parsed,
+            root,
+            sources,
+            Some(&values),
+            schema.as_ref(),
+            findings,
+        );
+    }
     outcome.values = Some(values);
     outcome
 }
 
-/// The first plain `#` comment of a file, which ytt rejects in a templated
-/// file unless `--ignore-unknown-comments` is given.
-fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Comment> {
+/// Every comment of a file, in source order.
+fn all_comments(set: &DocumentSet) -> Vec<&crate::yaml::Comment> {
     fn walk<'a>(node: &'a Node, found: &mut Vec<&'a crate::yaml::Comment>) {
         match &node.value {
             Value::Map(items) => items.iter().for_each(|i| {
@@ -311,10 +322,179 @@ fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Comment> {
         comments.extend(&doc.comments);
         walk(&doc.value, &mut comments);
     }
+    comments.sort_by_key(|c| c.span.start);
     comments
+}
+
+/// The first plain `#` comment of a file, which ytt rejects in a templated
+/// file unless `--ignore-unknown-comments` is given.
+fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Comment> {
+    all_comments(set)
         .into_iter()
-        .filter(|c| c.kind == crate::yaml::CommentKind::Plain)
-        .min_by_key(|c| c.span.start)
+        .find(|c| c.kind == crate::yaml::CommentKind::Plain)
+}
+
+/// Templates are not rendered, but their code must parse (ytt would fail to
+/// compile it), and every `data.values.a.b` they read must exist in the
+/// final data values (ytt: `struct has no .b field or method`).
+fn check_templates(
+    files: &[&DiscoveredFile],
+    parsed: &[&DocumentSet],
+    root: &Path,
+    sources: &Sources,
+    values: Option<&Node>,
+    schema: Option<&SchemaType>,
+    findings: &mut Vec<Finding>,
+) {
+    static DATA_VALUES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\bdata\.values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)").unwrap()
+    });
+    for (file, set) in files.iter().zip(parsed) {
+        let is_data = set
+            .docs
+            .iter()
+            .any(|d| d.has_annotation("data/values") || d.has_annotation("data/values-schema"));
+        if is_data || in_ytt_lib(&file.path, root) {
+            continue;
+        }
+        let source = sources.get(file.id);
+        let comments: Vec<&crate::yaml::Comment> = all_comments(set)
+            .into_iter()
+            .filter(|c| matches!(c.kind, crate::yaml::CommentKind::Code(_)))
+            .collect();
+        if comments.is_empty() {
+            continue;
+        }
+        let code: Vec<(usize, String)> = comments
+            .iter()
+            .map(|c| {
+                let line = source.line_col(c.span.start as usize).line;
+                let crate::yaml::CommentKind::Code(text) = &c.kind else {
+                    unreachable!()
+                };
+                if c.own_line {
+                    (line, format!(" {text}"))
+                } else {
+                    (line, format!(" _ = ({text})"))
+                }
+            })
+            .collect();
+        let syntax = match translate::translate(&code) {
+            Err(e) => Some((e.line, e.message)),
+            Ok(program) => ::starlark::syntax::AstModule::parse(
+                &source.name,
+                program.source.clone(),
+                &::starlark::syntax::Dialect::Extended,
+            )
+            .err()
+            .map(|e| {
+                let line = e
+                    .span()
+                    .map(|s| program.original_line(s.resolve_span().begin.line))
+                    .unwrap_or(1);
+                let message = e.without_diagnostic().to_string();
+                (
+                    line,
+                    message.lines().next().unwrap_or("").trim().to_string(),
+                )
+            }),
+        };
+        if let Some((line, message)) = syntax {
+            let start = source.line_start(line);
+            let end = start + source.line_text(line).len();
+            findings.push(Finding::new(
+                "ytt/starlark-syntax",
+                Kind::Syntax,
+                Span::new(file.id, start, end),
+                format!("template code does not parse: {message}"),
+            ));
+            continue;
+        }
+        // hasattr()/getattr() guard optional values: leave such files alone.
+        let (Some(values), false) = (
+            values,
+            source.text.contains("hasattr(") || source.text.contains("getattr("),
+        ) else {
+            continue;
+        };
+        // Only code that always runs: not inside a def, if or for block, and
+        // nothing after a single-node `if/end`/`for/end` (its extent is a
+        // node, which comments alone do not show).
+        let mut depth = 0usize;
+        let mut is_conditional = false;
+        for comment in &comments {
+            let crate::yaml::CommentKind::Code(text) = &comment.kind else {
+                continue;
+            };
+            if comment.own_line {
+                let statement = text.trim();
+                let word = statement
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap_or("");
+                if statement[word.len()..].starts_with("/end") {
+                    is_conditional = true;
+                } else if statement == "end" {
+                    depth = depth.saturating_sub(1);
+                } else if statement.ends_with(':') && !matches!(word, "else" | "elif") {
+                    depth += 1;
+                }
+                if depth > 0 || is_conditional || matches!(word, "load" | "def") {
+                    continue;
+                }
+            } else if depth > 0 || is_conditional {
+                continue;
+            }
+            let Some(offset) = comment.text.find(text.as_str()) else {
+                continue;
+            };
+            for found in DATA_VALUES.captures_iter(text) {
+                let keys: Vec<&str> = found[1].split('.').skip(1).collect();
+                if let Some(missing) = missing_key(values, schema, &keys) {
+                    let whole = found.get(0).expect("match");
+                    let start = comment.span.start as usize + 1 + offset + whole.start();
+                    let path = keys[..=missing].join(".");
+                    findings.push(
+                        Finding::new(
+                            "ytt/undefined",
+                            Kind::Reference,
+                            Span::new(file.id, start, start + whole.len()),
+                            format!(
+                                "data.values.{path} does not exist: the data values have no {:?}",
+                                keys[missing]
+                            ),
+                        )
+                        .with_help("declare it in the data-values schema, or fix the name"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The index of the first key of `keys` missing below `node`, if any. Only
+/// where a schema declares the map (no consumer value could add the key):
+/// an any-typed value, an array, a scalar or null on the way ends the check.
+fn missing_key(node: &Node, schema: Option<&SchemaType>, keys: &[&str]) -> Option<usize> {
+    let mut current = node;
+    let mut ty = schema?;
+    for (index, key) in keys.iter().enumerate() {
+        let (Value::Map(items), schema::TypeKind::Map(_)) = (&current.value, &ty.kind) else {
+            return None;
+        };
+        match (
+            items.iter().find(|i| i.key.display() == *key),
+            ty.entry(key),
+        ) {
+            (Some(item), Some(child)) => {
+                current = &item.value;
+                ty = child;
+            }
+            (None, None) => return Some(index),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Files in a ytt private library (`_ytt_lib`) below the package root.

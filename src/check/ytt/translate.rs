@@ -195,6 +195,14 @@ pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, Translate
         if let Some(parent) = blocks.last_mut() {
             parent.1 += 1;
         }
+        // `#@ if/end cond:` and `#@ for/end x in xs:` govern only the next
+        // node: a block that closes by itself.
+        let word = keyword(&code);
+        if let Some(rest) = code[word.len()..].strip_prefix("/end") {
+            push(&mut out, blocks.len(), &format!("{word}{rest}"), *line);
+            push(&mut out, blocks.len() + 1, "pass", *line);
+            continue;
+        }
         push(&mut out, blocks.len(), &code, *line);
         depth = shaped.depth_after.max(0);
         if shaped.opens_block {
