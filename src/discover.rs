@@ -86,10 +86,12 @@ pub fn discover(
     // be rooted at it; below a root walked only to place single files, not).
     let mut roots: BTreeMap<PathBuf, bool> = BTreeMap::new();
     let mut wanted_files: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut explicit_dirs: Vec<PathBuf> = Vec::new();
     for path in paths {
         let absolute = absolutize(path, cwd);
         match std::fs::metadata(&absolute) {
             Ok(meta) if meta.is_dir() => {
+                explicit_dirs.push(absolute.clone());
                 roots.insert(absolute, true);
             }
             Ok(_) => {
@@ -120,15 +122,26 @@ pub fn discover(
     }
 
     if !wanted_files.is_empty() {
-        // Keep only the units that hold a file that was asked for.
+        // Keep the units that hold a file or directory that was asked for;
+        // a wanted file that is not YAML of a unit (a plain values file)
+        // selects the ytt package it sits in.
         let files = &discovery.files;
+        let is_wanted = |path: &Path| {
+            wanted_files.contains(path) || explicit_dirs.iter().any(|d| path.starts_with(d))
+        };
+        let ytt_roots: BTreeSet<PathBuf> = discovery
+            .units
+            .iter()
+            .filter(|u| u.system == System::Ytt)
+            .map(|u| u.root.clone())
+            .collect();
+        let selected: BTreeSet<&PathBuf> = wanted_files
+            .iter()
+            .filter_map(|w| deepest_root(w, &ytt_roots))
+            .collect();
         discovery.units.retain(|unit| {
-            unit.files.iter().any(|&i| {
-                wanted_files.contains(&files[i].path)
-                    || wanted_files
-                        .iter()
-                        .any(|w| w.starts_with(&unit.root) && unit.system == System::Ytt)
-            })
+            unit.files.iter().any(|&i| is_wanted(&files[i].path))
+                || (unit.system == System::Ytt && selected.contains(&unit.root))
         });
     }
     discovery

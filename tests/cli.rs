@@ -524,7 +524,7 @@ fn fingerprints_survive_moved_lines() {
     let values = dir.read("shop/config/values.yml");
     dir.write(
         "shop/config/values.yml",
-        format!("# moved down\n\n\n\n{values}"),
+        format!("#! moved down\n\n\n\n{values}"),
     );
     let after = run_in(dir.path(), &["lint", "shop", "--format", "json"]).json();
     let (before, after) = (findings(&before), findings(&after));
