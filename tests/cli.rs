@@ -656,3 +656,68 @@ fn no_color_and_color_always() {
     assert_eq!(run.code, 1);
     assert!(!dir.read("out.txt").contains('\x1b'));
 }
+
+#[test]
+fn a_single_file_is_linted_with_its_package_only() {
+    // A broken ytt file elsewhere in the repository is not part of the
+    // package of the file pre-commit passes.
+    let dir = bad_package("single-scope");
+    dir.write("other/broken.yml", "#@data/values\n---\na: [1\n");
+    let run = run_in(dir.path(), &["lint", "pkg/values.yml", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    assert_replicas_error(&json);
+    assert!(
+        findings(&json)
+            .iter()
+            .all(|f| f["file"] != "other/broken.yml"),
+        "{json:#}"
+    );
+}
+
+#[test]
+fn custom_rules_and_when_run_from_the_binary() {
+    let dir = TempDir::new("custom-rules");
+    dir.write(
+        "pkg/schema.yml",
+        "#@ load(\"helpers.star\", \"is_even\")\n#@data/values-schema\n---\nenabled: true\n#@schema/validation (\"an even count\", is_even), when=lambda v, ctx: ctx.parent[\"enabled\"]\ncount: 2\n",
+    );
+    dir.write(
+        "pkg/helpers.star",
+        "def is_even(v):\n  return v % 2 == 0\nend\n",
+    );
+    dir.write("pkg/values.yml", "#@data/values\n---\ncount: 3\n");
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    let found = findings(&json);
+    assert_eq!(found.len(), 1, "{json:#}");
+    assert_eq!(found[0]["path"], "count");
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("an even count")
+    );
+    // when= false: the rule does not run.
+    dir.write(
+        "pkg/values.yml",
+        "#@data/values\n---\nenabled: false\ncount: 3\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+#[test]
+fn an_endless_rule_is_stopped_and_reported() {
+    let dir = TempDir::new("endless");
+    dir.write(
+        "pkg/schema.yml",
+        "#@ def spin(v):\n#@   for i in range(1000000000):\n#@     v = v + 1\n#@   end\n#@   return True\n#@ end\n#@data/values-schema\n---\n#@schema/validation (\"terminates\", spin)\ncount: 2\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    let message = findings(&json)[0]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("statements"), "{message}");
+}
