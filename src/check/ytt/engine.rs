@@ -108,6 +108,7 @@ def _len(n):
 
 assert_ = struct(
     fail=_fail,
+    try_to=ytt_try_to,
     format=_format,
     starts_with=_starts_with,
     ends_with=_ends_with,
@@ -163,8 +164,139 @@ overlay = struct(
 )
 "#;
 
+const JSON_MODULE: &str = r#"
+json = struct(encode=ytt_json_encode, decode=ytt_json_decode)
+"#;
+
+const YAML_MODULE: &str = r#"
+yaml = struct(encode=ytt_yaml_encode, decode=ytt_yaml_decode)
+"#;
+
+const BASE64_MODULE: &str = r#"
+base64 = struct(encode=ytt_base64_encode, decode=ytt_base64_decode)
+"#;
+
+const URL_MODULE: &str = r#"
+url = struct(
+    path_segment_encode=ytt_url_path_segment_encode,
+    path_segment_decode=ytt_url_decode,
+    query_param_value_encode=ytt_url_query_encode,
+    query_param_value_decode=ytt_url_decode,
+)
+"#;
+
+const IP_MODULE: &str = r#"
+def _parse_addr(text):
+    if not ytt_ip_valid(text):
+        fail("invalid IP address: {}".format(text))
+    return struct(is_ipv4=lambda: ":" not in text, is_ipv6=lambda: ":" in text, string=lambda: text)
+
+def _parse_cidr(text):
+    parts = text.split("/")
+    if len(parts) != 2 or not ytt_ip_valid(parts[0]):
+        fail("invalid CIDR: {}".format(text))
+    return struct(addr=lambda: _parse_addr(parts[0]), string=lambda: text)
+
+ip = struct(parse_addr=_parse_addr, parse_cidr=_parse_cidr)
+"#;
+
+const HASH_MODULES: &str = r#"
+sha256 = struct(sum=ytt_sha256)
+md5 = struct(sum=ytt_md5)
+"#;
+
+const VERSION_MODULE: &str = r#"
+def _require_at_least(version):
+    return None
+
+version = struct(require_at_least=_require_at_least)
+"#;
+
 #[starlark::starlark_module]
 fn ytt_natives(builder: &mut GlobalsBuilder) {
+    /// `assert.try_to(f)`: `(result, None)`, or `(None, error text)`.
+    fn ytt_try_to<'v>(f: Value<'v>, eval: &mut Evaluator<'v, '_, '_>) -> anyhow::Result<Value<'v>> {
+        let heap = eval.heap();
+        let pair = match eval.eval_function(f, &[], &[]) {
+            Ok(v) => (v, Value::new_none()),
+            Err(e) => (
+                Value::new_none(),
+                heap.alloc(first_line(&e.without_diagnostic().to_string())),
+            ),
+        };
+        Ok(heap.alloc(starlark::values::tuple::AllocTuple([pair.0, pair.1])))
+    }
+
+    /// `json.encode(value)`.
+    fn ytt_json_encode<'v>(value: Value<'v>) -> anyhow::Result<String> {
+        value.to_json()
+    }
+
+    /// `json.decode(text)`.
+    fn ytt_json_decode<'v>(text: &str, heap: Heap<'v>) -> anyhow::Result<Value<'v>> {
+        let parsed: serde_json::Value = serde_json::from_str(text)?;
+        Ok(alloc(heap, &json_to_star(&parsed)))
+    }
+
+    /// `yaml.encode(value)`, in ytt's output style.
+    fn ytt_yaml_encode<'v>(value: Value<'v>) -> anyhow::Result<String> {
+        let json = value.to_json_value()?;
+        let node = json_to_node(&json);
+        Ok(crate::yaml::emit::to_yaml(&node))
+    }
+
+    /// `yaml.decode(text)`, with go-yaml v2's scalars.
+    fn ytt_yaml_decode<'v>(text: &str, heap: Heap<'v>) -> anyhow::Result<Value<'v>> {
+        let set = crate::yaml::parse_file(crate::source::FileId(0), text, &Default::default())
+            .map_err(|e| anyhow::anyhow!("yaml.decode: {}", e.message))?;
+        let value = set
+            .docs
+            .first()
+            .map_or(StarValue::None, |d| super::validate::node_to_star(&d.value));
+        Ok(alloc(heap, &value))
+    }
+
+    /// `base64.encode(text)`.
+    fn ytt_base64_encode(text: &str) -> anyhow::Result<String> {
+        Ok(base64_encode(text.as_bytes()))
+    }
+
+    /// `base64.decode(text)`.
+    fn ytt_base64_decode(text: &str) -> anyhow::Result<String> {
+        let bytes = base64_decode(text).ok_or_else(|| anyhow::anyhow!("illegal base64 data"))?;
+        String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    /// `url.path_segment_encode(text)`.
+    fn ytt_url_path_segment_encode(text: &str) -> anyhow::Result<String> {
+        Ok(percent_encode(text, false))
+    }
+
+    /// `url.query_param_value_encode(text)`.
+    fn ytt_url_query_encode(text: &str) -> anyhow::Result<String> {
+        Ok(percent_encode(text, true))
+    }
+
+    /// Percent-decoding for `url.*_decode`.
+    fn ytt_url_decode(text: &str) -> anyhow::Result<String> {
+        percent_decode(text).ok_or_else(|| anyhow::anyhow!("invalid URL escape in {text:?}"))
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 address.
+    fn ytt_ip_valid(text: &str) -> anyhow::Result<bool> {
+        Ok(text.parse::<std::net::IpAddr>().is_ok())
+    }
+
+    /// `sha256.sum(text)`, hex.
+    fn ytt_sha256(text: &str) -> anyhow::Result<String> {
+        Ok(super::digest::sha256_hex(text.as_bytes()))
+    }
+
+    /// `md5.sum(text)`, hex.
+    fn ytt_md5(text: &str) -> anyhow::Result<String> {
+        Ok(super::digest::md5_hex(text.as_bytes()))
+    }
+
     /// `regexp.match(pattern, text)` with Go RE2 meaning (unanchored).
     fn ytt_regexp_match(pattern: &str, text: &str) -> anyhow::Result<bool> {
         let re = regex::Regex::new(pattern).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -330,6 +462,13 @@ impl Engine {
             "@ytt:data" => Some(DATA_MODULE),
             "@ytt:overlay" => Some(OVERLAY_MODULE),
             "@confvet:builtins" => Some(BUILTINS_MODULE),
+            "@ytt:json" => Some(JSON_MODULE),
+            "@ytt:yaml" => Some(YAML_MODULE),
+            "@ytt:base64" => Some(BASE64_MODULE),
+            "@ytt:url" => Some(URL_MODULE),
+            "@ytt:ip" => Some(IP_MODULE),
+            "@ytt:sha256" | "@ytt:md5" => Some(HASH_MODULES),
+            "@ytt:version" => Some(VERSION_MODULE),
             _ => None,
         };
         let translated = if let Some(source) = builtin {
@@ -601,6 +740,111 @@ fn first_line(message: &str) -> String {
     line.strip_prefix("error: ").unwrap_or(line).to_string()
 }
 
+fn json_to_star(value: &serde_json::Value) -> StarValue {
+    match value {
+        serde_json::Value::Null => StarValue::None,
+        serde_json::Value::Bool(b) => StarValue::Bool(*b),
+        serde_json::Value::Number(n) => n.as_i64().map_or_else(
+            || StarValue::Float(n.as_f64().unwrap_or(0.0)),
+            StarValue::Int,
+        ),
+        serde_json::Value::String(s) => StarValue::Str(s.clone()),
+        serde_json::Value::Array(items) => {
+            StarValue::List(items.iter().map(json_to_star).collect())
+        }
+        serde_json::Value::Object(map) => StarValue::Dict(
+            map.iter()
+                .map(|(k, v)| (StarValue::Str(k.clone()), json_to_star(v)))
+                .collect(),
+        ),
+    }
+}
+
+fn json_to_node(value: &serde_json::Value) -> crate::yaml::Node {
+    let span = crate::source::Span::file_start(crate::source::FileId(0));
+    super::schema::star_to_node(&json_to_star(value), span)
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(BASE64[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u32> = text
+        .trim_end_matches('=')
+        .bytes()
+        .map(|c| BASE64.iter().position(|&b| b == c).map(|p| p as u32))
+        .collect::<Option<_>>()?;
+    let mut out = Vec::new();
+    for chunk in digits.chunks(4) {
+        if chunk.len() == 1 {
+            return None;
+        }
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, d)| n | (d << (18 - 6 * i)));
+        for i in 0..chunk.len() - 1 {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
+}
+
+fn percent_encode(text: &str, spaces_as_plus: bool) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(byte as char)
+            }
+            b' ' if spaces_as_plus => out.push('+'),
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = text.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Allocate a converted value on a heap (maps become dicts, arrays lists).
 pub fn alloc<'v>(heap: Heap<'v>, value: &StarValue) -> Value<'v> {
     match value {
@@ -617,5 +861,87 @@ pub fn alloc<'v>(heap: Heap<'v>, value: &StarValue) -> Value<'v> {
             items.iter().map(|(k, v)| (alloc(heap, k), alloc(heap, v))),
         )),
         StarValue::Other { repr, .. } => heap.alloc(repr.as_str()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module_value(code: &str, name: &str) -> StarValue {
+        let engine = Engine::new(Path::new("."));
+        let text: String = code.lines().map(|l| format!("#@ {l}\n")).collect();
+        let module = engine
+            .compile_yaml_file("t.yml", &text, Path::new("."))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let value = module.get(name).expect("defined");
+        super::super::starlark::to_star_value(value.value(), 0)
+    }
+
+    #[test]
+    fn ytt_modules_work() {
+        let code = r#"load("@ytt:json", "json")
+load("@ytt:yaml", "yaml")
+load("@ytt:base64", "base64")
+load("@ytt:url", "url")
+load("@ytt:sha256", "sha256")
+load("@ytt:md5", "md5")
+load("@ytt:ip", "ip")
+load("@ytt:assert", "assert")
+load("@ytt:regexp", "regexp")
+load("@ytt:struct", "struct")
+out = [
+  json.encode({"a": [1, True]}),
+  json.decode('{"b": 2}')["b"],
+  yaml.decode("x: yes\n")["x"],
+  base64.encode("hello"),
+  base64.decode("aGVsbG8="),
+  url.query_param_value_encode("a b&c"),
+  sha256.sum("abc")[:8],
+  md5.sum("")[:8],
+  ip.parse_addr("10.0.0.1").is_ipv4(),
+  assert.try_to(lambda: fail("nope"))[1],
+  regexp.match("^v[0-9]+$", "v12"),
+  struct.make(a=1).a,
+]"#;
+        let StarValue::List(out) = module_value(code, "out") else {
+            panic!("a list")
+        };
+        let expected = vec![
+            StarValue::Str(r#"{"a":[1,true]}"#.into()),
+            StarValue::Int(2),
+            StarValue::Bool(true),
+            StarValue::Str("aGVsbG8=".into()),
+            StarValue::Str("hello".into()),
+            StarValue::Str("a+b%26c".into()),
+            StarValue::Str("ba7816bf".into()),
+            StarValue::Str("d41d8cd9".into()),
+            StarValue::Bool(true),
+            StarValue::Str("fail: nope".into()),
+            StarValue::Bool(true),
+            StarValue::Int(1),
+        ];
+        assert_eq!(out.len(), expected.len());
+        for (got, want) in out.iter().zip(&expected) {
+            match (got, want) {
+                (StarValue::Str(g), StarValue::Str(w)) => {
+                    assert!(g.contains(w.as_str()), "{g} vs {w}")
+                }
+                _ => assert_eq!(got, want),
+            }
+        }
+    }
+
+    #[test]
+    fn loads_stay_inside_the_package() {
+        let engine = Engine::new(Path::new("/nonexistent/package"));
+        let err = engine
+            .compile_yaml_file(
+                "t.yml",
+                "#@ load(\"../../etc/passwd.star\", \"x\")\n",
+                Path::new("/nonexistent/package"),
+            )
+            .unwrap_err();
+        assert!(err.0.contains("not found in the package"), "{err:?}");
     }
 }
