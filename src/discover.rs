@@ -153,28 +153,13 @@ fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
     } else {
         cwd.join(path)
     };
-    normalize(&joined)
-}
-
-/// Remove `.` and `..` components without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    crate::source::normalize_path(&joined)
 }
 
 /// The directory to walk for a single file: the current directory when the
 /// file is under it (the repository, for pre-commit), else the file's folder.
 fn file_context_root(file: &Path, cwd: &Path) -> PathBuf {
-    let cwd = normalize(cwd);
+    let cwd = crate::source::normalize_path(cwd);
     if file.starts_with(&cwd) {
         cwd
     } else {

@@ -158,6 +158,21 @@ pub fn display_name(path: &Path, cwd: &Path) -> String {
     text.strip_prefix("./").map_or(text.clone(), str::to_string)
 }
 
+/// Remove `.` and `..` components without touching the file system.
+pub fn normalize_path(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -385,14 +385,7 @@ impl Engine {
         })?;
         Module::with_temp_heap(|module| {
             let result = {
-                let mut eval = Evaluator::new(&module);
-                eval.set_loader(&loader);
-                let _ = eval.set_max_callstack_size(100);
-                eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(
-                    Budget {
-                        left: STATEMENT_BUDGET,
-                    },
-                )));
+                let mut eval = sandboxed(&module, &loader);
                 eval.eval_module(ast, &self.globals).map(|_| ())
             };
             if let Err(e) = result {
@@ -421,7 +414,7 @@ impl Engine {
             return Ok(path.to_string());
         }
         let inside = |p: &Path| -> Option<PathBuf> {
-            let normalized = normalize(p);
+            let normalized = crate::source::normalize_path(p);
             normalized.starts_with(&self.root).then_some(normalized)
         };
         let found =
@@ -517,14 +510,7 @@ impl Engine {
                 m.import_public_symbols(scope);
             }
             let result = {
-                let mut eval = Evaluator::new(&m);
-                eval.set_loader(self);
-                let _ = eval.set_max_callstack_size(100);
-                eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(
-                    Budget {
-                        left: STATEMENT_BUDGET,
-                    },
-                )));
+                let mut eval = sandboxed(&m, self);
                 eval.eval_module(ast, &self.globals).map(|_| ())
             };
             result.map_err(|e| StarError {
@@ -597,12 +583,7 @@ impl Engine {
             let positional: Vec<Value> = args.iter().map(|a| alloc(heap, a)).collect();
             let named: Vec<(&str, Value)> =
                 named.iter().map(|(k, v)| (*k, alloc(heap, v))).collect();
-            let mut eval = Evaluator::new(&module);
-            eval.set_loader(self);
-            let _ = eval.set_max_callstack_size(100);
-            eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(Budget {
-                left: STATEMENT_BUDGET,
-            })));
+            let mut eval = sandboxed(&module, self);
             match eval.eval_function(f, &positional, &named) {
                 Ok(v) => Ok(super::starlark::to_star_value(v, 0)),
                 Err(e) => Err(first_line(&e.without_diagnostic().to_string())),
@@ -633,14 +614,7 @@ impl Engine {
                     ("parent", alloc(heap, parent)),
                     ("root", alloc(heap, root)),
                 ]));
-                let mut eval = Evaluator::new(&module);
-                eval.set_loader(self);
-                let _ = eval.set_max_callstack_size(100);
-                eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(
-                    Budget {
-                        left: STATEMENT_BUDGET,
-                    },
-                )));
+                let mut eval = sandboxed(&module, self);
                 match eval.eval_function(f, &[alloc(heap, value), ctx], &[]) {
                     Ok(v) => Ok(super::starlark::to_star_value(v, 0)),
                     Err(e) => Err(first_line(&e.without_diagnostic().to_string())),
@@ -665,6 +639,21 @@ fn parameter_count(value: Value<'_>) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// An evaluator with ytt's limits: loads through `loader` only, a bounded
+/// call stack (recursion ends there) and the statement budget.
+fn sandboxed<'v, 'a, 'e>(
+    module: &'a Module<'v>,
+    loader: &'a dyn FileLoader,
+) -> Evaluator<'v, 'a, 'e> {
+    let mut eval = Evaluator::new(module);
+    eval.set_loader(loader);
+    let _ = eval.set_max_callstack_size(100);
+    eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(Budget {
+        left: STATEMENT_BUDGET,
+    })));
+    eval
 }
 
 /// A frozen value usable in `module`.
@@ -710,21 +699,6 @@ impl FileLoader for Loader<'_> {
             .load_path(&self.dir, path)
             .map_err(|e| starlark::Error::new_other(anyhow::anyhow!(e)))
     }
-}
-
-/// Remove `.` and `..` without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 impl FileLoader for Engine {
