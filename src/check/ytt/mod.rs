@@ -188,21 +188,19 @@ pub fn check_package(
     let mut current: Option<Node> = schema.as_ref().map(|ty| ty.default.clone());
     let root_at = schema.as_ref().map(|ty| ty.span);
     let mut step_findings = Vec::new();
-    let mut sources_in_order: Vec<(Node, Vec<crate::yaml::Comment>, MergeMode)> = value_docs
+    // Documents are merged by reference; only command-line values are new.
+    let flag_overlays = settings.flags.overlays(sources, &mut step_findings);
+    let sources_in_order: Vec<(&Node, &[crate::yaml::Comment], MergeMode)> = value_docs
         .iter()
-        .map(|doc| {
-            (
-                doc.value.clone(),
-                doc.comments.clone(),
-                MergeMode::default(),
-            )
-        })
+        .map(|doc| (&doc.value, doc.comments.as_slice(), MergeMode::default()))
+        .chain(
+            flag_overlays
+                .iter()
+                .map(|(node, mode)| (node, &[][..], *mode)),
+        )
         .collect();
-    for (node, mode) in settings.flags.overlays(sources, &mut step_findings) {
-        sources_in_order.push((node, Vec::new(), mode));
-    }
     findings.append(&mut step_findings);
-    for (node, comments, mode) in &sources_in_order {
+    for &(node, comments, mode) in &sources_in_order {
         let mut step = Vec::new();
         if let Some(ty) = &schema {
             report_given_deprecated(node, ty, &DataPath::root(), &mut step);
@@ -223,7 +221,7 @@ pub fn check_package(
                     has_schema: schema.is_some(),
                     keeps_left_annotations: false,
                 };
-                merger.merge_document(left, node, comments, *mode);
+                merger.merge_document(left, node, comments, mode);
             }
         }
         if let (Some(ty), Some(values)) = (&schema, current.as_mut()) {
@@ -254,11 +252,11 @@ pub fn check_package(
         let mistyped: HashSet<Span> = findings.iter().map(|f| f.span).collect();
         let mut violations = Vec::new();
         let mut annotation_errors = Vec::new();
-        let needs_root = schema.as_ref().is_some_and(has_when_rule) || !value_docs.is_empty();
         let mut validator = Validator {
             findings: &mut violations,
             code: &code,
-            root: needs_root.then(|| validate::node_to_star(&values)),
+            root: Some(&values),
+            root_value: None,
             is_aborted: false,
         };
         if let Some(ty) = &schema {
@@ -644,16 +642,6 @@ fn run_asserts(
         }
         Value::Scalar(_) => {}
     }
-}
-
-/// Does any rule in the type tree have a `when=` (which may need `ctx.root`)?
-fn has_when_rule(ty: &SchemaType) -> bool {
-    ty.validation.as_ref().is_some_and(|v| v.when.is_some())
-        || match &ty.kind {
-            schema::TypeKind::Map(entries) => entries.iter().any(|e| has_when_rule(&e.ty)),
-            schema::TypeKind::Array(item) => has_when_rule(item),
-            _ => false,
-        }
 }
 
 fn has_errors(findings: &[Finding]) -> bool {

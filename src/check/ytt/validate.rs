@@ -433,7 +433,9 @@ pub struct Validator<'a> {
     pub findings: &'a mut Vec<Finding>,
     pub code: &'a Code<'a>,
     /// The whole document's value, for `ctx.root` (converted once).
-    pub root: Option<StarValue>,
+    pub root: Option<&'a Node>,
+    /// `root` converted, on the first `when=` that needs it.
+    pub root_value: Option<StarValue>,
     /// Set when a `when=` fails: ytt then stops all validation.
     pub is_aborted: bool,
 }
@@ -500,8 +502,11 @@ impl Validator<'_> {
         let value = node_to_star(node);
         if let Some(when) = &validation.when {
             let parent = parent.map_or(StarValue::None, node_to_star);
-            let root = self.root.clone().unwrap_or(StarValue::None);
-            let failure = match self.code.engine.call_when(&when.0, &value, &parent, &root) {
+            let root_node = self.root;
+            let root = self
+                .root_value
+                .get_or_insert_with(|| root_node.map_or(StarValue::None, node_to_star));
+            let failure = match self.code.engine.call_when(&when.0, &value, &parent, root) {
                 Ok(StarValue::Bool(true)) => None,
                 Ok(StarValue::Bool(false)) => return,
                 Ok(other) => Some(format!("want when= to be bool, got {}", other.type_name())),
