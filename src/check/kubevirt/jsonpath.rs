@@ -463,7 +463,13 @@ pub fn eval<'a>(root: V<'a>, steps: &[Step]) -> Outcome<'a> {
         for v in &cur {
             step(v, s, &mut out);
         }
-        if out.is_empty() && !cur.is_empty() {
+        // `[*]` (or a slice) over an empty list yields nothing without error.
+        let fan_out_over_list = matches!(s, Step::Wildcard | Step::Slice(..))
+            && cur.iter().any(|v| {
+                matches!(v.kind, K::L(_))
+                    || matches!(v.node.map(|n| &n.value), Some(Value::Array(_)))
+            });
+        if out.is_empty() && !cur.is_empty() && !fan_out_over_list {
             return Outcome { values: None, last };
         }
         if let Some(first) = out.first() {
