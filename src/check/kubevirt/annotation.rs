@@ -282,6 +282,22 @@ pub fn parse(text: &str) -> Parsed {
             ));
             ok = false;
         }
+        let own_args: &[&str] = match rule_type {
+            Some(RuleType::Integer) => &["min", "max"],
+            Some(RuleType::String) => &["minLength", "maxLength"],
+            Some(RuleType::Enum) => &["values"],
+            _ => &[],
+        };
+        for (_, off, text) in r.bad_args.iter().filter(|(k, _, _)| own_args.contains(k)) {
+            problems.push(problem(
+                *off,
+                format!(
+                    "rule `{}`: the argument path `{text}` must start with `.` or `[` after `jsonpath::`",
+                    r.name
+                ),
+            ));
+            ok = false;
+        }
         let mut regex = None;
         if rule_type == Some(RuleType::Regex)
             && let Some(text) = &r.regex
@@ -368,6 +384,8 @@ struct Raw {
     max_length: Option<IntArg>,
     regex: Option<String>,
     regex_off: Option<usize>,
+    /// Argument paths that do not start with `.` or `[`: (key offset, text).
+    bad_args: Vec<(&'static str, usize, String)>,
 }
 
 const KEYS: [&str; 11] = [
@@ -476,7 +494,12 @@ fn decode(item: &Jv, fatal: &mut Vec<Problem>) -> Option<Raw> {
                     for it in items {
                         match &it.v {
                             J::Str(s) if s.starts_with("jsonpath::") => match compile_path(s) {
-                                Ok(p) => out.push(StrArg::Path(p)),
+                                Ok(p) => {
+                                    if !p.text.starts_with(['.', '[']) {
+                                        r.bad_args.push((key, m.key_off, s.clone()));
+                                    }
+                                    out.push(StrArg::Path(p))
+                                }
                                 Err(e) => {
                                     fatal.push(problem(
                                         m.key_off,
@@ -511,7 +534,12 @@ fn decode(item: &Jv, fatal: &mut Vec<Problem>) -> Option<Raw> {
                     J::Null => None,
                     J::Num(f) => Some(IntArg::Lit(round(*f))),
                     J::Str(s) if s.starts_with("jsonpath::") => match compile_path(s) {
-                        Ok(p) => Some(IntArg::Path(p)),
+                        Ok(p) => {
+                            if !p.text.starts_with(['.', '[']) {
+                                r.bad_args.push((key, m.key_off, s.clone()));
+                            }
+                            Some(IntArg::Path(p))
+                        }
                         Err(e) => {
                             fatal.push(problem(m.key_off, format!("rule member `{key}`: {e}")));
                             None
@@ -541,4 +569,37 @@ fn decode(item: &Jv, fatal: &mut Vec<Problem>) -> Option<Raw> {
         }
     }
     (fatal.len() == before).then_some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_case_insensitive_and_numbers_rounded() {
+        let p = parse(
+            r#"[{"NAME": "a", "Rule": "integer", "path": "jsonpath::$.spec.domain.cpu.cores", "MESSAGE": "m", "min": 4.5, "max": -2.5, "extra": 1}]"#,
+        );
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        let rules = p.rules.unwrap();
+        assert_eq!(rules[0].name, "a");
+        assert_eq!(rules[0].path.text, ".spec.domain.cpu.cores");
+        assert!(matches!(rules[0].min, Some(IntArg::Lit(5))));
+        assert!(matches!(rules[0].max, Some(IntArg::Lit(-3))));
+    }
+
+    #[test]
+    fn fatal_and_rule_level_problems() {
+        let p = parse(
+            r#"[{"name": "a", "rule": "integer", "path": "jsonpath::.x", "message": "m", "min": "1"}]"#,
+        );
+        assert!(p.rules.is_none());
+        assert!(p.problems[0].message.contains("min"));
+        let p = parse(r#"[{"name": "a", "rule": "value-set", "path": "jsonpath::.x"}]"#);
+        assert_eq!(p.rules.unwrap().len(), 0);
+        assert_eq!(p.problems.len(), 2);
+        assert!(compile_regex(r"^\d+$").unwrap().is_match("42"));
+        assert!(!compile_regex(r"^\d+$").unwrap().is_match("٤٢"));
+        assert!(compile_regex("(?=a)").is_err());
+    }
 }

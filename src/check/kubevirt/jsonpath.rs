@@ -295,6 +295,8 @@ pub struct V<'a> {
     pub cpu_default: bool,
     /// A node of the reference VM (§4.3).
     pub reference: bool,
+    /// What KubeVirt's defaulting puts in this zero value of the reference VM.
+    pub default_text: Option<&'static str>,
 }
 
 impl V<'_> {
@@ -352,8 +354,15 @@ fn step<'a>(input: &V<'a>, s: &Step, out: &mut Vec<V<'a>>) {
                             in_domain,
                             cpu_default,
                             reference: input.reference,
+                            default_text: None,
                         });
                     } else if let Some(k) = known {
+                        let default_text = match (t, f.as_str()) {
+                            _ if !input.reference => None,
+                            (T::Cdrom, "tray") => Some("closed"),
+                            (T::Firmware, "uuid") => Some("5d307ca9-b3ef-428c-8861-06e72d69f223"),
+                            _ => None,
+                        };
                         out.push(V {
                             node: None,
                             kind: k,
@@ -361,6 +370,7 @@ fn step<'a>(input: &V<'a>, s: &Step, out: &mut Vec<V<'a>>) {
                             in_domain,
                             cpu_default,
                             reference: input.reference,
+                            default_text,
                         });
                     }
                 }
@@ -373,6 +383,7 @@ fn step<'a>(input: &V<'a>, s: &Step, out: &mut Vec<V<'a>>) {
                             in_domain,
                             cpu_default: false,
                             reference: input.reference,
+                            default_text: None,
                         });
                     }
                 }
@@ -385,6 +396,7 @@ fn step<'a>(input: &V<'a>, s: &Step, out: &mut Vec<V<'a>>) {
                             in_domain,
                             cpu_default: false,
                             reference: input.reference,
+                            default_text: None,
                         });
                     }
                 }
@@ -408,6 +420,7 @@ fn step<'a>(input: &V<'a>, s: &Step, out: &mut Vec<V<'a>>) {
                             in_domain: input.in_domain,
                             cpu_default: false,
                             reference: input.reference,
+                            default_text: None,
                         })
                     })
                     .collect(),
@@ -424,6 +437,7 @@ fn step<'a>(input: &V<'a>, s: &Step, out: &mut Vec<V<'a>>) {
                             in_domain: true,
                             cpu_default: false,
                             reference: true,
+                            default_text: None,
                         };
                         n
                     ]
@@ -496,6 +510,7 @@ pub fn eval_with_ref<'a>(root: &V<'a>, steps: &[Step]) -> Outcome<'a> {
         in_domain: false,
         cpu_default: false,
         reference: true,
+        default_text: None,
     };
     let on_ref = eval(reference, steps);
     Outcome {

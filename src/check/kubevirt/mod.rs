@@ -94,10 +94,19 @@ fn json_span(src: &SourceFile, a: &Annot, off: usize) -> Span {
     let k = before.matches('\n').count();
     let col = off - before.rfind('\n').map_or(0, |i| i + 1);
     let key_line = src.line_col(a.key_span.start as usize).line;
-    let indent = (key_line + 1..=src.line_count())
-        .map(|l| src.line_text(l))
-        .find(|t| !t.trim().is_empty())
-        .map_or(0, |t| t.len() - t.trim_start_matches(' ').len());
+    let key_col = a.key_span.start as usize - src.line_start(key_line);
+    let header = src.line_text(key_line).get(key_col..).unwrap_or("");
+    let explicit = header
+        .split_once('|')
+        .and_then(|(_, h)| h.trim_start_matches(['+', '-']).chars().next())
+        .and_then(|c| c.to_digit(10));
+    let indent = match explicit {
+        Some(n) => key_col + n as usize,
+        None => (key_line + 1..=src.line_count())
+            .map(|l| src.line_text(l))
+            .find(|t| !t.trim().is_empty())
+            .map_or(0, |t| t.len() - t.trim_start_matches(' ').len()),
+    };
     let line = key_line + 1 + k;
     let line_text = src.line_text(line);
     let mut pos = (indent + col).min(line_text.len());
@@ -186,6 +195,20 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
                     .and_then(|it| Annot::from_item(f.id, it));
                 if let Some(a) = &annot {
                     ctx.parse(a);
+                } else if let Some(it) = meta
+                    .and_then(|m| child(m, "annotations"))
+                    .and_then(|a| item(a, "validations"))
+                    .filter(|it| it.value.as_scalar().is_none())
+                {
+                    ctx.out.push(Finding::new(
+                        "kubevirt/annotation",
+                        Kind::Schema,
+                        it.key_span,
+                        format!(
+                            "the validations annotation must be a string holding a JSON array, found {}",
+                            it.value.type_name()
+                        ),
+                    ));
                 }
                 templates.push(Template {
                     name: meta.and_then(|m| text(m, "name")).unwrap_or(""),
@@ -349,6 +372,7 @@ fn check_vm(
         in_domain: false,
         cpu_default: false,
         reference: false,
+        default_text: None,
     };
     let src = ctx.src(annot.file);
     let mut seen = HashSet::new();
@@ -462,7 +486,7 @@ fn to_str(v: &V) -> Conv<String> {
     }
     match v.node {
         None => match v.kind {
-            K::Str | K::OStr => Conv::Ok(String::new()),
+            K::Str | K::OStr => Conv::Ok(v.default_text.unwrap_or("").to_string()),
             _ => bad(),
         },
         Some(n) => match &n.value {
