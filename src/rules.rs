@@ -143,6 +143,55 @@ pub static RULES: &[Rule] = &[
         "A data-value flag is malformed or names a missing file",
         "## What it does\nChecks `--data-value`, `--data-value-yaml` and `--data-value-file` arguments: `KEY=VALUE` form, readable files.\n\n## Why\nytt refuses to run with them.\n\n## Example\n```sh\nconfvet lint config --data-value replicas\n```"
     ),
+    rule!(
+        "kubevirt/annotation",
+        Schema,
+        Error,
+        "A validations annotation is not a usable JSON rule list",
+        "## What it does\nParses a Template's `validations` annotation (or a VM's `vm.kubevirt.io/validations`) as the template validator does, with Go `encoding/json` rules: strict JSON, a top-level array of objects, members of the right JSON type, `jsonpath::` paths that compile. The problem is placed at its line inside the YAML block scalar.\n\n## Why\nThe validator rejects every VM bound to the template with the decoding error; none of the rules is applied.\n\n## Example\n```yaml\nvalidations: |\n  [\n    {\"name\": \"memory\", \"rule\": \"integer\", \"path\": \"jsonpath::.spec.domain.memory.guest\", \"message\": \"too little memory\", \"min\": 1},\n  ]\n```"
+    ),
+    rule!(
+        "kubevirt/rule",
+        Schema,
+        Error,
+        "A validation rule is malformed",
+        "## What it does\nReports rules the validator cannot apply: a duplicate name, a missing or unknown `rule` type, a missing `name`, `message` or `path`, a path that does not start with `.` or `[` after `jsonpath::`, a regex that is not RE2. Such a rule is not evaluated further.\n\n## Why\nThe validator fails every VM with `duplicate Rule Name`, `unrecognized Rule type`, `missing required key` or `invalid JSONPath`.\n\n## Example\n```json\n{\"name\": \"cores\", \"rule\": \"value-set\", \"path\": \"jsonpath::.spec.domain.cpu.cores\"}\n```"
+    ),
+    rule!(
+        "kubevirt/rule-without-arguments",
+        Schema,
+        Warning,
+        "A validation rule has no argument for its type",
+        "## What it does\nWarns about an integer rule without `min`/`max`, a string rule without `minLength`/`maxLength`, an enum without `values` or a regex without `regex`.\n\n## Why\nSuch a rule checks nothing (integer, string, regex) or rejects every value (enum); arguments of another rule type are ignored.\n\n## Example\n```json\n{\"name\": \"cores\", \"rule\": \"integer\", \"path\": \"jsonpath::.spec.domain.cpu.cores\", \"message\": \"cores\", \"minLength\": 1}\n```"
+    ),
+    rule!(
+        "kubevirt/validation",
+        Validation,
+        Error,
+        "A VirtualMachine breaks a template validation rule",
+        "## What it does\nEvaluates each rule that applies to a VirtualMachine (its own `vm.kubevirt.io/validations`, else its template's `validations`) on the VM's `spec.template`, as the validator's typed view sees it, and reports every value that breaks it. Rules with `justWarning: true` give warnings.\n\n## Why\nThe template validator webhook rejects the VM at admission.\n\n## Example\n```yaml\ndomain:\n  cpu:\n    cores: 6   # rule core-limits: max 4\n```"
+    ),
+    rule!(
+        "kubevirt/path-not-found",
+        Reference,
+        Error,
+        "A rule's JSONPath finds nothing on the VirtualMachine",
+        "## What it does\nReports a rule path or JSONPath argument that is not found on the VM nor on the validator's reference VM, that yields no values, or an argument path yielding other than one value.\n\n## Why\nThe validator fails the rule with `invalid JSONPath`, `no values were found` or `expected one value`, which rejects the VM even for `justWarning` rules.\n\n## Example\n```json\n{\"path\": \"jsonpath::.spec.domain.resources.requests.memory\"}\n```\nwith a VM that sets no memory request."
+    ),
+    rule!(
+        "kubevirt/value-type",
+        Type,
+        Error,
+        "A value has the wrong type for the rule that checks it",
+        "## What it does\nReports a value an integer rule cannot read as an integer or quantity (a string such as `q35`, an optional integer field, a fractional quantity), or a value a string, enum or regex rule cannot read as a string.\n\n## Why\nThe validator fails the rule with `mismatching type`, which rejects the VM.\n\n## Example\n```json\n{\"rule\": \"integer\", \"path\": \"jsonpath::.spec.domain.machine.type\", \"min\": 1}\n```"
+    ),
+    rule!(
+        "kubevirt/template-not-found",
+        Reference,
+        Warning,
+        "A VirtualMachine names a template that is not among the linted files",
+        "## What it does\nWarns when a VM's template labels or annotations name a template (name and namespace) that no linted Template matches, so its validations cannot be checked.\n\n## Why\nThe validator admits such a VM without checks; a typo in the template name silently disables validation.\n\n## Example\n```yaml\nlabels:\n  vm.kubevirt.io/template: fedora-server-smal\n  vm.kubevirt.io/template.namespace: openshift\n```"
+    ),
 ];
 
 /// The rule with this id.

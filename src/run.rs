@@ -1,6 +1,7 @@
 //! One lint run: discover, check every unit on all cores, sort findings.
 //! The binary and the tests both go through here.
 
+use crate::check::kubevirt;
 use crate::check::ytt::{self, YttSettings};
 use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Severity, sort_findings};
@@ -58,9 +59,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     let outcome = ytt::check_package(&unit.root, &members, sources, &request.ytt);
                     (outcome.findings, outcome.values)
                 }
-                // Their checks arrive with their issues; a file that does not
+                System::Kubevirt => (kubevirt::check_unit(&members, sources), None),
+                // Its check arrives with its issues; a file that does not
                 // parse is reported already.
-                System::Kubevirt | System::Tekton => (
+                System::Tekton => (
                     members
                         .iter()
                         .filter_map(|f| f.parsed.as_ref().err().map(|e| (**e).clone()))

@@ -1,4 +1,5 @@
 //! Checks: one module per system. A check reads discovered units (the YAML
 //! tree) and returns findings; it never prints.
 
+pub mod kubevirt;
 pub mod ytt;
