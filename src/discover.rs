@@ -68,6 +68,10 @@ pub struct Discovery {
     pub units: Vec<Unit>,
     /// Problems that are not findings (unreadable files); they make exit 2.
     pub errors: Vec<String>,
+    /// When files were named one by one: the files and directories named.
+    /// KubeVirt and Tekton units are read whole (a VM's template may sit
+    /// elsewhere) but report only on these.
+    pub scope: Option<Vec<PathBuf>>,
 }
 
 /// Read, classify and group everything below `paths`.
@@ -122,6 +126,13 @@ pub fn discover(
     }
 
     if !wanted_files.is_empty() {
+        discovery.scope = Some(
+            wanted_files
+                .iter()
+                .cloned()
+                .chain(explicit_dirs.iter().cloned())
+                .collect(),
+        );
         // Keep the units that hold a file or directory that was asked for;
         // a wanted file that is not YAML of a unit (a plain values file)
         // selects the ytt package it sits in.

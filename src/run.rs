@@ -37,6 +37,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         files,
         units,
         errors,
+        scope,
     } = discover::discover(&request.paths, sources, cwd, &ParseOptions::default());
     let mut result = LintResult {
         errors,
@@ -84,8 +85,18 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         });
         if unit.system == System::Ytt {
             result.values.push((unit.root.clone(), values));
+            result.findings.extend(findings);
+        } else if let Some(scope) = &scope {
+            result.findings.extend(findings.into_iter().filter(|f| {
+                sources
+                    .get(f.span.file)
+                    .path
+                    .as_ref()
+                    .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
+            }));
+        } else {
+            result.findings.extend(findings);
         }
-        result.findings.extend(findings);
     }
     // Trees of a large repository take a while to free: do it on all cores.
     files.into_par_iter().for_each(drop);
