@@ -39,7 +39,7 @@ fn main() -> ExitCode {
         Command::Rules => {
             for rule in confvet::rules::RULES {
                 println!(
-                    "{:<24} {:<8} {}",
+                    "{:<32} {:<8} {}",
                     rule.id,
                     rule.severity.as_str(),
                     rule.summary
