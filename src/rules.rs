@@ -192,6 +192,104 @@ pub static RULES: &[Rule] = &[
         "A VirtualMachine names a template that is not among the linted files",
         "## What it does\nWarns when a VM's template labels or annotations name a template (name and namespace) that no linted Template matches, so its validations cannot be checked.\n\n## Why\nThe validator admits such a VM without checks; a typo in the template name silently disables validation.\n\n## Example\n```yaml\nlabels:\n  vm.kubevirt.io/template: fedora-server-smal\n  vm.kubevirt.io/template.namespace: openshift\n```"
     ),
+    rule!(
+        "tekton/declaration",
+        Schema,
+        Error,
+        "A param declaration is invalid",
+        "## What it does\nChecks each param declaration of a Task, Pipeline or inline spec: the type is string, array or object, an object param has properties whose keys are strings, names have the right format, enum is only on string params and has no repeats.\n\n## Why\nThe Tekton webhook rejects the resource, or the param cannot be referenced.\n\n## Example\n```yaml\nparams:\n  - name: gitrepo\n    type: object   # no properties\n```"
+    ),
+    rule!(
+        "tekton/result-declaration",
+        Schema,
+        Error,
+        "A result declaration is invalid",
+        "## What it does\nChecks each result declaration: name format, type string/array/object, properties on object results with string keys.\n\n## Why\nThe Tekton webhook rejects the Task, or the result cannot be referenced from a Pipeline.\n\n## Example\n```yaml\nresults:\n  - name: image\n    type: integer\n```"
+    ),
+    rule!(
+        "tekton/duplicate",
+        Schema,
+        Error,
+        "A param, result or binding name is given twice",
+        "## What it does\nReports the second and later entries with the same name in one params or results list.\n\n## Why\nTekton rejects duplicate params; duplicate results are ambiguous.\n\n## Example\n```yaml\nparams:\n  - name: a\n  - name: a\n```"
+    ),
+    rule!(
+        "tekton/default",
+        Type,
+        Error,
+        "A param default has the wrong type",
+        "## What it does\nChecks that a default is a string, a sequence or a mapping as the declared type requires.\n\n## Why\nThe webhook rejects the declaration.\n\n## Example\n```yaml\nparams:\n  - name: flags\n    type: array\n    default: '-v'\n```"
+    ),
+    rule!(
+        "tekton/value-type",
+        Type,
+        Error,
+        "A member of an array or object value is not a string",
+        "## What it does\nReports items of array values and values of object keys that are numbers, booleans, null or nested.\n\n## Why\nTekton param members are strings; such a value does not decode.\n\n## Example\n```yaml\ndefault:\n  port: 8080\n```"
+    ),
+    rule!(
+        "tekton/default-unknown-key",
+        UnknownKey,
+        Warning,
+        "An object default has a key that properties does not declare",
+        "## What it does\nWarns about keys of an object default that are not declared in properties.\n\n## Why\nThe key is dead data: references to it are rejected.\n\n## Example\n```yaml\nproperties: {url: {}}\ndefault: {url: x, branch: main}\n```"
+    ),
+    rule!(
+        "tekton/partial-default",
+        Validation,
+        Warning,
+        "An object default does not give every declared key",
+        "## What it does\nWarns when a top-level Task or Pipeline object default misses declared keys.\n\n## Why\nEvery caller must then supply the rest.\n\n## Example\n```yaml\nproperties: {url: {}, rev: {}}\ndefault: {url: x}\n```"
+    ),
+    rule!(
+        "tekton/enum",
+        Validation,
+        Error,
+        "A value is not in the param's enum",
+        "## What it does\nChecks defaults and provided values of params with an enum.\n\n## Why\nTekton rejects the run.\n\n## Example\n```yaml\nenum: [a, b]\ndefault: c\n```"
+    ),
+    rule!(
+        "tekton/param-reference",
+        Reference,
+        Error,
+        "A param reference points at nothing",
+        "## What it does\nReports $(params.x) references to undeclared params or undeclared object keys, and malformed references.\n\n## Why\nTekton rejects the resource or leaves the text unsubstituted.\n\n## Example\n```yaml\nargs: ['$(params.nope)']\n```"
+    ),
+    rule!(
+        "tekton/param-type",
+        Type,
+        Error,
+        "A param reference does not fit the param type or the place",
+        "## What it does\nReports whole arrays/objects where a string is needed, non-isolated array references and selectors that do not fit the type.\n\n## Why\nTekton rejects the resource or never substitutes the reference.\n\n## Example\n```yaml\nimage: $(params.gitrepo)\n```"
+    ),
+    rule!(
+        "tekton/binding-type",
+        Type,
+        Error,
+        "A provided param value has the wrong type",
+        "## What it does\nCompares the type of a binding's value with the callee's declared type.\n\n## Why\nTekton fails the run: param types don't match.\n\n## Example\n```yaml\nparams:\n  - name: repo\n    value: just-a-string   # object expected\n```"
+    ),
+    rule!(
+        "tekton/missing-param",
+        Validation,
+        Error,
+        "A required param has no value",
+        "## What it does\nReports callee params without default that the call site does not bind.\n\n## Why\nTekton fails the run: missing values for params.\n\n## Example\n```yaml\ntaskRef: {name: build}   # build needs param url\n```"
+    ),
+    rule!(
+        "tekton/missing-keys",
+        Validation,
+        Error,
+        "An object param value misses declared keys",
+        "## What it does\nChecks that default and provided value together give every declared key.\n\n## Why\nTekton fails the run: missing keys.\n\n## Example\n```yaml\nvalue: {url: x}   # properties url, rev\n```"
+    ),
+    rule!(
+        "tekton/run-param-result",
+        Validation,
+        Error,
+        "A PipelineRun param value uses a task result",
+        "## What it does\nReports $(tasks.t.results.r) in PipelineRun spec.params.\n\n## Why\nTekton rejects it.\n\n## Example\n```yaml\nparams:\n  - name: a\n    value: $(tasks.t.results.r)\n```"
+    ),
 ];
 
 /// The rule with this id.

@@ -1,8 +1,8 @@
 //! One lint run: discover, check every unit on all cores, sort findings.
 //! The binary and the tests both go through here.
 
-use crate::check::kubevirt;
 use crate::check::ytt::{self, YttSettings};
+use crate::check::{kubevirt, tekton};
 use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Severity, sort_findings};
 use crate::report::{CheckedUnit, Summary};
@@ -61,15 +61,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     (outcome.findings, outcome.values)
                 }
                 System::Kubevirt => (kubevirt::check_unit(&members, sources), None),
-                // Its check arrives with its issues; a file that does not
-                // parse is reported already.
-                System::Tekton => (
-                    members
-                        .iter()
-                        .filter_map(|f| f.parsed.as_ref().err().map(|e| (**e).clone()))
-                        .collect(),
-                    None,
-                ),
+                System::Tekton => (tekton::check_unit(&members, sources), None),
             }
         })
         .collect();

@@ -2,4 +2,5 @@
 //! tree) and returns findings; it never prints.
 
 pub mod kubevirt;
+pub mod tekton;
 pub mod ytt;
