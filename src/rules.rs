@@ -290,6 +290,27 @@ pub static RULES: &[Rule] = &[
         "A PipelineRun param value uses a task result",
         "## What it does\nReports $(tasks.t.results.r) in PipelineRun spec.params.\n\n## Why\nTekton rejects it.\n\n## Example\n```yaml\nparams:\n  - name: a\n    value: $(tasks.t.results.r)\n```"
     ),
+    rule!(
+        "tekton/result-reference",
+        Reference,
+        Error,
+        "A task result reference points at nothing",
+        "## What it does\nReports $(tasks.t.results.r) references to tasks that are not in the tasks section, undeclared results or keys, and malformed references.\n\n## Why\nTekton rejects the Pipeline or fails the run.\n\n## Example\n```yaml\nvalue: $(tasks.bulid.results.image)\n```"
+    ),
+    rule!(
+        "tekton/result-type",
+        Type,
+        Error,
+        "A task result reference does not fit the result type",
+        "## What it does\nReports a key on a string or array result, or an index on a string or object result.\n\n## Why\nThe reference is never substituted.\n\n## Example\n```yaml\nvalue: $(tasks.build.results.digest.sha256)\n```"
+    ),
+    rule!(
+        "tekton/pipeline-result",
+        Validation,
+        Error,
+        "A pipeline result holds no task result expression",
+        "## What it does\nReports pipeline results whose value has no $(tasks...) expression.\n\n## Why\nTekton rejects the Pipeline.\n\n## Example\n```yaml\nresults:\n  - name: image\n    value: fixed\n```"
+    ),
 ];
 
 /// The rule with this id.

@@ -210,6 +210,8 @@ struct Ctx<'s> {
     files: HashMap<u32, Arc<SourceFile>>,
     file: FileId,
     out: Vec<Finding>,
+    /// Pipeline tasks of the `tasks` section in scope: name → results if known.
+    tasks: Option<HashMap<String, Option<Scope>>>,
 }
 
 impl Ctx<'_> {
@@ -626,6 +628,10 @@ impl Ctx<'_> {
         let whole_text = s.text.clone();
         for (off, body) in exprs(&whole_text) {
             let expr = format!("$({body})");
+            if body.starts_with("tasks.") && body.split('.').nth(2) == Some("results") {
+                self.task_result_ref(n, off, body, path);
+                continue;
+            }
             let Some(r) = parse_param_ref(body) else {
                 continue;
             };
@@ -1046,13 +1052,116 @@ fn callee_decls(sources: &Sources, file: FileId, doc: &Node) -> Vec<Decl> {
         files: HashMap::new(),
         file,
         out: Vec::new(),
+        tasks: None,
     };
     child(doc, "spec").map_or_else(Vec::new, |s| {
         c.param_decls(child(s, "params"), "spec.params")
     })
 }
 
+/// Result declarations of a Task spec, without reporting.
+fn spec_results(sources: &Sources, file: FileId, spec: &Node) -> Scope {
+    let mut c = Ctx {
+        sources,
+        files: HashMap::new(),
+        file,
+        out: Vec::new(),
+        tasks: None,
+    };
+    c.result_decls(child(spec, "results"), "results")
+}
+
 impl Ctx<'_> {
+    fn task_result_ref(&mut self, n: &Node, off: usize, body: &str, path: &str) {
+        let Some(tasks) = self.tasks.clone() else {
+            return;
+        };
+        let expr = format!("$({body})");
+        let span = self.expr_span(n, off);
+        let (core, star, index) = strip_selector(body);
+        let parts: Vec<&str> = core.split('.').collect();
+        if parts.len() < 4
+            || parts.len() > 5
+            || parts
+                .iter()
+                .any(|p| p.is_empty() || p.contains('[') || p.contains(']'))
+            || (parts.len() == 5 && (star || index))
+        {
+            self.push(
+                "tekton/result-reference",
+                Kind::Reference,
+                span,
+                path,
+                format!("malformed task result reference {expr}"),
+            );
+            return;
+        }
+        let Some(known) = tasks.get(parts[1]) else {
+            self.push(
+                "tekton/result-reference",
+                Kind::Reference,
+                span,
+                path,
+                format!(
+                    "{expr}: task {} is not a pipeline task of the tasks section",
+                    parts[1]
+                ),
+            );
+            return;
+        };
+        let Some(results) = known else {
+            return;
+        };
+        let Some(r) = results.get(parts[3]) else {
+            self.push(
+                "tekton/result-reference",
+                Kind::Reference,
+                span,
+                path,
+                format!(
+                    "{expr}: \"{}\" is not a named result returned by pipeline task \"{}\"",
+                    parts[3], parts[1]
+                ),
+            );
+            return;
+        };
+        if parts.len() == 5 {
+            if r.ty != Ty::Obj {
+                self.push(
+                    "tekton/result-type",
+                    Kind::Type,
+                    span,
+                    path,
+                    format!(
+                        "{expr}: result {} is a {} and has no keys",
+                        parts[3],
+                        r.ty.name()
+                    ),
+                );
+            } else if r
+                .keys
+                .as_ref()
+                .is_some_and(|k| !k.iter().any(|k| k == parts[4]))
+            {
+                self.push(
+                    "tekton/result-reference",
+                    Kind::Reference,
+                    span,
+                    path,
+                    format!("{expr}: object result {} has no key {}", parts[3], parts[4]),
+                );
+            }
+        } else if index && r.ty != Ty::Arr {
+            self.push(
+                "tekton/result-type",
+                Kind::Type,
+                span,
+                path,
+                format!("{expr}: index on {} result {}", r.ty.name(), parts[3]),
+            );
+        }
+    }
+
     /// Pipeline spec at `path` with outer scope `outer`.
     fn pipeline_spec(
         &mut self,
@@ -1064,6 +1173,34 @@ impl Ctx<'_> {
     ) -> Vec<Decl> {
         let decls = self.param_decls(child(spec, "params"), &format!("{path}.params"));
         let scope = decl_scope(&decls, outer);
+        let mut tasks = HashMap::new();
+        for t in items(child(spec, "tasks")) {
+            let Some(name) = text(t, "name") else {
+                continue;
+            };
+            let res = if child(t, "matrix").is_some() {
+                None
+            } else if let Some(ts) = child(t, "taskSpec") {
+                if child(ts, "apiVersion").is_some() || child(ts, "kind").is_some() {
+                    None
+                } else {
+                    Some(spec_results(self.sources, self.file, ts))
+                }
+            } else if let Some(r) = child(t, "taskRef") {
+                resolve(docs, r, "Task").and_then(|n| {
+                    let f = docs
+                        .iter()
+                        .find(|d| std::ptr::eq(d.node, n))
+                        .map_or(self.file, |d| d.file);
+                    child(n, "spec").map(|s| spec_results(self.sources, f, s))
+                })
+            } else {
+                None
+            };
+            tasks.insert(name.to_string(), res);
+        }
+        let saved = self.tasks.replace(tasks);
+        self.pipeline_results(spec, path);
         for sect in ["tasks", "finally"] {
             for (i, t) in items(child(spec, sect)).into_iter().enumerate() {
                 let tpath = format!("{path}.{sect}[{i}]");
@@ -1154,7 +1291,47 @@ impl Ctx<'_> {
                 }
             }
         }
+        self.tasks = saved;
         decls
+    }
+
+    /// Pipeline `results`: P6 and the references in each value.
+    fn pipeline_results(&mut self, spec: &Node, path: &str) {
+        let empty = Scope::new();
+        for (i, r) in items(child(spec, "results")).into_iter().enumerate() {
+            let Some(vit) = item(r, "value") else {
+                continue;
+            };
+            let vp = format!("{path}.results[{i}].value");
+            let mut strs: Vec<(&Node, String)> = Vec::new();
+            match &vit.value.value {
+                Value::Scalar(_) => strs.push((&vit.value, vp.clone())),
+                Value::Array(a) => strs.extend(
+                    a.iter()
+                        .enumerate()
+                        .map(|(k, it)| (&it.value, format!("{vp}[{k}]"))),
+                ),
+                Value::Map(m) => strs.extend(
+                    m.iter()
+                        .map(|it| (&it.value, format!("{vp}.{}", it.key.text))),
+                ),
+            }
+            let has = strs.iter().any(|(n, _)| {
+                n.as_scalar().is_some_and(|s| {
+                    exprs(&s.text)
+                        .iter()
+                        .any(|(_, b)| b.starts_with("tasks.") || b.starts_with("finally."))
+                })
+            });
+            if !has {
+                let name = text(r, "name").unwrap_or("");
+                self.push("tekton/pipeline-result", Kind::Validation, vit.key_span, &vp, format!("pipeline result {name}: expected pipeline results to be task result expressions but no expressions were found"));
+                continue;
+            }
+            for (n, p) in strs {
+                self.check_str(n, &p, &empty, Cx::Bind);
+            }
+        }
     }
 }
 
@@ -1191,6 +1368,7 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
         files: HashMap::new(),
         file: FileId(0),
         out,
+        tasks: None,
     };
     let empty = Scope::new();
     for d in &docs {
