@@ -212,6 +212,8 @@ struct Ctx<'s> {
     out: Vec<Finding>,
     /// Pipeline tasks of the `tasks` section in scope: name → results if known.
     tasks: Option<HashMap<String, Option<Scope>>>,
+    /// Results of the Task spec being scanned.
+    results: Option<Scope>,
 }
 
 impl Ctx<'_> {
@@ -632,6 +634,10 @@ impl Ctx<'_> {
                 self.task_result_ref(n, off, body, path);
                 continue;
             }
+            if body.starts_with("results.") || body.starts_with("results[") {
+                self.result_path_ref(n, off, body, path);
+                continue;
+            }
             let Some(r) = parse_param_ref(body) else {
                 continue;
             };
@@ -785,11 +791,13 @@ impl Ctx<'_> {
                 },
             );
         }
+        let saved = self.results.replace(results.clone());
         for k in ["steps", "stepTemplate", "sidecars", "volumes", "workspaces"] {
             if let Some(n) = child(spec, k) {
                 self.walk_task(n, &format!("{path}.{k}"), &scope, false);
             }
         }
+        self.results = saved;
         (decls, results)
     }
 
@@ -1053,6 +1061,7 @@ fn callee_decls(sources: &Sources, file: FileId, doc: &Node) -> Vec<Decl> {
         file,
         out: Vec::new(),
         tasks: None,
+        results: None,
     };
     child(doc, "spec").map_or_else(Vec::new, |s| {
         c.param_decls(child(s, "params"), "spec.params")
@@ -1067,11 +1076,57 @@ fn spec_results(sources: &Sources, file: FileId, spec: &Node) -> Scope {
         file,
         out: Vec::new(),
         tasks: None,
+        results: None,
     };
     c.result_decls(child(spec, "results"), "results")
 }
 
 impl Ctx<'_> {
+    fn result_path_ref(&mut self, n: &Node, off: usize, body: &str, path: &str) {
+        let Some(results) = self.results.clone() else {
+            return;
+        };
+        let expr = format!("$({body})");
+        let rest = &body["results".len()..];
+        let (name, tail) = if let Some(r) = rest.strip_prefix('.') {
+            match r.split_once('.') {
+                Some((a, b)) => (a.to_string(), Some(b.to_string())),
+                None => (r.to_string(), None),
+            }
+        } else {
+            let mut found = None;
+            for q in ['\'', '"'] {
+                if let Some(r) = rest.strip_prefix(&format!("[{q}")[..])
+                    && let Some((a, b)) = r.split_once(&format!("{q}]")[..])
+                {
+                    found = Some((a.to_string(), b.strip_prefix('.').map(str::to_string)));
+                }
+            }
+            found.unwrap_or_default()
+        };
+        let span = self.expr_span(n, off);
+        if !name.is_empty()
+            && !results.contains_key(&name)
+            && tail.as_deref().is_some_and(|t| !t.contains('.'))
+        {
+            self.push(
+                "tekton/result-reference",
+                Kind::Reference,
+                span,
+                path,
+                format!("non-existent variable {expr}"),
+            );
+        } else if tail.as_deref() != Some("path") {
+            self.push(
+                "tekton/result-reference",
+                Kind::Reference,
+                span,
+                path,
+                format!("{expr}: only .path of a result can be referenced inside a Task"),
+            );
+        }
+    }
+
     fn task_result_ref(&mut self, n: &Node, off: usize, body: &str, path: &str) {
         let Some(tasks) = self.tasks.clone() else {
             return;
@@ -1369,6 +1424,7 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
         file: FileId(0),
         out,
         tasks: None,
+        results: None,
     };
     let empty = Scope::new();
     for d in &docs {
@@ -1423,14 +1479,30 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
             _ => {
                 let outer = value_scope(child(spec, "params"), &empty);
                 for (i, b) in items(child(spec, "params")).into_iter().enumerate() {
-                    if let Some(v) = child(b, "value").and_then(Node::as_scalar) {
+                    let mut strs: Vec<(&Node, String)> = Vec::new();
+                    if let Some(v) = child(b, "value") {
+                        let vp = format!("spec.params[{i}].value");
+                        match &v.value {
+                            Value::Scalar(_) => strs.push((v, vp)),
+                            Value::Array(a) => strs.extend(
+                                a.iter()
+                                    .enumerate()
+                                    .map(|(k, it)| (&it.value, format!("{vp}[{k}]"))),
+                            ),
+                            Value::Map(m) => strs.extend(
+                                m.iter()
+                                    .map(|it| (&it.value, format!("{vp}.{}", it.key.text))),
+                            ),
+                        }
+                    }
+                    for (vn, vp) in strs {
+                        let Some(v) = vn.as_scalar() else { continue };
                         for (off, body) in exprs(&v.text) {
                             if body.starts_with("tasks.")
                                 && body.split('.').nth(2) == Some("results")
                             {
-                                let vn = child(b, "value").unwrap_or(b);
                                 let span = ctx.expr_span(vn, off);
-                                ctx.push("tekton/run-param-result", Kind::Validation, span, &format!("spec.params[{i}].value"), format!("cannot use result expressions in [$({body})] as PipelineRun parameter values"));
+                                ctx.push("tekton/run-param-result", Kind::Validation, span, &vp, format!("cannot use result expressions in [$({body})] as PipelineRun parameter values"));
                             }
                         }
                     }
