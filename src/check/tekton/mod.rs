@@ -1318,6 +1318,14 @@ impl Ctx<'_> {
                         (name_span, &site_path),
                         &scope,
                     );
+                    let tn = text(t, "name").unwrap_or("");
+                    self.enum_subset(
+                        child(t, "params"),
+                        &format!("{tpath}.params"),
+                        &tdecls,
+                        &decls,
+                        tn,
+                    );
                 } else if let Some(r) = child(t, "taskRef") {
                     let found = resolve(docs, r, "Task").map(|n| {
                         (
@@ -1335,6 +1343,16 @@ impl Ctx<'_> {
                         (name_span, &site_path),
                         &scope,
                     );
+                    if let Some(cd) = &cd {
+                        let tn = text(t, "name").unwrap_or("");
+                        self.enum_subset(
+                            child(t, "params"),
+                            &format!("{tpath}.params"),
+                            cd,
+                            &decls,
+                            tn,
+                        );
+                    }
                 } else {
                     self.bindings(
                         child(t, "params"),
@@ -1348,6 +1366,48 @@ impl Ctx<'_> {
         }
         self.tasks = saved;
         decls
+    }
+
+    /// B8: `$(params.p)` bound to a callee param with enum.
+    fn enum_subset(
+        &mut self,
+        list: Option<&Node>,
+        path: &str,
+        callee: &[Decl],
+        pdecls: &[Decl],
+        task: &str,
+    ) {
+        for (i, b) in items(list).into_iter().enumerate() {
+            let (Some(name), Some(vit)) = (text(b, "name"), item(b, "value")) else {
+                continue;
+            };
+            let Some(v) = vit.value.as_scalar() else {
+                continue;
+            };
+            let Some(cen) = callee
+                .iter()
+                .find(|d| d.name == name)
+                .and_then(|d| d.enums.clone())
+            else {
+                continue;
+            };
+            let Some(p) = v
+                .text
+                .strip_prefix("$(params.")
+                .and_then(|r| r.strip_suffix(')'))
+            else {
+                continue;
+            };
+            let Some(pd) = pdecls.iter().find(|d| d.name == p && d.ty == Ty::Str) else {
+                continue;
+            };
+            let vp = format!("{path}[{i}].value");
+            match &pd.enums {
+                None => self.push("tekton/enum", Kind::Validation, vit.key_span, &vp, format!("pipeline param \"{p}\" has no enum, but referenced in \"{task}\" task has enums: {cen:?}")),
+                Some(pen) if pen.iter().any(|x| !cen.contains(x)) => self.push("tekton/enum", Kind::Validation, vit.key_span, &vp, format!("pipeline param \"{p}\" enum: {pen:?} is not a subset of the referenced in \"{task}\" task param enum: {cen:?}")),
+                _ => {}
+            }
+        }
     }
 
     /// Pipeline `results`: P6 and the references in each value.
