@@ -214,6 +214,9 @@ struct Ctx<'s> {
     tasks: Option<HashMap<String, Option<Scope>>>,
     /// Results of the Task spec being scanned.
     results: Option<Scope>,
+    /// The pipeline task being bound has a `matrix`, which supplies params
+    /// the `params` list does not name.
+    in_matrix_task: bool,
 }
 
 impl Ctx<'_> {
@@ -760,6 +763,18 @@ impl Ctx<'_> {
                         continue;
                     }
                     let p = format!("{path}.{k}");
+                    // steps[].params[].value binds a StepAction's param: a
+                    // whole array or object `$(params.x[*])` is a value there.
+                    let is_step_binding = k == "value"
+                        && path.contains(".steps[")
+                        && path
+                            .rsplit('.')
+                            .next()
+                            .is_some_and(|last| last.starts_with("params["));
+                    if is_step_binding && matches!(it.value.value, Value::Scalar(_)) {
+                        self.check_str(&it.value, &p, scope, Cx::Bind);
+                        continue;
+                    }
                     let e = matches!(k, "command" | "args")
                         && matches!(it.value.value, Value::Array(_));
                     self.walk_task(&it.value, &p, scope, e);
@@ -939,6 +954,9 @@ impl Ctx<'_> {
             }
         }
         let Some(decls) = decls else { return };
+        if self.in_matrix_task {
+            return;
+        }
         for d in decls {
             if seen.contains(&d.name) {
                 continue;
@@ -1062,6 +1080,7 @@ fn callee_decls(sources: &Sources, file: FileId, doc: &Node) -> Vec<Decl> {
         out: Vec::new(),
         tasks: None,
         results: None,
+        in_matrix_task: false,
     };
     child(doc, "spec").map_or_else(Vec::new, |s| {
         c.param_decls(child(s, "params"), "spec.params")
@@ -1077,6 +1096,7 @@ fn spec_results(sources: &Sources, file: FileId, spec: &Node) -> Scope {
         out: Vec::new(),
         tasks: None,
         results: None,
+        in_matrix_task: false,
     };
     c.result_decls(child(spec, "results"), "results")
 }
@@ -1298,6 +1318,7 @@ impl Ctx<'_> {
                         self.check_str(v, &format!("{wp}.values[{l}]"), &scope, Cx::Elem);
                     }
                 }
+                self.in_matrix_task = child(t, "matrix").is_some();
                 let name_span = item(t, "name").map_or(t.span, |it| it.key_span);
                 let site_path = format!("{tpath}.name");
                 if let Some(ts) = child(t, "taskSpec") {
@@ -1485,6 +1506,7 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
         out,
         tasks: None,
         results: None,
+        in_matrix_task: false,
     };
     let empty = Scope::new();
     for d in &docs {
