@@ -162,6 +162,26 @@ impl Scalar {
     }
 }
 
+/// The item of map `n` under `key` (the last one, as a YAML decoder keeps).
+pub fn item<'a>(n: &'a Node, key: &str) -> Option<&'a MapItem> {
+    match &n.value {
+        Value::Map(items) => items.iter().rev().find(|i| i.key.text == key),
+        _ => None,
+    }
+}
+
+/// The non-null value of map `n` under `key`.
+pub fn child<'a>(n: &'a Node, key: &str) -> Option<&'a Node> {
+    item(n, key).map(|i| &i.value).filter(|v| !v.is_null())
+}
+
+/// The scalar text of map `n` under `key`.
+pub fn text<'a>(n: &'a Node, key: &str) -> Option<&'a str> {
+    child(n, key)
+        .and_then(Node::as_scalar)
+        .map(|s| s.text.as_str())
+}
+
 /// Helpers over the annotations of a node's comments.
 pub trait Annotated {
     fn comments(&self) -> &[Comment];

@@ -11,6 +11,7 @@ pub mod quantity;
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind, Severity};
 use crate::source::{FileId, SourceFile, Sources, Span};
+use crate::yaml::node::{child, item, text};
 use crate::yaml::{MapItem, Node, ScalarStyle, ScalarValue, Value};
 use annotation::{IntArg, Parsed, Rule, RuleType, StrArg};
 use jsonpath::{K, T, V};
@@ -22,23 +23,6 @@ const NAMESPACE_KEY: &str = "vm.kubevirt.io/template.namespace";
 const OLD_NAMESPACE_KEY: &str = "vm.kubevirt.io/template-namespace";
 const SKIP_KEY: &str = "vm.kubevirt.io/skip-validations";
 const VM_RULES_KEY: &str = "vm.kubevirt.io/validations";
-
-fn item<'a>(n: &'a Node, key: &str) -> Option<&'a MapItem> {
-    match &n.value {
-        Value::Map(items) => items.iter().rev().find(|i| i.key.text == key),
-        _ => None,
-    }
-}
-
-fn child<'a>(n: &'a Node, key: &str) -> Option<&'a Node> {
-    item(n, key).map(|i| &i.value).filter(|v| !v.is_null())
-}
-
-fn text<'a>(n: &'a Node, key: &str) -> Option<&'a str> {
-    child(n, key)
-        .and_then(Node::as_scalar)
-        .map(|s| s.text.as_str())
-}
 
 fn is_template(doc: &Node) -> bool {
     text(doc, "kind") == Some("Template")

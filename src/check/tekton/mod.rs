@@ -4,7 +4,8 @@
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind, Severity};
 use crate::source::{FileId, SourceFile, Sources, Span};
-use crate::yaml::{MapItem, Node, ScalarStyle, ScalarValue, Value};
+use crate::yaml::node::{child, item, text};
+use crate::yaml::{Node, ScalarStyle, ScalarValue, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -50,23 +51,6 @@ enum Cx {
     Str,
     Elem,
     Bind,
-}
-
-fn item<'a>(n: &'a Node, key: &str) -> Option<&'a MapItem> {
-    match &n.value {
-        Value::Map(items) => items.iter().rev().find(|i| i.key.text == key),
-        _ => None,
-    }
-}
-
-fn child<'a>(n: &'a Node, key: &str) -> Option<&'a Node> {
-    item(n, key).map(|i| &i.value).filter(|v| !v.is_null())
-}
-
-fn text<'a>(n: &'a Node, key: &str) -> Option<&'a str> {
-    child(n, key)
-        .and_then(Node::as_scalar)
-        .map(|s| s.text.as_str())
 }
 
 fn items(n: Option<&Node>) -> Vec<&Node> {
