@@ -58,6 +58,14 @@ pub struct LintArgs {
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
 
+    /// Read the configuration from FILE instead of searching for .confvet.yaml
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Read no configuration file
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+
     #[command(flatten)]
     pub ytt: YttFlags,
 }

@@ -9,7 +9,7 @@ use crate::yaml::{self, DocumentSet, ParseOptions};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Files larger than this are reported, not parsed.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -74,6 +74,22 @@ pub struct Discovery {
     pub scope: Option<Vec<PathBuf>>,
 }
 
+/// Decides whether the walk keeps a path (`true`) or skips it; the flag
+/// tells whether the path is a directory.
+pub type PathFilter = Arc<dyn Fn(&Path, bool) -> bool + Send + Sync>;
+
+/// What a configuration file changes in discovery.
+#[derive(Clone, Default)]
+pub struct DiscoverOptions {
+    /// Applied to every file and directory the walk meets.
+    pub filter: Option<PathFilter>,
+    /// Declared ytt package roots (absolute): each takes every ytt file
+    /// below it, whatever discovery would have grouped.
+    pub package_roots: Vec<PathBuf>,
+    /// Systems whose files are neither parsed nor checked.
+    pub systems_off: Vec<System>,
+}
+
 /// Read, classify and group everything below `paths`.
 ///
 /// A directory is walked; a file is linted as part of its unit, which is
@@ -84,6 +100,17 @@ pub fn discover(
     sources: &Sources,
     cwd: &Path,
     parse: &ParseOptions,
+) -> Discovery {
+    discover_with(paths, sources, cwd, parse, &DiscoverOptions::default())
+}
+
+/// [`discover`] as a configuration file shapes it.
+pub fn discover_with(
+    paths: &[PathBuf],
+    sources: &Sources,
+    cwd: &Path,
+    parse: &ParseOptions,
+    options: &DiscoverOptions,
 ) -> Discovery {
     let mut discovery = Discovery::default();
     // Each root, and whether it was named as a directory (a package may then
@@ -114,15 +141,23 @@ pub fn discover(
         .collect();
 
     for (root, is_explicit) in &roots {
-        let (yaml_paths, other_paths, errors) = walk(root);
+        let (yaml_paths, other_paths, errors) = walk(root, options.filter.as_ref());
         discovery.errors.extend(errors);
         let start = discovery.files.len();
         let files: Vec<DiscoveredFile> = yaml_paths
             .par_iter()
             .filter_map(|p| read_and_parse(p, sources, cwd, parse, wanted_files.contains(p)))
+            .filter(|f| !f.system.is_some_and(|s| options.systems_off.contains(&s)))
             .collect();
         discovery.files.extend(files);
-        group_units(&mut discovery, start, root, *is_explicit, &other_paths);
+        group_units(
+            &mut discovery,
+            start,
+            root,
+            *is_explicit,
+            &other_paths,
+            &options.package_roots,
+        );
     }
 
     if !wanted_files.is_empty() {
@@ -179,12 +214,19 @@ fn file_context_root(file: &Path, cwd: &Path) -> PathBuf {
 }
 
 /// Walk `root` in parallel; YAML files and other files, sorted.
-fn walk(root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<String>) {
+fn walk(root: &Path, filter: Option<&PathFilter>) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<String>) {
     let found = Mutex::new((Vec::new(), Vec::new(), Vec::new()));
+    let filter = filter.cloned();
     ignore::WalkBuilder::new(root)
         .add_custom_ignore_filename(".confvetignore")
         .hidden(true)
         .require_git(false)
+        .filter_entry(move |entry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            filter
+                .as_ref()
+                .is_none_or(|keeps| keeps(entry.path(), is_dir))
+        })
         .build_parallel()
         .run(|| {
             Box::new(|entry| {
@@ -452,6 +494,7 @@ fn group_units(
     root: &Path,
     may_claim_root: bool,
     other_paths: &[PathBuf],
+    declared_roots: &[PathBuf],
 ) {
     let files = &discovery.files[start..];
     let schema_dirs: BTreeSet<PathBuf> = files
@@ -471,6 +514,14 @@ fn group_units(
         .collect();
     let blockers: BTreeSet<PathBuf> = values_dirs.union(&schema_dirs).cloned().collect();
     package_roots.extend(climb(&values_dirs, &blockers, root, may_claim_root));
+    // A declared package is one package, as `ytt -f DIR` sees it: packages
+    // found inside it become part of it.
+    let declared: Vec<&PathBuf> = declared_roots
+        .iter()
+        .filter(|d| d.starts_with(root))
+        .collect();
+    package_roots.retain(|r| !declared.iter().any(|d| r.starts_with(d) && r != *d));
+    package_roots.extend(declared.into_iter().cloned());
 
     let mut ytt_units: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     let mut kubevirt = Vec::new();

@@ -14,10 +14,13 @@
 //! * `discover`: the parallel walk, file classification, grouping into units.
 //! * `check`: one module per system; speaks only the YAML tree and findings.
 //! * `report`: one emitter per output format; never sees `check` or `yaml`.
+//! * `config`: the `.confvet.yaml` file: what discovery walks, which rules
+//!   and systems run, ytt packages checked once per scenario.
 //! * `run`: wires the above for the binary and for tests.
 
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod discover;
 pub mod finding;
 pub mod report;

@@ -6,6 +6,7 @@ use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
 use confvet::cli::{
     self, Cli, ColorChoice, Command, FailOn, LintArgs, ValuesArgs, ValuesFormat, YttFlags,
 };
+use confvet::config::{Config, ConfigSource};
 use confvet::finding::Severity;
 use confvet::report::{Format, Report};
 use confvet::run::{LintRequest, lint};
@@ -131,11 +132,25 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
             .build_global();
     }
     let sources = Sources::new();
+    let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
+    let config = match confvet::config::load(&config_source, cwd, &sources) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+    };
     let request = LintRequest {
         paths: args.paths.clone(),
         ytt: ytt_settings(&args.ytt, cwd),
+        config,
     };
-    let result = lint(&request, &sources, cwd);
+    // A configuration with errors stops the run: nothing is linted.
+    let is_blocked = request.config.as_ref().is_some_and(Config::has_errors);
+    let result = match &request.config {
+        Some(config) if is_blocked => config.blocked_result(&sources),
+        _ => lint(&request, &sources, cwd),
+    };
     for error in &result.errors {
         eprintln!("confvet: {error}");
     }
@@ -178,6 +193,9 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     if !result.errors.is_empty() {
         return 2;
     }
+    if is_blocked {
+        return 1;
+    }
     let threshold = match args.fail_on {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),
@@ -192,6 +210,7 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
     let request = LintRequest {
         paths: vec![args.dir.clone()],
         ytt: ytt_settings(&args.ytt, cwd),
+        config: None,
     };
     let result = lint(&request, &sources, cwd);
     for error in &result.errors {

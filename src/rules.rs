@@ -311,6 +311,20 @@ pub static RULES: &[Rule] = &[
         "A pipeline result holds no task result expression",
         "## What it does\nReports pipeline results whose value has no $(tasks...) expression.\n\n## Why\nTekton rejects the Pipeline.\n\n## Example\n```yaml\nresults:\n  - name: image\n    value: fixed\n```"
     ),
+    rule!(
+        "config/invalid",
+        Schema,
+        Error,
+        "The configuration file has a wrong value",
+        "## What it does\nChecks each value of `.confvet.yaml` (or the `--config` file): its type, glob patterns, rule ids (with a did-you-mean hint), severities, system names, package directories and scenario files that must exist, `KEY=VALUE` data values, scenario names given once per package.\n\n## Why\nA configuration confvet misreads lints the wrong files or with the wrong rules, silently. While the file has an error, confvet lints nothing and exits 1.\n\n## Example\n```yaml\nrules:\n  ytt/validaton: off   # unknown rule: did you mean ytt/validation?\n```"
+    ),
+    rule!(
+        "config/unknown-key",
+        UnknownKey,
+        Error,
+        "The configuration file has a key confvet does not know",
+        "## What it does\nReports keys of `.confvet.yaml` that confvet does not read, with a did-you-mean hint.\n\n## Why\nA misspelt key is ignored: `exlude:` excludes nothing. Set this rule to `warning` to let a newer configuration through an older confvet.\n\n## Example\n```yaml\nexlude:\n  - vendor/\n```"
+    ),
 ];
 
 /// The rule with this id.
@@ -330,7 +344,8 @@ mod tests {
     #[test]
     fn every_rule_id_used_in_the_code_is_in_the_table() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let pattern = regex::Regex::new(r#""((?:yaml|ytt|kubevirt|tekton)/[a-z-]+)""#).unwrap();
+        let pattern =
+            regex::Regex::new(r#""((?:yaml|ytt|kubevirt|tekton|config)/[a-z-]+)""#).unwrap();
         let mut stack = vec![root];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -343,7 +358,10 @@ mod tests {
                     for capture in pattern.captures_iter(&text) {
                         let id = &capture[1];
                         // Test fixtures may name rules of later systems.
-                        if id.starts_with("ytt/") || id.starts_with("yaml/") {
+                        if id.starts_with("ytt/")
+                            || id.starts_with("yaml/")
+                            || id.starts_with("config/")
+                        {
                             assert!(
                                 find(id).is_some(),
                                 "{} uses undocumented rule {id}",
@@ -362,7 +380,7 @@ mod tests {
         for rule in RULES {
             assert!(seen.insert(rule.id), "duplicate rule id {}", rule.id);
             let (system, name) = rule.id.split_once('/').expect("ids are system/name");
-            assert!(["yaml", "ytt", "kubevirt", "tekton", "confvet"].contains(&system));
+            assert!(["yaml", "ytt", "kubevirt", "tekton", "confvet", "config"].contains(&system));
             assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
             assert!(!rule.summary.ends_with('.'), "{}", rule.id);
             for section in ["## What it does", "## Why", "## Example"] {

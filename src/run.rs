@@ -1,8 +1,9 @@
 //! One lint run: discover, check every unit on all cores, sort findings.
 //! The binary and the tests both go through here.
 
-use crate::check::ytt::{self, YttSettings};
+use crate::check::ytt::YttSettings;
 use crate::check::{kubevirt, tekton};
+use crate::config::{self, Config};
 use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Severity, sort_findings};
 use crate::report::{CheckedUnit, Summary};
@@ -16,6 +17,8 @@ use std::path::{Path, PathBuf};
 pub struct LintRequest {
     pub paths: Vec<PathBuf>,
     pub ytt: YttSettings,
+    /// The configuration file, when there is one.
+    pub config: Option<Config>,
 }
 
 /// Everything a run found.
@@ -38,7 +41,17 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         units,
         errors,
         scope,
-    } = discover::discover(&request.paths, sources, cwd, &ParseOptions::default());
+    } = discover::discover_with(
+        &request.paths,
+        sources,
+        cwd,
+        &ParseOptions::default(),
+        &request
+            .config
+            .as_ref()
+            .map(Config::discover_options)
+            .unwrap_or_default(),
+    );
     let mut result = LintResult {
         errors,
         ..LintResult::default()
@@ -57,7 +70,13 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 unit.files.iter().map(|&i| &files[i]).collect();
             match unit.system {
                 System::Ytt => {
-                    let outcome = ytt::check_package(&unit.root, &members, sources, &request.ytt);
+                    let outcome = config::check_ytt_package(
+                        request.config.as_ref(),
+                        &unit.root,
+                        &members,
+                        sources,
+                        &request.ytt,
+                    );
                     (outcome.findings, outcome.values)
                 }
                 System::Kubevirt => (kubevirt::check_unit(&members, sources), None),
@@ -92,6 +111,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     // Trees of a large repository take a while to free: do it on all cores.
     files.into_par_iter().for_each(drop);
+    if let Some(config) = &request.config {
+        result.findings.extend(config.findings.iter().cloned());
+        config.apply_rules(&mut result.findings);
+    }
     sort_findings(&mut result.findings, sources);
     result.findings.dedup();
     result.summary = Summary {
