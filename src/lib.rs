@@ -15,13 +15,18 @@
 //! * `check`: one module per system; speaks only the YAML tree and findings.
 //! * `report`: one emitter per output format; never sees `check` or `yaml`.
 //! * `run`: wires the above for the binary and for tests.
+//! * `suppress`, `baseline`: hide findings that `# confvet: ignore[...]`
+//!   comments or a baseline file accept; `progress`: the bar of long runs.
 
+pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod discover;
 pub mod finding;
+pub mod progress;
 pub mod report;
 pub mod rules;
 pub mod run;
 pub mod source;
+pub mod suppress;
 pub mod yaml;

@@ -311,6 +311,20 @@ pub static RULES: &[Rule] = &[
         "A pipeline result holds no task result expression",
         "## What it does\nReports pipeline results whose value has no $(tasks...) expression.\n\n## Why\nTekton rejects the Pipeline.\n\n## Example\n```yaml\nresults:\n  - name: image\n    value: fixed\n```"
     ),
+    rule!(
+        "confvet/invalid-suppression",
+        Syntax,
+        Warning,
+        "A confvet suppression comment is malformed and suppresses nothing",
+        "## What it does\nReports a `# confvet:` (or `#! confvet:`) comment that confvet cannot use: no reason after the rule ids, an unknown rule id, `ignore` without rule ids, a missing `]`, or a word other than `ignore` and `disable-file`.\n\n## Why\nA suppression must say which rule it silences and why, so a reviewer can judge it; a comment that does not is ignored, and the finding it meant to hide is still reported.\n\n## Example\n```yaml\nreplicas: 50  # confvet: ignore[ytt/validation]   <- add the reason\n```"
+    ),
+    rule!(
+        "confvet/unused-suppression",
+        Reference,
+        Warning,
+        "A suppression comment names a rule that reports nothing there",
+        "## What it does\nWarns about each rule id of an `ignore[...]` comment that hides no finding on its line (or the line below, for a comment on a line of its own), and of a `disable-file` comment that hides none in its file. Only in units (a ytt package, the Tekton or KubeVirt files) left without errors: an error can stop a check before it reaches the suppressed rule.\n\n## Why\nThe problem was fixed or the comment sits on the wrong line; a stale suppression would silently hide the next real problem there.\n\n## Example\n```yaml\nreplicas: 3  # confvet: ignore[ytt/validation] load test   <- 3 is valid now\n```"
+    ),
 ];
 
 /// The rule with this id.
@@ -330,7 +344,8 @@ mod tests {
     #[test]
     fn every_rule_id_used_in_the_code_is_in_the_table() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let pattern = regex::Regex::new(r#""((?:yaml|ytt|kubevirt|tekton)/[a-z-]+)""#).unwrap();
+        let pattern =
+            regex::Regex::new(r#""((?:yaml|ytt|kubevirt|tekton|confvet)/[a-z-]+)""#).unwrap();
         let mut stack = vec![root];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -343,7 +358,10 @@ mod tests {
                     for capture in pattern.captures_iter(&text) {
                         let id = &capture[1];
                         // Test fixtures may name rules of later systems.
-                        if id.starts_with("ytt/") || id.starts_with("yaml/") {
+                        if ["ytt/", "yaml/", "confvet/"]
+                            .iter()
+                            .any(|s| id.starts_with(s))
+                        {
                             assert!(
                                 find(id).is_some(),
                                 "{} uses undocumented rule {id}",
