@@ -66,6 +66,18 @@ pub struct LintArgs {
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
 
+    /// Report only findings whose fingerprint is not in this baseline FILE
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Write every current finding to the --baseline FILE, then report none
+    #[arg(long, requires = "baseline")]
+    pub update_baseline: bool,
+
+    /// Never draw a progress bar (drawn on a terminal after one second, never in CI)
+    #[arg(long)]
+    pub no_progress: bool,
+
     #[command(flatten)]
     pub ytt: YttFlags,
 }

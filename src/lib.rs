@@ -17,14 +17,19 @@
 //! * `config`: the `.confvet.yaml` file: what discovery walks, which rules
 //!   and systems run, ytt packages checked once per scenario.
 //! * `run`: wires the above for the binary and for tests.
+//! * `suppress`, `baseline`: hide findings that `# confvet: ignore[...]`
+//!   comments or a baseline file accept; `progress`: the bar of long runs.
 
+pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod config;
 pub mod discover;
 pub mod finding;
+pub mod progress;
 pub mod report;
 pub mod rules;
 pub mod run;
 pub mod source;
+pub mod suppress;
 pub mod yaml;

@@ -2,12 +2,14 @@
 //! an exit code (0 clean, 1 findings at or above --fail-on, 2 usage or I/O).
 
 use clap::{CommandFactory, FromArgMatches};
+use confvet::baseline::Baseline;
 use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
 use confvet::cli::{
     self, Cli, ColorChoice, Command, FailOn, LintArgs, ValuesArgs, ValuesFormat, YttFlags,
 };
 use confvet::config::{Config, ConfigSource};
 use confvet::finding::Severity;
+use confvet::progress;
 use confvet::report::{Format, Report};
 use confvet::run::{LintRequest, lint};
 use confvet::source::Sources;
@@ -131,6 +133,16 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
             .num_threads(threads.max(1))
             .build_global();
     }
+    let baseline = match args.baseline.as_deref() {
+        Some(path) => match Baseline::open(path, args.update_baseline) {
+            Ok(baseline) => Some(baseline),
+            Err(message) => {
+                eprintln!("confvet: {message}");
+                return 2;
+            }
+        },
+        None => None,
+    };
     let sources = Sources::new();
     let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
     let config = match confvet::config::load(&config_source, cwd, &sources) {
@@ -140,19 +152,41 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
             return 2;
         }
     };
+    let bar = progress::wanted(args.quiet, args.no_progress)
+        .then(|| progress::TerminalBar::start(progress::DELAY));
     let request = LintRequest {
         paths: args.paths.clone(),
         ytt: ytt_settings(&args.ytt, cwd),
         config,
+        progress: bar.as_ref().map(|bar| bar.progress()),
     };
     // A configuration with errors stops the run: nothing is linted.
     let is_blocked = request.config.as_ref().is_some_and(Config::has_errors);
-    let result = match &request.config {
+    let mut result = match &request.config {
         Some(config) if is_blocked => config.blocked_result(&sources),
         _ => lint(&request, &sources, cwd),
     };
+    if let Some(bar) = bar {
+        bar.finish();
+    }
     for error in &result.errors {
         eprintln!("confvet: {error}");
+    }
+    if let Some(baseline) = &baseline {
+        match baseline.apply(&mut result, &sources) {
+            Ok(count) if args.update_baseline && !args.quiet => {
+                let noun = if count == 1 { "finding" } else { "findings" };
+                eprintln!(
+                    "confvet: wrote {count} {noun} to {}",
+                    baseline.path().display()
+                );
+            }
+            Ok(_) => {}
+            Err(message) => {
+                eprintln!("confvet: {message}");
+                return 2;
+            }
+        }
     }
     let report = Report {
         findings: &result.findings,
@@ -210,7 +244,7 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
     let request = LintRequest {
         paths: vec![args.dir.clone()],
         ytt: ytt_settings(&args.ytt, cwd),
-        config: None,
+        ..LintRequest::default()
     };
     let result = lint(&request, &sources, cwd);
     for error in &result.errors {

@@ -325,6 +325,20 @@ pub static RULES: &[Rule] = &[
         "The configuration file has a key confvet does not know",
         "## What it does\nReports keys of `.confvet.yaml` that confvet does not read, with a did-you-mean hint.\n\n## Why\nA misspelt key is ignored: `exlude:` excludes nothing. Set this rule to `warning` to let a newer configuration through an older confvet.\n\n## Example\n```yaml\nexlude:\n  - vendor/\n```"
     ),
+    rule!(
+        "confvet/invalid-suppression",
+        Syntax,
+        Warning,
+        "A confvet suppression comment is malformed and suppresses nothing",
+        "## What it does\nReports a `# confvet:` (or `#! confvet:`) comment that confvet cannot use: no reason after the rule ids, an unknown rule id, `ignore` without rule ids, a missing `]`, or a word other than `ignore` and `disable-file`.\n\n## Why\nA suppression must say which rule it silences and why, so a reviewer can judge it; a comment that does not is ignored, and the finding it meant to hide is still reported.\n\n## Example\n```yaml\nreplicas: 50  # confvet: ignore[ytt/validation]   <- add the reason\n```"
+    ),
+    rule!(
+        "confvet/unused-suppression",
+        Reference,
+        Warning,
+        "A suppression comment names a rule that reports nothing there",
+        "## What it does\nWarns about each rule id of an `ignore[...]` comment that hides no finding on its line (or the line below, for a comment on a line of its own), and of a `disable-file` comment that hides none in its file. Only in units (a ytt package, the Tekton or KubeVirt files) left without errors: an error can stop a check before it reaches the suppressed rule.\n\n## Why\nThe problem was fixed or the comment sits on the wrong line; a stale suppression would silently hide the next real problem there.\n\n## Example\n```yaml\nreplicas: 3  # confvet: ignore[ytt/validation] load test   <- 3 is valid now\n```"
+    ),
 ];
 
 /// The rule with this id.
@@ -345,7 +359,8 @@ mod tests {
     fn every_rule_id_used_in_the_code_is_in_the_table() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let pattern =
-            regex::Regex::new(r#""((?:yaml|ytt|kubevirt|tekton|config)/[a-z-]+)""#).unwrap();
+            regex::Regex::new(r#""((?:yaml|ytt|kubevirt|tekton|config|confvet)/[a-z-]+)""#)
+                .unwrap();
         let mut stack = vec![root];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -358,9 +373,9 @@ mod tests {
                     for capture in pattern.captures_iter(&text) {
                         let id = &capture[1];
                         // Test fixtures may name rules of later systems.
-                        if id.starts_with("ytt/")
-                            || id.starts_with("yaml/")
-                            || id.starts_with("config/")
+                        if ["ytt/", "yaml/", "config/", "confvet/"]
+                            .iter()
+                            .any(|s| id.starts_with(s))
                         {
                             assert!(
                                 find(id).is_some(),

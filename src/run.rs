@@ -6,11 +6,14 @@ use crate::check::{kubevirt, tekton};
 use crate::config::{self, Config};
 use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Severity, sort_findings};
+use crate::progress::Progress;
 use crate::report::{CheckedUnit, Summary};
-use crate::source::{Sources, display_name};
+use crate::source::{FileId, Sources, display_name};
+use crate::suppress;
 use crate::yaml::{Node, ParseOptions};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What to lint and how.
 #[derive(Debug, Clone, Default)]
@@ -19,6 +22,8 @@ pub struct LintRequest {
     pub ytt: YttSettings,
     /// The configuration file, when there is one.
     pub config: Option<Config>,
+    /// Told how many units there are and when each is checked.
+    pub progress: Option<Arc<dyn Progress>>,
 }
 
 /// Everything a run found.
@@ -63,12 +68,15 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         ));
         return result;
     }
+    if let Some(progress) = &request.progress {
+        progress.checking(units.len());
+    }
     let outcomes: Vec<(Vec<Finding>, Option<Node>)> = units
         .par_iter()
         .map(|unit| {
             let members: Vec<&discover::DiscoveredFile> =
                 unit.files.iter().map(|&i| &files[i]).collect();
-            match unit.system {
+            let outcome = match unit.system {
                 System::Ytt => {
                     let outcome = config::check_ytt_package(
                         request.config.as_ref(),
@@ -81,9 +89,22 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 }
                 System::Kubevirt => (kubevirt::check_unit(&members, sources), None),
                 System::Tekton => (tekton::check_unit(&members, sources), None),
+            };
+            if let Some(progress) = &request.progress {
+                progress.checked();
             }
+            outcome
         })
         .collect();
+    let in_scope = |id| {
+        scope.as_ref().is_none_or(|scope| {
+            sources
+                .get(id)
+                .path
+                .as_ref()
+                .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
+        })
+    };
     for (unit, (findings, values)) in units.iter().zip(outcomes) {
         result.units.push(CheckedUnit {
             name: display_name(&unit.root, cwd),
@@ -97,18 +118,13 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         if unit.system == System::Ytt {
             result.values.push((unit.root.clone(), values));
             result.findings.extend(findings);
-        } else if let Some(scope) = &scope {
-            result.findings.extend(findings.into_iter().filter(|f| {
-                sources
-                    .get(f.span.file)
-                    .path
-                    .as_ref()
-                    .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
-            }));
         } else {
-            result.findings.extend(findings);
+            result
+                .findings
+                .extend(findings.into_iter().filter(|f| in_scope(f.span.file)));
         }
     }
+    let linted = linted_files(&units, &files, in_scope);
     // Trees of a large repository take a while to free: do it on all cores.
     files.into_par_iter().for_each(drop);
     if let Some(config) = &request.config {
@@ -117,6 +133,8 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     sort_findings(&mut result.findings, sources);
     result.findings.dedup();
+    let suppressed = suppress::apply(&mut result.findings, sources, &linted);
+    sort_findings(&mut result.findings, sources);
     result.summary = Summary {
         files: units.iter().map(|u| u.files.len()).sum(),
         units: units.len(),
@@ -130,7 +148,26 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .iter()
             .filter(|f| f.severity == Severity::Warning)
             .count(),
-        suppressed: 0,
+        suppressed,
     };
     result
+}
+
+/// The files of each unit whose findings a run reports, where suppression
+/// comments count: whole ytt packages, other units' files within the scope.
+fn linted_files(
+    units: &[discover::Unit],
+    files: &[discover::DiscoveredFile],
+    in_scope: impl Fn(FileId) -> bool,
+) -> Vec<Vec<FileId>> {
+    units
+        .iter()
+        .map(|unit| {
+            unit.files
+                .iter()
+                .map(|&i| files[i].id)
+                .filter(|&id| unit.system == System::Ytt || in_scope(id))
+                .collect()
+        })
+        .collect()
 }

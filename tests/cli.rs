@@ -1,103 +1,11 @@
 //! End-to-end tests: run the real `confvet` binary in temporary directories
 //! and check what a user would notice (exit codes, output, file names).
 
+mod common;
+
+use common::{Run, TempDir, findings, run_env, run_in};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-const BIN: &str = env!("CARGO_BIN_EXE_confvet");
-
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!(
-            "confvet-cli-{label}-{}-{n}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, contents).unwrap();
-        path
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.0.join(rel)).unwrap()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The result of one run of the binary.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
-    }
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Run {
-    run_env(dir, args, &[])
-}
-
-fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = Command::new(BIN);
-    command
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = command.output().expect("run confvet");
-    let run = Run {
-        code: status.code().expect("confvet exited by a signal"),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("panicked"),
-        "confvet panicked on {args:?}:\n{}",
-        run.stderr
-    );
-    run
-}
-
-fn findings(json: &Value) -> &Vec<Value> {
-    json["findings"].as_array().expect("findings array")
-}
+use std::path::Path;
 
 const SCHEMA: &str = "#@data/values-schema
 ---
