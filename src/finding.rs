@@ -128,13 +128,13 @@ impl Finding {
         self
     }
 
-    /// A hash that survives lines moving: rule, file name, data path and the
-    /// message with its numbers masked; never a line or column.
+    /// A hash that survives lines moving: rule, file name (relative to the
+    /// project root, see [`Sources::stable_name`]), data path and the message
+    /// with its numbers masked; never a line or column.
     pub fn fingerprint(&self, sources: &Sources) -> String {
-        let file = sources.get(self.span.file);
         let mut hash = Fnv64::new();
         hash.write(self.rule);
-        hash.write(&file.name);
+        hash.write(&sources.stable_name(self.span.file));
         hash.write(self.path.as_deref().unwrap_or(""));
         hash.write(&mask_digits(&self.message));
         format!("{:016x}", hash.0)

@@ -89,6 +89,18 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
     }
 }
 
+/// What fingerprints name files relative to: the configuration file's
+/// directory, else the enclosing git work tree, else (None) the current
+/// directory.
+fn project_root(config: Option<&Config>, cwd: &Path) -> Option<PathBuf> {
+    if let Some(config) = config {
+        return Some(config.dir.clone());
+    }
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
 fn use_color(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
@@ -152,6 +164,9 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
             return 2;
         }
     };
+    if let Some(root) = project_root(config.as_ref(), cwd) {
+        sources.set_root(root, cwd.to_path_buf());
+    }
     let bar = progress::wanted(args.quiet, args.no_progress)
         .then(|| progress::TerminalBar::start(progress::DELAY));
     let request = LintRequest {

@@ -6,7 +6,7 @@
 //! when a finding is reported, through the file's line index.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// Index of a file in [`Sources`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,6 +112,10 @@ impl SourceFile {
 #[derive(Debug, Default)]
 pub struct Sources {
     files: RwLock<Vec<Arc<SourceFile>>>,
+    /// The project root and the current directory, when the root is known:
+    /// fingerprints name files relative to the root, so that a baseline or a
+    /// code-scanning alert survives running confvet from another directory.
+    root: OnceLock<(PathBuf, PathBuf)>,
 }
 
 impl Sources {
@@ -136,6 +140,29 @@ impl Sources {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Name files relative to `root` (absolute) in [`Sources::stable_name`];
+    /// `cwd` is what relative paths on disk are relative to. Set once.
+    pub fn set_root(&self, root: PathBuf, cwd: PathBuf) {
+        let _ = self.root.set((root, cwd));
+    }
+
+    /// The file's name for fingerprints: relative to the project root when
+    /// one is set and the file is under it, else its display name.
+    pub fn stable_name(&self, id: FileId) -> String {
+        let file = self.get(id);
+        let under_root = self
+            .root
+            .get()
+            .zip(file.path.as_ref())
+            .and_then(|((root, cwd), path)| {
+                let absolute = normalize_path(&cwd.join(path));
+                let relative = absolute.strip_prefix(root).ok()?;
+                (!relative.as_os_str().is_empty())
+                    .then(|| relative.to_string_lossy().replace('\\', "/"))
+            });
+        under_root.unwrap_or_else(|| file.name.clone())
     }
 
     /// Start and end positions of a span.
@@ -186,6 +213,25 @@ mod tests {
         assert_eq!(file.line_col(9), LineCol { line: 2, column: 4 });
         assert_eq!(file.line_text(2), "bé: 2");
         assert_eq!(file.line_col(1000).line, 3);
+    }
+
+    #[test]
+    fn stable_names_are_relative_to_the_root_whatever_the_cwd() {
+        let sources = Sources::new();
+        let inside = sources.add(SourceFile::new(
+            "b.yml".into(),
+            Some(PathBuf::from("b.yml")),
+            String::new(),
+        ));
+        let outside = sources.add(SourceFile::new(
+            "/other/c.yml".into(),
+            Some(PathBuf::from("/other/c.yml")),
+            String::new(),
+        ));
+        assert_eq!(sources.stable_name(inside), "b.yml");
+        sources.set_root(PathBuf::from("/repo"), PathBuf::from("/repo/a"));
+        assert_eq!(sources.stable_name(inside), "a/b.yml");
+        assert_eq!(sources.stable_name(outside), "/other/c.yml");
     }
 
     #[test]

@@ -180,3 +180,27 @@ fn a_missing_or_broken_baseline_is_a_usage_error() {
     let run = run_in(dir.path(), &["lint", "pkg", "--update-baseline"]);
     assert_eq!(run.code, 2, "--update-baseline needs --baseline");
 }
+
+#[test]
+fn a_baseline_holds_when_run_from_a_subdirectory_of_the_repository() {
+    let dir = package();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    update(&dir);
+    // The same findings, linted from inside the package: the file names
+    // shown change (`values.yml`), the fingerprints must not.
+    let run = run_in(
+        &dir.path().join("pkg"),
+        &[
+            "lint",
+            ".",
+            "--baseline",
+            "../confvet-baseline.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let report = run.json();
+    assert_eq!(report["summary"]["suppressed"], 3, "{report:#}");
+    assert!(findings(&report).is_empty(), "{report:#}");
+}
