@@ -210,8 +210,15 @@ pub static RULES: &[Rule] = &[
         "tekton/duplicate",
         Schema,
         Error,
-        "A param, result or binding name is given twice",
-        "## What it does\nReports the second and later entries with the same name in one params or results list.\n\n## Why\nTekton rejects duplicate params; duplicate results are ambiguous.\n\n## Example\n```yaml\nparams:\n  - name: a\n  - name: a\n```"
+        "A param or result declaration name is given twice",
+        "## What it does\nReports the second and later declarations with the same name in one params or results list of a Task, Pipeline or inline spec.\n\n## Why\nTekton rejects duplicate param declarations (`parameter appears more than once`); duplicate results are ambiguous.\n\n## Example\n```yaml\nparams:\n  - name: a\n  - name: a\n```"
+    ),
+    rule!(
+        "tekton/duplicate-binding",
+        Validation,
+        Error,
+        "A run or pipeline task gives a param value twice",
+        "## What it does\nReports the second and later bindings with the same name in the params of a TaskRun, a PipelineRun or a pipeline task.\n\n## Why\nTekton rejects them (`parameter names must be unique`, `expected exactly one, got both`).\n\n## Example\n```yaml\nparams:\n  - name: url\n    value: a\n  - name: url\n    value: b\n```"
     ),
     rule!(
         "tekton/default",
@@ -242,11 +249,18 @@ pub static RULES: &[Rule] = &[
         "## What it does\nWarns when a top-level Task or Pipeline object default misses declared keys.\n\n## Why\nEvery caller must then supply the rest.\n\n## Example\n```yaml\nproperties: {url: {}, rev: {}}\ndefault: {url: x}\n```"
     ),
     rule!(
+        "tekton/enum-default",
+        Validation,
+        Error,
+        "A param default is not in the param's enum",
+        "## What it does\nChecks that a non-empty string default of a param with an enum is one of the enum values.\n\n## Why\nThe Tekton webhook rejects the declaration (`param default value ... not in the enum list`).\n\n## Example\n```yaml\nenum: [a, b]\ndefault: c\n```"
+    ),
+    rule!(
         "tekton/enum",
         Validation,
         Error,
-        "A value is not in the param's enum",
-        "## What it does\nChecks defaults and provided values of params with an enum.\n\n## Why\nTekton rejects the run.\n\n## Example\n```yaml\nenum: [a, b]\ndefault: c\n```"
+        "A value given for a param is not in its enum",
+        "## What it does\nChecks the values runs and pipeline tasks give to params with an enum: a literal value must be in the enum; a pipeline param passed on as `$(params.p)` must have an enum that is a subset of it.\n\n## Why\nTekton fails the run (`is not in the enum list`, `is not a subset of the referenced ... task param enum`).\n\n## Example\n```yaml\nparams:\n  - name: mode   # enum: [fast, slow]\n    value: medium\n```"
     ),
     rule!(
         "tekton/param-reference",
@@ -295,14 +309,14 @@ pub static RULES: &[Rule] = &[
         Reference,
         Error,
         "A task result reference points at nothing",
-        "## What it does\nReports $(tasks.t.results.r) references to tasks that are not in the tasks section, undeclared results or keys, and malformed references.\n\n## Why\nTekton rejects the Pipeline or fails the run.\n\n## Example\n```yaml\nvalue: $(tasks.bulid.results.image)\n```"
+        "## What it does\nReports $(tasks.t.results.r) references to tasks that are not in the tasks section (finally tasks read the results of `tasks`; pipeline results may name finally tasks as $(finally.t.results.r)), undeclared results or keys, and malformed references; inside a Task, $(results.r.path) for an undeclared result or anything but `.path`.\n\n## Why\nTekton rejects the Pipeline or fails the run.\n\n## Example\n```yaml\nvalue: $(tasks.bulid.results.image)\n```"
     ),
     rule!(
         "tekton/result-type",
         Type,
         Error,
-        "A task result reference does not fit the result type",
-        "## What it does\nReports a key on a string or array result, or an index on a string or object result.\n\n## Why\nThe reference is never substituted.\n\n## Example\n```yaml\nvalue: $(tasks.build.results.digest.sha256)\n```"
+        "A task result reference does not fit the result type or the place",
+        "## What it does\nReports a key on a string or array result, an index on a string or object result, and a whole array or object result (`$(tasks.t.results.r)`, `$(tasks.t.results.r[*])`) inside a longer string, as an item that is not isolated, or a whole object as an item. A result of a task with a `matrix` is an array of the runs' values.\n\n## Why\nTekton rejects the Pipeline or never substitutes the reference.\n\n## Example\n```yaml\nvalue: $(tasks.build.results.digest.sha256)\nvalue: \"files: $(tasks.list.results.files[*])\"\n```"
     ),
     rule!(
         "tekton/pipeline-result",

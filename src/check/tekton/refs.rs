@@ -1,0 +1,483 @@
+//! `$(…)` references (spec § 6, § 7): the grammar of `$(params…)`,
+//! `$(results…)` and `$(tasks.T.results…)`, the rules T1–T8 and P1–P5, and
+//! where in the file an expression sits.
+
+use super::Ctx;
+use super::model::{Cx, Param, Scope, Tasks, Ty};
+use crate::finding::Kind;
+use crate::source::Span;
+use crate::yaml::{Node, ScalarStyle};
+
+/// Expressions in a string: (offset of `$(`, body). Each `$(` starts one
+/// that ends at the first `)` after it (spec § 6.1).
+pub(super) fn exprs(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = s[from..].find("$(") {
+        let start = from + i;
+        match s[start + 2..].find(')') {
+            Some(j) => out.push((start, &s[start + 2..start + 2 + j])),
+            None => break,
+        }
+        from = start + 2;
+    }
+    out
+}
+
+/// The body of `s` when `s` is exactly one expression and nothing else.
+pub(super) fn isolated_body(s: &str) -> Option<&str> {
+    match exprs(s)[..] {
+        [(0, body)] if body.len() + 3 == s.len() => Some(body),
+        _ => None,
+    }
+}
+
+/// A parsed `$(params…)` body.
+pub(super) enum PRef {
+    Malformed,
+    Ok {
+        name: String,
+        key: Option<String>,
+        star: bool,
+        index: bool,
+    },
+}
+
+/// None when `body` is not a param reference at all.
+pub(super) fn parse_param_ref(body: &str) -> Option<PRef> {
+    let rest = body.strip_prefix("params")?;
+    if !(rest.starts_with('.') || rest.starts_with('[')) {
+        return None;
+    }
+    let (core, star, index) = strip_selector(rest);
+    if let Some(r) = core.strip_prefix('.') {
+        let parts: Vec<&str> = r.split('.').collect();
+        if parts.len() > 2
+            || parts
+                .iter()
+                .any(|p| p.is_empty() || p.contains('[') || p.contains(']'))
+            || (parts.len() == 2 && (star || index))
+        {
+            return Some(PRef::Malformed);
+        }
+        return Some(PRef::Ok {
+            name: parts[0].to_string(),
+            key: parts.get(1).map(|s| s.to_string()),
+            star,
+            index,
+        });
+    }
+    for q in ['\'', '"'] {
+        let open = format!("[{q}");
+        let close = format!("{q}]");
+        if let Some(r) = core.strip_prefix(open.as_str())
+            && let Some(name) = r.strip_suffix(close.as_str())
+            && !name.is_empty()
+            && !name.contains(q)
+        {
+            return Some(PRef::Ok {
+                name: name.to_string(),
+                key: None,
+                star,
+                index,
+            });
+        }
+    }
+    Some(PRef::Malformed)
+}
+
+/// Strip one trailing `[*]` or `[N]`: (rest, star, index).
+fn strip_selector(s: &str) -> (&str, bool, bool) {
+    if let Some(c) = s.strip_suffix("[*]") {
+        return (c, true, false);
+    }
+    if let Some(c) = s.strip_suffix(']')
+        && let Some(i) = c.rfind('[')
+    {
+        let digits = &c[i + 1..];
+        if !digits.is_empty() && digits.chars().all(|d| d.is_ascii_digit()) {
+            return (&c[..i], false, true);
+        }
+    }
+    (s, false, false)
+}
+
+/// `$(<prefix>T.results…)`: a task result reference (`tasks.`, or `finally.`
+/// in pipeline results). `tasks.T.status`, `tasks.status` and the like are
+/// other features (spec § 7.1).
+pub(super) fn is_result_ref(body: &str, prefix: &str) -> bool {
+    body.starts_with(prefix) && body.split('.').nth(2) == Some("results")
+}
+
+/// A finding about one expression, before it is placed.
+pub(super) struct Verdict {
+    rule: &'static str,
+    kind: Kind,
+    message: String,
+}
+
+impl Verdict {
+    fn new(rule: &'static str, kind: Kind, message: String) -> Option<Verdict> {
+        Some(Verdict {
+            rule,
+            kind,
+            message,
+        })
+    }
+}
+
+/// T4/T5: a whole array or object reference where `cx` does not take it.
+/// In a binding the plain form (no `[*]`) is accepted for task results
+/// (`plain_ok`), not for params.
+fn misplaced_whole(
+    cx: Cx,
+    ty: Ty,
+    isolated: bool,
+    star: bool,
+    plain_ok: bool,
+) -> Option<&'static str> {
+    let allowed = match cx {
+        Cx::Str => false,
+        Cx::Elem => ty == Ty::Arr && isolated,
+        Cx::Bind => isolated && (star || plain_ok),
+    };
+    if allowed {
+        None
+    } else if cx == Cx::Elem && ty == Ty::Arr {
+        Some("variable is not properly isolated in")
+    } else {
+        Some("variable type invalid in")
+    }
+}
+
+/// T3, T1, T2, T6, T4, T5 for a `$(params…)` body, in that order.
+fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<Verdict> {
+    let expr = format!("$({body})");
+    let (name, key, star, index) = match parse_param_ref(body)? {
+        PRef::Malformed => {
+            return Verdict::new(
+                "tekton/param-reference",
+                Kind::Reference,
+                format!("malformed param reference {expr}"),
+            );
+        }
+        PRef::Ok {
+            name,
+            key,
+            star,
+            index,
+        } => (name, key, star, index),
+    };
+    let Some(p) = scope.get(&name) else {
+        return Verdict::new(
+            "tekton/param-reference",
+            Kind::Reference,
+            format!("non-existent variable {expr}"),
+        );
+    };
+    if p.ty == Ty::Unknown {
+        return None;
+    }
+    if let Some(k) = &key {
+        if p.ty != Ty::Obj {
+            return Verdict::new(
+                "tekton/param-type",
+                Kind::Type,
+                format!("{expr}: param {name} is a {} and has no keys", p.ty.name()),
+            );
+        }
+        if p.keys.as_ref().is_some_and(|ks| !ks.contains(k)) {
+            return Verdict::new(
+                "tekton/param-reference",
+                Kind::Reference,
+                format!("non-existent variable {expr}"),
+            );
+        }
+        return None;
+    }
+    if (index && p.ty != Ty::Arr) || (star && p.ty == Ty::Str) {
+        return Verdict::new(
+            "tekton/param-type",
+            Kind::Type,
+            format!("{expr}: selector does not fit {} param {name}", p.ty.name()),
+        );
+    }
+    if index || p.ty == Ty::Str {
+        return None;
+    }
+    let what = misplaced_whole(cx, p.ty, isolated, star, false)?;
+    Verdict::new("tekton/param-type", Kind::Type, format!("{what} {expr}"))
+}
+
+/// The parts of a task result reference body, or None when malformed (P5):
+/// (task, result, key, star, index).
+fn parse_result_ref(body: &str) -> Option<(&str, &str, Option<&str>, bool, bool)> {
+    let (core, star, index) = strip_selector(body);
+    let parts: Vec<&str> = core.split('.').collect();
+    if parts.len() < 4
+        || parts.len() > 5
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || p.contains('[') || p.contains(']'))
+        || (parts.len() == 5 && (star || index))
+    {
+        return None;
+    }
+    Some((parts[1], parts[3], parts.get(4).copied(), star, index))
+}
+
+/// P5, P1, P2, P4, P3, T4, T5 for a `$(tasks.T.results…)` body, in that
+/// order; `tasks` are the tasks it may name.
+fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option<Verdict> {
+    let expr = format!("$({body})");
+    let section = if body.starts_with("finally.") {
+        "finally"
+    } else {
+        "tasks"
+    };
+    let Some((task, result, key, star, index)) = parse_result_ref(body) else {
+        return Verdict::new(
+            "tekton/result-reference",
+            Kind::Reference,
+            format!("malformed task result reference {expr}"),
+        );
+    };
+    let Some(t) = tasks.get(task) else {
+        return Verdict::new(
+            "tekton/result-reference",
+            Kind::Reference,
+            format!("{expr}: task {task} is not a pipeline task of the {section} section"),
+        );
+    };
+    let results = t.results.as_ref()?;
+    let Some(r) = results.get(result) else {
+        return Verdict::new(
+            "tekton/result-reference",
+            Kind::Reference,
+            format!(
+                "{expr}: \"{result}\" is not a named result returned by pipeline task \"{task}\""
+            ),
+        );
+    };
+    let whole_ty = if t.matrix {
+        // Every result of a matrixed task is an array of the runs' values;
+        // only the whole of it means something.
+        (key.is_none() && !index).then_some(Ty::Arr)
+    } else if let Some(k) = key {
+        if r.ty != Ty::Obj {
+            return Verdict::new(
+                "tekton/result-type",
+                Kind::Type,
+                format!(
+                    "{expr}: result {result} is a {} and has no keys",
+                    r.ty.name()
+                ),
+            );
+        }
+        if r.keys.as_ref().is_some_and(|ks| !ks.iter().any(|x| x == k)) {
+            return Verdict::new(
+                "tekton/result-reference",
+                Kind::Reference,
+                format!("{expr}: object result {result} has no key {k}"),
+            );
+        }
+        None
+    } else if index {
+        if r.ty != Ty::Arr {
+            return Verdict::new(
+                "tekton/result-type",
+                Kind::Type,
+                format!("{expr}: index on {} result {result}", r.ty.name()),
+            );
+        }
+        None
+    } else {
+        matches!(r.ty, Ty::Arr | Ty::Obj).then_some(r.ty)
+    };
+    let what = misplaced_whole(cx, whole_ty?, isolated, star, true)?;
+    Verdict::new(
+        "tekton/result-type",
+        Kind::Type,
+        format!(
+            "{what} {expr}: result {result} is a whole {}",
+            whole_ty?.name()
+        ),
+    )
+}
+
+/// T7, T8 for a `$(results…)` body inside a Task with `results`.
+fn judge_result_path(results: &Scope, body: &str) -> Option<Verdict> {
+    let expr = format!("$({body})");
+    let rest = &body["results".len()..];
+    let (name, tail) = if let Some(r) = rest.strip_prefix('.') {
+        match r.split_once('.') {
+            Some((a, b)) => (a, Some(b)),
+            None => (r, None),
+        }
+    } else {
+        let mut found = ("", None);
+        for q in ['\'', '"'] {
+            if let Some(r) = rest.strip_prefix(&format!("[{q}")[..])
+                && let Some((a, b)) = r.split_once(&format!("{q}]")[..])
+            {
+                found = (a, b.strip_prefix('.'));
+            }
+        }
+        found
+    };
+    if !name.is_empty() && !results.contains_key(name) && tail.is_some_and(|t| !t.contains('.')) {
+        return Verdict::new(
+            "tekton/result-reference",
+            Kind::Reference,
+            format!("non-existent variable {expr}"),
+        );
+    }
+    if tail != Some("path") {
+        return Verdict::new(
+            "tekton/result-reference",
+            Kind::Reference,
+            format!("{expr}: only .path of a result can be referenced inside a Task"),
+        );
+    }
+    None
+}
+
+/// What the isolated binding value `$(body)` stands for when it is a whole
+/// array or object reference (spec § 5): None when the value is a string,
+/// type `Unknown` when what it refers to is unknown.
+pub(super) fn bound_whole(body: &str, scope: &Scope, tasks: Option<&Tasks>) -> Option<Param> {
+    let unknown = Param {
+        ty: Ty::Unknown,
+        keys: None,
+    };
+    if let Some(PRef::Ok {
+        name,
+        key: None,
+        star: true,
+        index: false,
+    }) = parse_param_ref(body)
+    {
+        return match scope.get(&name) {
+            None => Some(unknown),
+            Some(p) if p.ty == Ty::Str => None,
+            Some(p) => Some(p.clone()),
+        };
+    }
+    if !is_result_ref(body, "tasks.") {
+        return None;
+    }
+    let Some((task, result, key, _, index)) = parse_result_ref(body) else {
+        return Some(unknown);
+    };
+    if index || key.is_some() {
+        return None;
+    }
+    let Some(t) = tasks.and_then(|ts| ts.get(task)) else {
+        return Some(unknown);
+    };
+    let declared = t.results.as_ref().map(|rs| rs.get(result));
+    if let Some(None) = declared {
+        return Some(unknown);
+    }
+    if t.matrix {
+        return Some(Param {
+            ty: Ty::Arr,
+            keys: None,
+        });
+    }
+    match declared.flatten() {
+        None => Some(unknown),
+        Some(r) => (r.ty != Ty::Str).then(|| r.clone()),
+    }
+}
+
+impl Ctx<'_> {
+    /// Check every expression in scalar `n` (at data path `path`), a string
+    /// of context `cx` with `scope` in scope.
+    pub(super) fn check_str(&mut self, n: &Node, path: &str, scope: &Scope, cx: Cx) {
+        let Some(s) = n.as_scalar() else {
+            return;
+        };
+        if !s.text.contains("$(") {
+            return;
+        }
+        for (off, body) in exprs(&s.text) {
+            let isolated = off == 0 && body.len() + 3 == s.text.len();
+            let verdict = if is_result_ref(body, "tasks.") {
+                let tasks = self.tasks.as_ref();
+                tasks.and_then(|t| judge_result_ref(t, body, cx, isolated))
+            } else if is_result_ref(body, "finally.") {
+                let finally = self.finally_tasks.as_ref();
+                finally.and_then(|t| judge_result_ref(t, body, cx, isolated))
+            } else if body.starts_with("results.") || body.starts_with("results[") {
+                let results = self.results.as_ref();
+                results.and_then(|r| judge_result_path(r, body))
+            } else {
+                judge_param_ref(scope, body, cx, isolated)
+            };
+            if let Some(v) = verdict {
+                let span = self.expr_span(n, off);
+                self.push(v.rule, v.kind, span, path, v.message);
+            }
+        }
+    }
+
+    /// Where the expression at byte `off` of scalar `n`'s text sits in the
+    /// file: from its `$(` to its `)`, on its own line inside a block scalar
+    /// or a string spread over lines. Found by counting: the k-th `$(` of the
+    /// text is the k-th `$(` of the source (after a block scalar's header
+    /// line), which holds unless an escape made one up (then: the scalar).
+    pub(super) fn expr_span(&mut self, n: &Node, off: usize) -> Span {
+        let Some(s) = n.as_scalar() else {
+            return n.span;
+        };
+        let src = self.src();
+        let Some(raw) = src.text.get(n.span.range()) else {
+            return n.span;
+        };
+        let body_start = if matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded) {
+            raw.find('\n').map_or(raw.len(), |i| i + 1)
+        } else {
+            0
+        };
+        let in_source: Vec<usize> = raw[body_start..]
+            .match_indices("$(")
+            .map(|(i, _)| body_start + i)
+            .collect();
+        let ordinal = s.text.get(..off).map_or(0, |t| t.matches("$(").count());
+        if in_source.len() != s.text.matches("$(").count() {
+            return n.span;
+        }
+        let Some(&at) = in_source.get(ordinal) else {
+            return n.span;
+        };
+        let end = raw[at..].find(')').map_or(raw.len(), |j| at + j + 1);
+        let base = n.span.start as usize;
+        Span::new(n.span.file, base + at, base + end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expressions_end_at_the_first_parenthesis() {
+        assert_eq!(exprs("a $(params.x) b"), vec![(2, "params.x")]);
+        assert_eq!(
+            exprs("$(echo $(params.x))"),
+            vec![(0, "echo $(params.x"), (7, "params.x")]
+        );
+        assert_eq!(exprs("$(params.x"), vec![]);
+        assert_eq!(isolated_body("$(params.x[*])"), Some("params.x[*]"));
+        assert_eq!(isolated_body("-$(params.x)"), None);
+    }
+
+    #[test]
+    fn task_status_is_not_a_result_reference() {
+        assert!(is_result_ref("tasks.build.results.image", "tasks."));
+        assert!(!is_result_ref("tasks.build.status", "tasks."));
+        assert!(!is_result_ref("tasks.status", "tasks."));
+        assert!(is_result_ref("finally.report.results.x", "finally."));
+    }
+}

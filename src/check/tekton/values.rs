@@ -1,0 +1,282 @@
+//! Values (spec § 5, § 8, § 9): members of array and object values, the
+//! bindings a call site gives its callee, and the scope that binding values
+//! make for inline specs.
+
+use super::Ctx;
+use super::model::{Decl, Param, Scope, Ty, is_string_scalar, items, map_keys, named, value_ty};
+use super::refs::{bound_whole, exprs, isolated_body};
+use crate::finding::Kind;
+use crate::source::Span;
+use crate::yaml::node::{child, item, text};
+use crate::yaml::{Node, Value};
+
+/// Where a callee is called: missing values are reported here (spec § 3.2
+/// rule 5).
+pub(super) struct CallSite<'p> {
+    pub span: Span,
+    pub path: &'p str,
+    /// Params the pipeline task's `matrix` supplies.
+    pub matrix: Vec<String>,
+}
+
+impl<'p> CallSite<'p> {
+    pub fn new(span: Span, path: &'p str) -> CallSite<'p> {
+        CallSite {
+            span,
+            path,
+            matrix: Vec::new(),
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// D11/B2: members of an array or object value must be string scalars;
+    /// true when one is not.
+    pub(super) fn members(&mut self, v: &Node, path: &str, name: &str) -> bool {
+        let mut bad = false;
+        match &v.value {
+            Value::Array(a) => {
+                for (j, it) in a.iter().enumerate() {
+                    if !is_string_scalar(&it.value) {
+                        bad = true;
+                        self.push(
+                            "tekton/value-type",
+                            Kind::Type,
+                            it.value.span,
+                            &format!("{path}[{j}]"),
+                            format!("item {j} of {name} is not a string"),
+                        );
+                    }
+                }
+            }
+            Value::Map(m) => {
+                for it in m {
+                    if !is_string_scalar(&it.value) {
+                        bad = true;
+                        self.push(
+                            "tekton/value-type",
+                            Kind::Type,
+                            it.key_span,
+                            &format!("{path}.{}", it.key.text),
+                            format!("key {} of {name} is not a string", it.key.text),
+                        );
+                    }
+                }
+            }
+            Value::Scalar(_) => {}
+        }
+        bad
+    }
+
+    /// What a binding's value gives: its type (§ 5) and, for an object,
+    /// its keys when known.
+    fn bound(&self, v: &Node, scope: &Scope) -> Param {
+        match &v.value {
+            Value::Scalar(s) => isolated_body(&s.text)
+                .and_then(|body| bound_whole(body, scope, self.tasks.as_ref()))
+                .unwrap_or(Param {
+                    ty: Ty::Str,
+                    keys: None,
+                }),
+            Value::Map(_) => Param {
+                ty: Ty::Obj,
+                keys: Some(map_keys(v)),
+            },
+            Value::Array(_) => Param {
+                ty: Ty::Arr,
+                keys: None,
+            },
+        }
+    }
+
+    /// The bindings `list` (at `path`) against the callee's declarations
+    /// (None: unknown callee): B1–B7. `scope` is what the values' references
+    /// see.
+    pub(super) fn bindings(
+        &mut self,
+        list: Option<&Node>,
+        path: &str,
+        callee: Option<&[Decl]>,
+        site: &CallSite,
+        scope: &Scope,
+    ) {
+        let mut seen: Vec<String> = Vec::new();
+        for (i, b, name_it, name) in named(list) {
+            if seen.contains(&name) {
+                self.push(
+                    "tekton/duplicate-binding",
+                    Kind::Validation,
+                    name_it.key_span,
+                    &format!("{path}[{i}].name"),
+                    format!("parameter {name} appears more than once"),
+                );
+                continue;
+            }
+            seen.push(name.clone());
+            let Some(vit) = item(b, "value") else {
+                continue;
+            };
+            let v = &vit.value;
+            let vpath = format!("{path}[{i}].value");
+            let bad_member = self.members(v, &vpath, &name);
+            let Some(d) = callee.and_then(|c| c.iter().find(|d| d.name == name)) else {
+                continue;
+            };
+            let given = self.bound(v, scope);
+            if bad_member || given.ty == Ty::Unknown {
+                continue;
+            }
+            if given.ty != d.ty {
+                self.push("tekton/binding-type", Kind::Type, vit.key_span, &vpath, format!("param types don't match the user-specified type: [{name}] ({} given, {} declared)", given.ty.name(), d.ty.name()));
+                continue;
+            }
+            if d.ty == Ty::Obj
+                && let Some(keys) = given.keys
+            {
+                let mut have = d.default.as_ref().map(map_keys).unwrap_or_default();
+                have.extend(keys);
+                if let Some(k) = d.keys.iter().find(|k| !have.contains(k)) {
+                    self.push("tekton/missing-keys", Kind::Validation, vit.key_span, &vpath, format!("missing keys for these params which are required in ParamSpec's properties map[{name}:[{k}]]"));
+                }
+            }
+            if let (Some(en), Some(s)) = (&d.enums, v.as_scalar())
+                && !s.text.contains("$(")
+                && !en.contains(&s.text)
+            {
+                self.push(
+                    "tekton/enum",
+                    Kind::Validation,
+                    vit.key_span,
+                    &vpath,
+                    format!("param `{name}` value: {} is not in the enum list", s.text),
+                );
+            }
+        }
+        let Some(callee) = callee else { return };
+        for d in callee {
+            if seen.contains(&d.name) || site.matrix.contains(&d.name) {
+                continue;
+            }
+            match &d.default {
+                None => self.push(
+                    "tekton/missing-param",
+                    Kind::Validation,
+                    site.span,
+                    site.path,
+                    format!(
+                        "missing values for these params which have no default values: [{}]",
+                        d.name
+                    ),
+                ),
+                Some(def) if d.ty == Ty::Obj => {
+                    let have = map_keys(def);
+                    if let Some(k) = d.keys.iter().find(|k| !have.contains(k)) {
+                        self.push("tekton/missing-keys", Kind::Validation, site.span, site.path, format!("missing keys for these params which are required in ParamSpec's properties map[{}:[{k}]]", d.name));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// B8: a pipeline task binding `$(params.p)` to a callee param with an
+    /// enum; `pipeline` are the Pipeline's declarations.
+    pub(super) fn enum_subset(
+        &mut self,
+        list: Option<&Node>,
+        path: &str,
+        callee: &[Decl],
+        pipeline: &[Decl],
+        task: &str,
+    ) {
+        for (i, b) in items(list).into_iter().enumerate() {
+            let (Some(name), Some(vit)) = (text(b, "name"), item(b, "value")) else {
+                continue;
+            };
+            let Some(v) = vit.value.as_scalar() else {
+                continue;
+            };
+            let Some(cen) = callee
+                .iter()
+                .find(|d| d.name == name)
+                .and_then(|d| d.enums.as_ref())
+            else {
+                continue;
+            };
+            let Some(p) = v
+                .text
+                .strip_prefix("$(params.")
+                .and_then(|r| r.strip_suffix(')'))
+            else {
+                continue;
+            };
+            let Some(pd) = pipeline.iter().find(|d| d.name == p && d.ty == Ty::Str) else {
+                continue;
+            };
+            let vp = format!("{path}[{i}].value");
+            let message = match &pd.enums {
+                None => format!(
+                    "pipeline param \"{p}\" has no enum, but referenced in \"{task}\" task has enums: {cen:?}"
+                ),
+                Some(pen) if pen.iter().any(|x| !cen.contains(x)) => format!(
+                    "pipeline param \"{p}\" enum: {pen:?} is not a subset of the referenced in \"{task}\" task param enum: {cen:?}"
+                ),
+                _ => continue,
+            };
+            self.push("tekton/enum", Kind::Validation, vit.key_span, &vp, message);
+        }
+    }
+}
+
+/// `outer` with the items the binding values of `list` derive (spec § 6.3):
+/// an object value over an outer object adds its keys; a value that is one
+/// whole-reference expression has an unknown type.
+pub(super) fn value_scope(list: Option<&Node>, outer: &Scope) -> Scope {
+    let mut scope = outer.clone();
+    for b in items(list) {
+        let (Some(name), Some(v)) = (text(b, "name"), child(b, "value")) else {
+            continue;
+        };
+        let p = match &v.value {
+            Value::Map(_) => {
+                let mut keys = map_keys(v);
+                if let Some(Param {
+                    ty: Ty::Obj,
+                    keys: Some(outer_keys),
+                }) = outer.get(name)
+                {
+                    keys.extend(outer_keys.iter().cloned());
+                }
+                Param {
+                    ty: Ty::Obj,
+                    keys: Some(keys),
+                }
+            }
+            Value::Array(_) | Value::Scalar(_) => {
+                let t = v.as_scalar().map_or("", |s| s.text.trim());
+                let whole_ref = (t.starts_with("$(tasks.") || t.ends_with("[*])"))
+                    && exprs(t).len() == 1
+                    && t.starts_with("$(");
+                Param {
+                    ty: if whole_ref { Ty::Unknown } else { value_ty(v) },
+                    keys: None,
+                }
+            }
+        };
+        scope.insert(name.to_string(), p);
+    }
+    scope
+}
+
+/// `outer` with the declarations `decls` over it.
+pub(super) fn decl_scope(decls: &[Decl], outer: &Scope) -> Scope {
+    let mut scope = outer.clone();
+    for d in decls {
+        let p = Param {
+            ty: d.ty,
+            keys: Some(d.keys.clone()),
+        };
+        scope.insert(d.name.clone(), p);
+    }
+    scope
+}

@@ -1,0 +1,148 @@
+//! The Tekton corpus (../shared/corpus/tekton) gives exactly the four real
+//! defects its README lists, whether each file is linted on its own or the
+//! whole folder at once (where `taskRef`s resolve across files).
+
+mod tekton_support;
+
+use rayon::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tekton_support::{Scratch, lint_dir};
+
+/// (file relative to the corpus, line, kind, rule, token in the message).
+const DEFECTS: [(&str, usize, &str, &str, &str); 4] = [
+    (
+        "tektoncd-catalog/task/anchore-cli/0.1/anchore-cli.yaml",
+        57,
+        "reference",
+        "tekton/param-reference",
+        "$(params.anchore-cli-secret)",
+    ),
+    (
+        "tektoncd-catalog/task/anchore-cli/0.1/anchore-cli.yaml",
+        62,
+        "reference",
+        "tekton/param-reference",
+        "$(params.anchore-cli-secret)",
+    ),
+    (
+        "tektoncd-pipeline/examples/v1/pipelineruns/no-ci/compressed-results-pipeline.yaml",
+        54,
+        "reference",
+        "tekton/result-reference",
+        "$(results.digest-${i}.path)",
+    ),
+    (
+        "tektoncd-pipeline/examples/v1/taskruns/stepaction-params.yaml",
+        121,
+        "type",
+        "tekton/param-type",
+        "$(params.enumparam[*])",
+    ),
+];
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/tekton");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: ../shared/corpus/tekton not found; Tekton corpus not run");
+        None
+    }
+}
+
+/// Every YAML file below `dir`, relative to it, in byte order.
+fn yaml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("a readable corpus").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                out.push(
+                    path.strip_prefix(dir)
+                        .expect("below the corpus")
+                        .to_path_buf(),
+                );
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// One finding as (file, line, kind, rule, message), sorted for comparing.
+type Found = (String, usize, String, String, String);
+
+fn assert_only_the_defects(mut found: Vec<Found>, how: &str) {
+    found.sort();
+    let summary: Vec<(&str, usize, &str, &str)> = found
+        .iter()
+        .map(|(f, l, k, r, _)| (f.as_str(), *l, k.as_str(), r.as_str()))
+        .collect();
+    let want: Vec<(&str, usize, &str, &str)> = DEFECTS
+        .iter()
+        .map(|(f, l, k, r, _)| (*f, *l, *k, *r))
+        .collect();
+    assert_eq!(summary, want, "{how}: {found:#?}");
+    for ((.., message), (.., token)) in found.iter().zip(DEFECTS) {
+        assert!(message.contains(token), "{how}: {message:?} lacks {token}");
+    }
+}
+
+#[test]
+fn each_file_linted_on_its_own_gives_only_the_four_defects() {
+    let Some(dir) = corpus() else { return };
+    let files = yaml_files(&dir);
+    assert_eq!(files.len(), 271, "the corpus README counts 271 YAML files");
+    // One scratch directory per file, so nothing else is in its unit.
+    let scratch = Scratch::new("corpus");
+    let found: Vec<Found> = files
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, rel)| {
+            let alone = scratch.root.join(i.to_string());
+            std::fs::create_dir_all(&alone).expect("a scratch directory");
+            let name = rel.file_name().expect("a file name");
+            std::fs::copy(dir.join(rel), alone.join(name)).expect("a copy");
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            lint_dir(&alone)
+                .into_iter()
+                .map(move |s| (rel.clone(), s.line, s.kind, s.rule, s.message))
+        })
+        .collect();
+    assert_only_the_defects(found, "one file at a time");
+}
+
+#[test]
+fn the_whole_folder_at_once_gives_only_the_four_defects() {
+    let Some(dir) = corpus() else { return };
+    let output = Command::new(env!("CARGO_BIN_EXE_confvet"))
+        .current_dir(&dir)
+        .args(["lint", ".", "--format", "json"])
+        .output()
+        .expect("confvet runs");
+    assert_eq!(output.status.code(), Some(1), "errors make exit status 1");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert_eq!(report["summary"]["files"], 271);
+    let found: Vec<Found> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let text = |k: &str| f[k].as_str().unwrap_or_default().to_string();
+            let line = f["line"].as_u64().unwrap_or(0) as usize;
+            (
+                text("file"),
+                line,
+                text("kind"),
+                text("rule"),
+                text("message"),
+            )
+        })
+        .collect();
+    assert_only_the_defects(found, "whole folder");
+}
