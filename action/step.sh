@@ -24,8 +24,10 @@ output() {
 # A hash of everything the binary is built from, so that a cached build is
 # used only for the same source and Cargo.lock.
 source_hash() {
+  local sha256=(sha256sum)
+  command -v sha256sum >/dev/null || sha256=(shasum -a 256) # macOS runners
   (cd "$action_path" && find Cargo.toml Cargo.lock src -type f -print0 |
-    LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-32
+    LC_ALL=C sort -z | xargs -0 "${sha256[@]}") | "${sha256[@]}" | cut -c1-32
 }
 
 find_confvet() {
