@@ -387,6 +387,30 @@ fn github_annotations() {
 }
 
 #[test]
+fn markdown_summary_has_a_row_per_finding() {
+    let dir = shop();
+    let run = run_in(dir.path(), &["lint", "shop", "--format", "markdown"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("### confvet: 5 errors, 0 warnings in 4 files\n"),
+        "{}",
+        run.stdout
+    );
+    let rows: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("| error | "))
+        .collect();
+    assert_eq!(rows.len(), 5, "{}", run.stdout);
+    assert!(
+        rows.contains(&"| error | `ytt/unknown-key` | shop/config/values-prod.yml:3:1 | namespce is not declared in the schema<br>help: did you mean \"namespace\"? |"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn json_contract() {
     let dir = shop();
     let run = run_in(dir.path(), &["lint", "shop", "--format", "json"]);

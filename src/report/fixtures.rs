@@ -245,3 +245,47 @@ pub(crate) fn single(name: &str, text: &str, start: usize, end: usize) -> Fixtur
         },
     }
 }
+
+/// `errors` errors then `warnings` warnings, one per line of one values file,
+/// for the formats that cap how many findings they show.
+pub(crate) fn many(errors: usize, warnings: usize) -> Fixture {
+    let sources = Sources::new();
+    let count = errors + warnings;
+    let text: String = (1..=count).map(|n| format!("key{n}: {n}\n")).collect();
+    let file = sources.add(SourceFile::new(
+        "values.yml".into(),
+        Some("/work/pkg/values.yml".into()),
+        text.clone(),
+    ));
+    let findings = (1..=count)
+        .map(|n| {
+            let finding = Finding::new(
+                "ytt/unknown-key",
+                Kind::UnknownKey,
+                span_of(file, &text, &format!("key{n}:"), 0),
+                format!("key{n} is not declared in the schema"),
+            );
+            if n > errors {
+                finding.with_severity(Severity::Warning)
+            } else {
+                finding
+            }
+        })
+        .collect();
+    Fixture {
+        sources,
+        findings,
+        units: vec![CheckedUnit {
+            name: ".".into(),
+            system: "ytt",
+            files: vec!["values.yml".into()],
+        }],
+        summary: Summary {
+            files: 1,
+            units: 1,
+            errors,
+            warnings,
+            ..Summary::default()
+        },
+    }
+}

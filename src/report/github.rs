@@ -4,26 +4,39 @@
 //! `::error file=F,line=L,col=C,endLine=EL,endColumn=EC,title=RULE::MESSAGE`
 //! (`::warning` for warnings). The help, if any, follows the message on its
 //! own line. A source that is not a file on disk, such as `(data-value arg)`,
-//! gets no `file` and position: its name and position start the message. GitHub parses these commands itself, so everything is escaped as
-//! its runner does (`toCommandValue`/`escapeData` in actions/toolkit): in the
+//! gets no `file` and position: its name and position start the message.
+//! GitHub parses these commands itself, so everything is escaped as its
+//! runner does (`toCommandValue`/`escapeData` in actions/toolkit): in the
 //! message `%`, CR and LF; in property values also `:` and `,`. A clean run
 //! writes nothing.
+//!
+//! GitHub shows at most 10 error and 10 warning annotations per step and
+//! drops the rest without a word, so the first 10 of each are written and
+//! one `::notice` then says how many more there are and where to see them.
 
-use super::{Emitter, Report, locate};
+use super::{Emitter, Report, locate, plural};
 use crate::finding::Severity;
 use std::io::{self, Write};
+
+/// GitHub's limit of annotations per severity and step.
+pub const MAX_ANNOTATIONS: usize = 10;
 
 /// Writes GitHub Actions annotations.
 pub struct GithubEmitter;
 
 impl Emitter for GithubEmitter {
     fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()> {
+        let (mut errors, mut warnings) = (0, 0);
         for finding in report.findings {
-            let (file, region) = locate(report.sources, finding.span);
-            let command = match finding.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
+            let (command, written) = match finding.severity {
+                Severity::Error => ("error", &mut errors),
+                Severity::Warning => ("warning", &mut warnings),
             };
+            *written += 1;
+            if *written > MAX_ANNOTATIONS {
+                continue;
+            }
+            let (file, region) = locate(report.sources, finding.span);
             let mut message = String::new();
             let mut properties = String::new();
             if file.path.is_some() {
@@ -55,6 +68,20 @@ impl Emitter for GithubEmitter {
                 escape_property(finding.rule),
                 escape_data(&message),
             )?;
+        }
+        let hidden_errors = errors.saturating_sub(MAX_ANNOTATIONS);
+        let hidden_warnings = warnings.saturating_sub(MAX_ANNOTATIONS);
+        if hidden_errors + hidden_warnings > 0 {
+            let message = format!(
+                "{} ({}, {}) are not shown as annotations: GitHub shows \
+                 {MAX_ANNOTATIONS} errors and {MAX_ANNOTATIONS} warnings per step. \
+                 The job summary, the code scanning alerts (SARIF) and the text \
+                 output list every finding.",
+                plural(hidden_errors + hidden_warnings, "more finding"),
+                plural(hidden_errors, "error"),
+                plural(hidden_warnings, "warning"),
+            );
+            writeln!(out, "::notice title=confvet::{}", escape_data(&message))?;
         }
         Ok(())
     }
@@ -88,6 +115,23 @@ mod tests {
     #[test]
     fn findings() {
         insta::assert_snapshot!(emit(&fixtures::with_findings()));
+    }
+
+    #[test]
+    fn at_most_ten_errors_and_ten_warnings_then_a_notice() {
+        let output = emit(&fixtures::many(12, 11));
+        let count = |prefix: &str| output.lines().filter(|l| l.starts_with(prefix)).count();
+        assert_eq!(count("::error "), MAX_ANNOTATIONS, "{output}");
+        assert_eq!(count("::warning "), MAX_ANNOTATIONS, "{output}");
+        assert_eq!(count("::notice "), 1, "{output}");
+        insta::assert_snapshot!(output);
+    }
+
+    #[test]
+    fn no_notice_when_every_finding_is_shown() {
+        let output = emit(&fixtures::many(MAX_ANNOTATIONS, MAX_ANNOTATIONS));
+        assert_eq!(output.lines().count(), 2 * MAX_ANNOTATIONS, "{output}");
+        assert!(!output.contains("::notice"), "{output}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::sync::Arc;
 mod github;
 mod json;
 mod junit;
+mod markdown;
 mod sarif;
 mod text;
 
@@ -64,6 +65,8 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow commands (annotations)
     Github,
+    /// a Markdown table, for a CI job summary
+    Markdown,
 }
 
 impl Format {
@@ -75,6 +78,9 @@ impl Format {
             Format::Junit => Box::new(junit::JunitEmitter),
             Format::Sarif => Box::new(sarif::SarifEmitter),
             Format::Github => Box::new(github::GithubEmitter),
+            Format::Markdown => Box::new(markdown::MarkdownEmitter {
+                max_rows: markdown::MAX_ROWS,
+            }),
         }
     }
 }
@@ -174,6 +180,7 @@ mod tests {
             Format::Junit,
             Format::Sarif,
             Format::Github,
+            Format::Markdown,
         ];
         for start in 0..=text.len() + 2 {
             for end in [0, start, start + 1, start + 3, text.len(), text.len() + 5] {

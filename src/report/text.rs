@@ -89,7 +89,7 @@ fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> 
 }
 
 /// `6 errors, 1 warning in 5 files (2 suppressed)` or `no problems in 5 files`.
-fn summary_line(report: &Report<'_>) -> String {
+pub(super) fn summary_line(report: &Report<'_>) -> String {
     let summary = report.summary;
     let files = plural(summary.files, "file");
     let mut line = if summary.errors == 0 && summary.warnings == 0 {

@@ -1,0 +1,153 @@
+//! Markdown output, for a CI job summary (`$GITHUB_STEP_SUMMARY`) or a pull
+//! request comment: a heading with the counts, then one table row per
+//! finding (severity, rule, file:line:column, message and help).
+//!
+//! Cells are escaped so that no text of a finding can change the table:
+//! Markdown punctuation that could start emphasis, code, a link or HTML gets
+//! a backslash (`|` too, which would end the cell), and line breaks become
+//! `<br>`. The table stops after [`MAX_ROWS`] rows and says how many findings
+//! it leaves out; a summary must stay readable (and under GitHub's 1 MiB).
+
+use super::text::summary_line;
+use super::{Emitter, Report, locate, plural};
+use crate::finding::Severity;
+use std::io::{self, Write};
+
+/// Rows shown before the table is cut short.
+pub const MAX_ROWS: usize = 100;
+
+/// Writes a Markdown summary with at most `max_rows` table rows.
+pub struct MarkdownEmitter {
+    pub max_rows: usize,
+}
+
+impl Emitter for MarkdownEmitter {
+    fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()> {
+        writeln!(out, "### confvet: {}", summary_line(report))?;
+        if report.findings.is_empty() {
+            return Ok(());
+        }
+        writeln!(out)?;
+        writeln!(out, "| Severity | Rule | Location | Message |")?;
+        writeln!(out, "| --- | --- | --- | --- |")?;
+        let (shown, hidden) = report
+            .findings
+            .split_at(self.max_rows.min(report.findings.len()));
+        for finding in shown {
+            let (file, region) = locate(report.sources, finding.span);
+            let mut message = finding.message.clone();
+            if let Some(help) = &finding.help {
+                message.push_str("\nhelp: ");
+                message.push_str(help);
+            }
+            writeln!(
+                out,
+                "| {} | `{}` | {} | {} |",
+                finding.severity.as_str(),
+                finding.rule,
+                escape(&format!(
+                    "{}:{}:{}",
+                    file.name, region.start.line, region.start.column
+                )),
+                escape(&message),
+            )?;
+        }
+        if !hidden.is_empty() {
+            let errors = hidden
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .count();
+            writeln!(out)?;
+            writeln!(
+                out,
+                "…and {} more ({}, {}); `confvet lint` lists every finding.",
+                hidden.len(),
+                plural(errors, "error"),
+                plural(hidden.len() - errors, "warning"),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Text made safe for a table cell: punctuation that Markdown or HTML could
+/// read as syntax is backslash-escaped, line breaks become `<br>`.
+fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#' | '!' => {
+                escaped.push('\\');
+                escaped.push(c);
+            }
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                escaped.push_str("<br>");
+            }
+            '\n' => escaped.push_str("<br>"),
+            _ => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{self, Fixture};
+    use super::*;
+
+    fn render(fixture: &Fixture, max_rows: usize) -> String {
+        let mut out = Vec::new();
+        MarkdownEmitter { max_rows }
+            .emit(&mut out, &fixture.report())
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn findings() {
+        insta::assert_snapshot!(render(&fixtures::with_findings(), MAX_ROWS));
+    }
+
+    #[test]
+    fn clean_run() {
+        insta::assert_snapshot!(render(&fixtures::clean(), MAX_ROWS));
+    }
+
+    #[test]
+    fn rows_are_capped_and_the_rest_counted() {
+        insta::assert_snapshot!(render(&fixtures::many(3, 2), 2));
+    }
+
+    #[test]
+    fn a_long_run_stops_at_the_default_cap() {
+        let text = render(&fixtures::many(MAX_ROWS, 5), MAX_ROWS);
+        let rows = text
+            .lines()
+            .filter(|l| l.starts_with("| error |") || l.starts_with("| warning |"))
+            .count();
+        assert_eq!(rows, MAX_ROWS, "{text}");
+        assert!(
+            text.ends_with(
+                "…and 5 more (0 errors, 5 warnings); `confvet lint` lists every finding.\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn nothing_in_a_finding_breaks_the_table() {
+        assert_eq!(escape("a | b"), r"a \| b");
+        assert_eq!(
+            escape("one\r\ntwo\nthree\rfour"),
+            "one<br>two<br>three<br>four"
+        );
+        assert_eq!(
+            escape("<script> *x* `y` [l](u) a\\b &amp;"),
+            r"\<script\> \*x\* \`y\` \[l\](u) a\\b \&amp;"
+        );
+        // Letters, digits, quotes and non-ASCII text stay as they are.
+        assert_eq!(escape("équipe: \"naïve\" <= 5"), "équipe: \"naïve\" \\<= 5");
+    }
+}

@@ -1,0 +1,70 @@
+"""What the integration tests share: the project root, the tools of the
+virtual environment, temporary ytt packages and the README's examples."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# The virtual environment's scripts (pre-commit, check-jsonschema).
+VENV_BIN = Path(sys.executable).parent
+# `cargo build` puts the binary under test here; tests/integration/run.sh builds it.
+DEBUG_BIN = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"
+
+SCHEMA = """\
+#@data/values-schema
+---
+#@schema/validation min=1, max=10
+replicas: 2
+image: shop
+"""
+
+
+def values(replicas):
+    return f"#@data/values\n---\nreplicas: {replicas}\n"
+
+
+def write(root, files):
+    """Writes {relative path: text} below root."""
+    for name, text in files.items():
+        path = Path(root) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def run(cmd, **kwargs):
+    """Runs cmd and returns the completed process (text, output captured)."""
+    return subprocess.run(cmd, check=False, capture_output=True, text=True, **kwargs)
+
+
+def check(condition, what, proc=None):
+    """Fails with `what` and, if given, the process's output."""
+    if not condition:
+        detail = f"\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}" if proc else ""
+        raise AssertionError(f"{what}{detail}")
+
+
+def readme_example(marker):
+    """The fenced code block that follows `<!-- marker -->` in README.md."""
+    text = (ROOT / "README.md").read_text()
+    found = re.search(rf"<!-- {re.escape(marker)} -->\s*```[a-z]*\n(.*?)\n```", text, re.DOTALL)
+    check(found is not None, f"README.md has no example after <!-- {marker} -->")
+    return found.group(1) + "\n"
+
+
+class TempDir:
+    """A temporary directory, removed afterwards unless KEEP_TEMP is set."""
+
+    def __enter__(self):
+        self.path = Path(tempfile.mkdtemp(prefix="confvet-integration-"))
+        return self.path
+
+    def __exit__(self, *exc):
+        if os.environ.get("KEEP_TEMP"):
+            print(f"kept {self.path}")
+        else:
+            shutil.rmtree(self.path, ignore_errors=True)

@@ -1,0 +1,155 @@
+"""The pre-commit hooks (.pre-commit-hooks.yaml), run by pre-commit itself.
+
+The project's working tree (tracked and untracked files, not ignored ones) is
+copied into a fresh git repository, so the hooks are tested as they stand,
+committed or not. Other temporary repositories hold a ytt package; a changed
+values file is staged and a hook runs on it: a value that breaks the
+schema's rule must fail with the finding in the output, a good one must
+pass. `confvet-system` runs the debug binary on PATH, through
+`pre-commit try-repo` of the copy. `confvet` (language: rust) runs from the
+README's `.pre-commit-config.yaml` pointed at the copy: pre-commit builds
+it with `cargo install` as it does for every user, once for both runs,
+into the project's target directory so that later test runs reuse the
+dependencies' build.
+"""
+
+import os
+import shutil
+import time
+
+from common import (
+    DEBUG_BIN,
+    ROOT,
+    SCHEMA,
+    VENV_BIN,
+    TempDir,
+    check,
+    readme_example,
+    run,
+    values,
+    write,
+)
+
+PRE_COMMIT = VENV_BIN / "pre-commit"
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "confvet test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "confvet test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+}
+
+
+def git(repo, *args):
+    proc = run(["git", *args], cwd=repo, env={**os.environ, **GIT_IDENTITY})
+    check(proc.returncode == 0, f"git {' '.join(args)}", proc)
+    return proc.stdout
+
+
+def snapshot(dest):
+    """The working tree as a new git repository with one commit."""
+    listed = run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT)
+    check(listed.returncode == 0, "git ls-files", listed)
+    for name in filter(None, listed.stdout.split("\0")):
+        source = ROOT / name
+        if source.is_file():  # not deleted in the working tree
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    git(dest, "init", "-q")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-q", "-m", "snapshot")
+    return dest
+
+
+def project(dest):
+    """A repository with a committed ytt package and an unrelated YAML file."""
+    write(
+        dest,
+        {
+            "deploy/pkg/schema.yml": SCHEMA,
+            "deploy/pkg/values.yml": values(2),
+            "other.yml": "a: 1\n",
+        },
+    )
+    git(dest, "init", "-q")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-q", "-m", "package")
+    return dest
+
+
+def check_hook(repo, hook, run_hook):
+    """A staged values file that breaks its schema fails, a good one passes."""
+    write(repo, {"deploy/pkg/values.yml": values(50)})
+    git(repo, "add", "deploy/pkg/values.yml")
+    bad = run_hook()
+    check(bad.returncode == 1, f"{hook}: a staged values file that breaks its schema fails", bad)
+    check(
+        "error[ytt/validation]: replicas must be a value <= 10, found 50" in bad.stdout,
+        f"{hook}: the finding is in the output",
+        bad,
+    )
+    check(
+        "--> deploy/pkg/values.yml:3:11" in bad.stdout,
+        f"{hook}: at the value's line and column",
+        bad,
+    )
+
+    write(repo, {"deploy/pkg/values.yml": values(5)})
+    git(repo, "add", "deploy/pkg/values.yml")
+    good = run_hook()
+    check(good.returncode == 0, f"{hook}: a good values file passes", good)
+    check("Passed" in good.stdout, f"{hook}: pre-commit reports the hook passed", good)
+
+
+def readme_config(hooks):
+    """The README's .pre-commit-config.yaml, pointed at the copy `hooks`."""
+    config = readme_example("pre-commit-config")
+    for placeholder, value in [
+        ("https://github.com/OWNER/confvet", str(hooks)),
+        ("v0.1.0", git(hooks, "rev-parse", "HEAD").strip()),
+    ]:
+        check(placeholder in config, f"the README's config names {placeholder}")
+        config = config.replace(placeholder, value)
+    return config
+
+
+def main():
+    with TempDir() as tmp:
+        proc = run([PRE_COMMIT, "validate-manifest", ROOT / ".pre-commit-hooks.yaml"])
+        check(proc.returncode == 0, ".pre-commit-hooks.yaml is a valid manifest", proc)
+        config = tmp / "pre-commit-config.yaml"
+        config.write_text(readme_example("pre-commit-config"))
+        proc = run([PRE_COMMIT, "validate-config", config])
+        check(proc.returncode == 0, "the README's .pre-commit-config.yaml is valid", proc)
+        print("ok manifest and README config")
+
+        hooks = snapshot(tmp / "confvet")
+        env = {**os.environ, "PRE_COMMIT_HOME": str(tmp / "pre-commit-home")}
+
+        # try-repo of the copy, with the debug binary on PATH.
+        system_env = {**env, "PATH": f"{DEBUG_BIN}{os.pathsep}{env['PATH']}"}
+        repo = project(tmp / "try-repo")
+        check_hook(
+            repo,
+            "confvet-system",
+            lambda: run(
+                [PRE_COMMIT, "try-repo", hooks, "confvet-system"], cwd=repo, env=system_env
+            ),
+        )
+        print("ok confvet-system with pre-commit try-repo")
+
+        # The README's config, as a user has it: pre-commit builds the hook
+        # once (cargo install) and keeps it in PRE_COMMIT_HOME for both runs.
+        repo = project(tmp / "config")
+        write(repo, {".pre-commit-config.yaml": readme_config(hooks)})
+        git(repo, "add", ".pre-commit-config.yaml")
+        git(repo, "commit", "-q", "-m", "pre-commit")
+        rust_env = {**env, "CARGO_TARGET_DIR": str(ROOT / "target")}
+        start = time.monotonic()
+        check_hook(repo, "confvet", lambda: run([PRE_COMMIT, "run"], cwd=repo, env=rust_env))
+        print(
+            f"ok confvet (language: rust) from the README's config, built in {time.monotonic() - start:.0f} s"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The integration tests of the pre-commit hooks and the GitHub Action:
+# installs their tools from PyPI into target/integration-venv (once per
+# requirements.txt), builds the debug binary, then runs each test.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PYTHONDONTWRITEBYTECODE=1
+venv=target/integration-venv
+requirements=tests/integration/requirements.txt
+if ! cmp -s "$requirements" "$venv/requirements.txt"; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$venv/requirements.txt"
+fi
+cargo build --quiet
+for test in action_test precommit_test; do
+  start=$SECONDS
+  "$venv/bin/python" "tests/integration/$test.py"
+  echo "$test: passed in $((SECONDS - start)) s"
+done
