@@ -367,6 +367,22 @@ def test_errors_that_are_not_findings_always_fail(tmp):
     check(verdict.returncode != 0, "no recorded exit code fails", verdict)
 
 
+def test_config_input(tmp):
+    # The `config` input names a file outside the workspace root's default
+    # search; it makes validation findings warnings, so fail-on error passes.
+    job = ActionRun(tmp, {"paths": "pkg", "config": "ci/confvet.yaml"})
+    write(job.workspace / "pkg", {"schema.yml": SCHEMA, "values.yml": values(50)})
+    write(job.workspace / "ci", {"confvet.yaml": "rules:\n  ytt/validation: warning\n"})
+    lint, verdict = job.lint()
+    check(
+        job.outputs["lint"].get("exit-code") == "0",
+        f"the config is read: {job.outputs['lint']}",
+        lint,
+    )
+    check(len(annotations(lint.stdout, "warning")) == 1, "the finding is a warning now", lint)
+    check(verdict.returncode == 0, "warnings pass fail-on error", verdict)
+
+
 def fake_cargo(tmp):
     """A `cargo` that records its arguments and installs a fake confvet."""
     bin_dir = tmp / "fake-bin"
