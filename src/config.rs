@@ -327,7 +327,7 @@ impl Parser<'_> {
                         return true;
                     }
                     let known: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-                    let help = match ytt::values::did_you_mean(key, &known) {
+                    let help = match crate::suggest::did_you_mean(key, &known) {
                         Some(near) => format!("did you mean \"{near}\"?"),
                         None => format!("{what} takes {}", keys.join(", ")),
                     };
@@ -469,7 +469,7 @@ impl Parser<'_> {
                 None => crate::rules::find(selector).is_some(),
             };
             if !is_known {
-                let help = match ytt::values::did_you_mean(selector, &ids) {
+                let help = match crate::suggest::did_you_mean(selector, &ids) {
                     Some(near) => format!("did you mean \"{near}\"?"),
                     None => "`confvet rules` lists them; `ytt/*` names a whole system".into(),
                 };

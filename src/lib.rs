@@ -10,7 +10,8 @@
 //! * `source`: files, byte spans and line indexes; depends on nothing.
 //! * `yaml`: confvet's own YAML tree with spans, comments and ytt annotations;
 //!   scalars resolved as go-yaml v2 resolves them.
-//! * `finding`, `rules`: what a check reports, and the table of rule ids.
+//! * `finding`, `rules`: what a check reports, and the table of rule ids;
+//!   `suggest`: did-you-mean hints.
 //! * `discover`: the parallel walk, file classification, grouping into units.
 //! * `check`: one module per system; speaks only the YAML tree and findings.
 //! * `report`: one emitter per output format; never sees `check` or `yaml`.
@@ -31,5 +32,6 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod source;
+pub mod suggest;
 pub mod suppress;
 pub mod yaml;

@@ -15,11 +15,11 @@
 //! hides no finding as `confvet/unused-suppression`. Neither can itself be
 //! suppressed by a comment.
 
-use crate::check::ytt::values::did_you_mean;
 use crate::finding::{Finding, Kind, Severity};
 use crate::report::locate;
 use crate::rules::{self, RULES};
 use crate::source::{FileId, SourceFile, Sources, Span};
+use crate::suggest::did_you_mean;
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 

@@ -375,7 +375,7 @@ impl SchemaAnnotations {
                     comment.span,
                     format!("@{name} is not a schema annotation; ytt ignores it"),
                 );
-                if let Some(near) = super::values::did_you_mean(short, &known) {
+                if let Some(near) = crate::suggest::did_you_mean(short, &known) {
                     finding = finding.with_help(format!("did you mean @schema/{near}?"));
                 }
                 builder.findings.push(finding);

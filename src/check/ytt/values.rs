@@ -9,6 +9,7 @@ use super::schema::{SchemaType, TypeKind, fill_defaults};
 use super::starlark::{StarValue, eval_annotation_args};
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
+use crate::suggest::did_you_mean;
 use crate::yaml::{Annotated, ArrayItem, Comment, MapItem, Node, Value};
 
 /// How one data-values source merges.
@@ -317,43 +318,6 @@ fn map_value(node: &Node, key: &str) -> Option<String> {
     }
 }
 
-/// The closest key within a small edit distance, for did-you-mean hints.
-pub fn did_you_mean(key: &str, candidates: &[String]) -> Option<String> {
-    let normalized = |s: &str| s.to_lowercase().replace(['-', '_'], "");
-    candidates
-        .iter()
-        .map(|c| {
-            let distance = if normalized(c) == normalized(key) {
-                0
-            } else {
-                levenshtein(key, c)
-            };
-            (distance, c)
-        })
-        .filter(|(d, c)| *d <= (c.len().max(key.len()) / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.clone())
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                previous
-            } else {
-                1 + previous.min(row[j]).min(row[j + 1])
-            };
-            previous = current;
-        }
-    }
-    row[b.len()]
-}
-
 /// Type-checks merged data values against the schema, as ytt does after each
 /// merge step, and fills in defaults.
 pub struct TypeChecker<'a> {
@@ -468,13 +432,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hints_find_near_keys() {
+    fn expected_keys_lists_the_declared_keys() {
         let keys = vec!["namespace".to_string(), "service_account".to_string()];
-        assert_eq!(
-            did_you_mean("serviceaccount", &keys).as_deref(),
-            Some("service_account")
-        );
-        assert_eq!(did_you_mean("replicas", &keys), None);
         assert_eq!(
             expected_keys(&keys),
             "expected one of { namespace, service_account }"
