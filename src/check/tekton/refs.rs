@@ -114,6 +114,7 @@ pub(super) struct Verdict {
     rule: &'static str,
     kind: Kind,
     message: String,
+    help: Option<String>,
 }
 
 impl Verdict {
@@ -122,6 +123,30 @@ impl Verdict {
             rule,
             kind,
             message,
+            help: None,
+        })
+    }
+
+    /// A reference to `name`, which is none of `declared`: the help names
+    /// the nearest declared name, else lists them.
+    fn undeclared<'a>(
+        rule: &'static str,
+        message: String,
+        name: &str,
+        declared: impl IntoIterator<Item = &'a String>,
+    ) -> Option<Verdict> {
+        let mut declared: Vec<String> = declared.into_iter().cloned().collect();
+        declared.sort();
+        let help = match crate::suggest::did_you_mean(name, &declared) {
+            Some(near) => format!("did you mean \"{near}\"?"),
+            None if declared.is_empty() => "nothing is declared here".to_string(),
+            None => format!("declared: {}", declared.join(", ")),
+        };
+        Some(Verdict {
+            rule,
+            kind: Kind::Reference,
+            message,
+            help: Some(help),
         })
     }
 }
@@ -169,10 +194,11 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
         } => (name, key, star, index),
     };
     let Some(p) = scope.get(&name) else {
-        return Verdict::new(
+        return Verdict::undeclared(
             "tekton/param-reference",
-            Kind::Reference,
             format!("non-existent variable {expr}"),
+            &name,
+            scope.keys(),
         );
     };
     if p.ty == Ty::Unknown {
@@ -186,11 +212,12 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
                 format!("{expr}: param {name} is a {} and has no keys", p.ty.name()),
             );
         }
-        if p.keys.as_ref().is_some_and(|ks| !ks.contains(k)) {
-            return Verdict::new(
+        if let Some(keys) = p.keys.as_ref().filter(|ks| !ks.contains(k)) {
+            return Verdict::undeclared(
                 "tekton/param-reference",
-                Kind::Reference,
                 format!("non-existent variable {expr}"),
+                k,
+                keys,
             );
         }
         return None;
@@ -243,20 +270,22 @@ fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option
         );
     };
     let Some(t) = tasks.get(task) else {
-        return Verdict::new(
+        return Verdict::undeclared(
             "tekton/result-reference",
-            Kind::Reference,
             format!("{expr}: task {task} is not a pipeline task of the {section} section"),
+            task,
+            tasks.keys(),
         );
     };
     let results = t.results.as_ref()?;
     let Some(r) = results.get(result) else {
-        return Verdict::new(
+        return Verdict::undeclared(
             "tekton/result-reference",
-            Kind::Reference,
             format!(
                 "{expr}: \"{result}\" is not a named result returned by pipeline task \"{task}\""
             ),
+            result,
+            results.keys(),
         );
     };
     let whole_ty = if t.matrix {
@@ -274,11 +303,12 @@ fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option
                 ),
             );
         }
-        if r.keys.as_ref().is_some_and(|ks| !ks.iter().any(|x| x == k)) {
-            return Verdict::new(
+        if let Some(keys) = r.keys.as_ref().filter(|ks| !ks.iter().any(|x| x == k)) {
+            return Verdict::undeclared(
                 "tekton/result-reference",
-                Kind::Reference,
                 format!("{expr}: object result {result} has no key {k}"),
+                k,
+                keys,
             );
         }
         None
@@ -326,10 +356,11 @@ fn judge_result_path(results: &Scope, body: &str) -> Option<Verdict> {
         found
     };
     if !name.is_empty() && !results.contains_key(name) && tail.is_some_and(|t| !t.contains('.')) {
-        return Verdict::new(
+        return Verdict::undeclared(
             "tekton/result-reference",
-            Kind::Reference,
             format!("non-existent variable {expr}"),
+            name,
+            results.keys(),
         );
     }
     if tail != Some("path") {
@@ -418,6 +449,9 @@ impl Ctx<'_> {
             if let Some(v) = verdict {
                 let span = self.expr_span(n, off);
                 self.push(v.rule, v.kind, span, path, v.message);
+                if let (Some(help), Some(finding)) = (v.help, self.out.last_mut()) {
+                    finding.help = Some(help);
+                }
             }
         }
     }
