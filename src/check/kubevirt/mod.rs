@@ -365,6 +365,8 @@ fn check_vm(
         let mut eval = RuleEval {
             rule,
             rule_span,
+            vm_file: tpl_item.key_span.file,
+            vm_src: ctx.src(tpl_item.key_span.file),
             out: Vec::new(),
         };
         eval.run(&root);
@@ -492,6 +494,9 @@ fn to_str(v: &V) -> Conv<String> {
 struct RuleEval<'r> {
     rule: &'r Rule,
     rule_span: Span,
+    /// The VirtualMachine's file, to place findings on values.
+    vm_file: FileId,
+    vm_src: Arc<SourceFile>,
     out: Vec<Finding>,
 }
 
@@ -502,6 +507,23 @@ enum Arg<X> {
 }
 
 impl RuleEval<'_> {
+    /// The rejected scalar itself when it stands on its key's (or item's)
+    /// line, so that the report underlines the value; else the anchor.
+    fn value_span(&self, v: &V) -> Span {
+        let line = |offset: u32| self.vm_src.line_col(offset as usize).line;
+        match v.node {
+            Some(n)
+                if n.as_scalar().is_some()
+                    && n.span.file == self.vm_file
+                    && v.anchor.file == self.vm_file
+                    && line(n.span.start) == line(v.anchor.start) =>
+            {
+                n.span
+            }
+            _ => v.anchor,
+        }
+    }
+
     fn finding(&mut self, rule_id: &'static str, kind: Kind, span: Span, detail: String) {
         let f = Finding::new(
             rule_id,
@@ -692,10 +714,11 @@ impl RuleEval<'_> {
                 },
             };
             if let Some(detail) = detail {
+                let span = self.value_span(v);
                 self.finding(
                     "kubevirt/validation",
                     Kind::Validation,
-                    v.anchor,
+                    span,
                     format!("{detail} (rule `{}`, path `{}`)", rule.name, rule.path.text),
                 );
                 if let Some(f) = self.out.last_mut() {
