@@ -653,3 +653,44 @@ fn an_endless_rule_is_stopped_and_reported() {
     let message = findings(&json)[0]["message"].as_str().unwrap().to_string();
     assert!(message.contains("statements"), "{message}");
 }
+
+/// The quick start's `confvet lint examples/`: every system's example is
+/// found and each deliberate mistake reported where it stands, with the
+/// value underlined and a hint where one helps.
+#[test]
+fn the_bundled_examples_show_every_system() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = run_in(root, &["lint", "examples", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let seen: Vec<String> = findings(&report)
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}:{}:{} {}",
+                f["rule"].as_str().unwrap(),
+                f["file"].as_str().unwrap(),
+                f["line"],
+                f["column"],
+                f["help"].as_str().unwrap_or("-")
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "kubevirt/validation examples/kubevirt/web-01.yaml:15:18 -",
+            "kubevirt/validation examples/kubevirt/web-01.yaml:18:21 -",
+            "ytt/unknown-key examples/shop/config/values-prod.yml:3:1 did you mean \"namespace\"?",
+            "ytt/validation examples/shop/config/values.yml:5:16 -",
+            "ytt/validation examples/shop/config/values.yml:7:15 -",
+            "ytt/type-mismatch examples/shop/config/values.yml:10:9 -",
+            "ytt/validation examples/shop/config/values.yml:11:14 -",
+            "tekton/param-reference examples/tekton/build-task.yaml:29:21 declared: repository, tag",
+            "tekton/missing-keys examples/tekton/pipeline.yaml:15:11 -",
+            "tekton/result-reference examples/tekton/pipeline.yaml:22:37 declared: digest",
+        ],
+        "{report:#}"
+    );
+    assert_eq!(report["summary"]["units"], 3);
+}
