@@ -86,6 +86,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         disable_validation: flags.disable_validation,
         strict: flags.strict,
         ignore_unknown_comments: flags.ignore_unknown_comments,
+        skip_templates: false,
     }
 }
 
@@ -258,7 +259,11 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
     let sources = Sources::new();
     let request = LintRequest {
         paths: vec![args.dir.clone()],
-        ytt: ytt_settings(&args.ytt, cwd),
+        // Data values are final before templates run (`--data-values-inspect`).
+        ytt: YttSettings {
+            skip_templates: true,
+            ..ytt_settings(&args.ytt, cwd)
+        },
         ..LintRequest::default()
     };
     let result = lint(&request, &sources, cwd);

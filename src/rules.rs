@@ -67,6 +67,13 @@ pub static RULES: &[Rule] = &[
         "## What it does\nRuns every `@schema/validation` and `@assert/validate` rule on the final data values, as ytt does: named rules (`min`, `max`, `min_len`, `max_len`, `not_null`, `one_of`, `one_not_null`) and custom rules, skipped on null unless `not_null=True`. Each broken rule is one finding at the value, with the rule as a related location.\n\n## Why\nytt refuses to render the package (`Validating final data values`).\n\n## Example\n```yaml\n#@schema/validation min=1, max=32767\nport: 70000   # must be: a value <= 32767\n```"
     ),
     rule!(
+        "ytt/template-fail",
+        Validation,
+        Error,
+        "A template's assert.fail() or fail() stops rendering",
+        "## What it does\nEvaluates each `key: #@ expr` of a template whose own code is only `load()` statements, with the final data values, as ytt renders it, and reports an explicit failure (`assert.fail(\"...\")`, `fail(\"...\")`) at its line. `@assert/validate` rules on such a template's output nodes run on the rendered values (`ytt/validation`). Templates with `if`, `for`, `def` or overlays are not rendered.\n\n## Why\nytt stops with the failure's message when the package is rendered; a required value left empty is the usual cause.\n\n## Example\n```yaml\nstorageClassName: #@ data.values.storage_class or assert.fail(\"storage_class must be set\")\n```"
+    ),
+    rule!(
         "ytt/schema",
         Schema,
         Error,

@@ -694,3 +694,59 @@ fn the_bundled_examples_show_every_system() {
     );
     assert_eq!(report["summary"]["units"], 3);
 }
+
+/// A template whose value is `data.values.x or assert.fail(...)`: with the
+/// package's own values the failure may await the consumer's value (a
+/// warning); with values given on the command line it is an error.
+#[test]
+fn a_template_failure_warns_as_shipped_and_fails_with_consumer_values() {
+    let dir = TempDir::new("template-fail");
+    dir.write(
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\n#@schema/nullable\nstorage_class: \"\"\nreplicas: 1\n",
+    );
+    dir.write(
+        "pkg/pvc.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n#@ load(\"@ytt:assert\", \"assert\")\n---\nspec:\n  storageClassName: #@ data.values.storage_class or assert.fail(\"storage_class must be set\")\n  #@assert/validate min=1\n  replicas: #@ data.values.replicas\n",
+    );
+    let shipped = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(shipped.code, 0, "{}", shipped.stdout);
+    let report = shipped.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/template-fail");
+    assert_eq!(list[0]["severity"], "warning");
+    assert_eq!(list[0]["line"], 5);
+    assert_eq!(list[0]["message"], "storage_class must be set");
+
+    let given = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "pkg",
+            "-v",
+            "storage_class=",
+            "--data-value-yaml",
+            "replicas=0",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(given.code, 1, "{}", given.stdout);
+    let report = given.json();
+    let seen: Vec<String> = findings(&report)
+        .iter()
+        .map(|f| format!("{} {} {}", f["rule"], f["severity"], f["line"]))
+        .collect();
+    // The rendered replicas (0) breaks the template's @assert/validate too.
+    assert_eq!(
+        seen,
+        [
+            "\"ytt/template-fail\" \"error\" 5",
+            "\"ytt/validation\" \"error\" 7"
+        ],
+        "{report:#}"
+    );
+    let good = run_in(dir.path(), &["lint", "pkg", "-v", "storage_class=ssd"]);
+    assert_eq!(good.code, 0, "{}", good.stdout);
+}

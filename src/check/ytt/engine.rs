@@ -154,6 +154,25 @@ const DATA_MODULE: &str = r#"
 data = struct(values=struct())
 "#;
 
+/// `@ytt:data` for templates: the values decoded from JSON, every map a
+/// struct (keys that are not identifiers stay reachable with getattr).
+fn data_module_with(json: &str) -> String {
+    let literal = serde_json::Value::String(json.to_string()).to_string();
+    format!(
+        r#"load("@ytt:json", "json")
+
+def _as_struct(value):
+    if type(value) == "dict":
+        return struct(**{{k: _as_struct(v) for k, v in value.items()}})
+    if type(value) == "list":
+        return [_as_struct(v) for v in value]
+    return value
+
+data = struct(values=_as_struct(json.decode({literal})))
+"#
+    )
+}
+
 const OVERLAY_MODULE: &str = r#"
 def _matcher(*args, **kwargs):
     return None
@@ -352,6 +371,9 @@ pub struct Engine {
     modules: RefCell<HashMap<String, Result<FrozenModule, String>>>,
     /// Paths being loaded, to stop load cycles.
     loading: RefCell<Vec<String>>,
+    /// The final data values as JSON, for templates' `data.values`; None
+    /// where ytt gives an empty struct (schema and data-values files).
+    data_values: Option<String>,
 }
 
 /// A compiled file, or why it failed (message, 1-based line, is_syntax).
@@ -368,6 +390,16 @@ impl Engine {
             root: root.to_path_buf(),
             modules: RefCell::new(HashMap::new()),
             loading: RefCell::new(Vec::new()),
+            data_values: None,
+        }
+    }
+
+    /// An engine for templates: `data.values` holds `values` (a JSON
+    /// document), maps as structs, as ytt gives them to templates.
+    pub fn for_templates(root: &Path, values: &serde_json::Value) -> Engine {
+        Engine {
+            data_values: Some(values.to_string()),
+            ..Engine::new(root)
         }
     }
 
@@ -464,9 +496,13 @@ impl Engine {
             "@ytt:version" => Some(VERSION_MODULE),
             _ => None,
         };
+        let builtin = match (&self.data_values, builtin) {
+            (Some(json), Some(DATA_MODULE)) => Some(data_module_with(json)),
+            (_, source) => source.map(str::to_string),
+        };
         let translated = if let Some(source) = builtin {
             Translated {
-                source: source.to_string(),
+                source,
                 lines: Vec::new(),
             }
         } else if key.starts_with('@') {
@@ -850,6 +886,32 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e:?}"));
         let value = module.get(name).expect("defined");
         super::super::starlark::to_star_value(value.value(), 0)
+    }
+
+    #[test]
+    fn templates_see_the_data_values_as_structs() {
+        let values = serde_json::json!({"db": {"port": 5432, "my-key": "x"}, "ports": [{"n": 1}]});
+        let engine = Engine::for_templates(Path::new("."), &values);
+        let text = "#@ load(\"@ytt:data\", \"data\")\n#@ port = data.values.db.port\n#@ odd = getattr(data.values.db, \"my-key\")\n#@ n = data.values.ports[0].n\n";
+        let module = engine
+            .compile_yaml_file("t.yml", text, Path::new("."))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let get = |name: &str| {
+            super::super::starlark::to_star_value(module.get(name).expect("defined").value(), 0)
+        };
+        assert_eq!(get("port"), StarValue::Int(5432));
+        assert_eq!(get("odd"), StarValue::Str("x".into()));
+        assert_eq!(get("n"), StarValue::Int(1));
+        // Schema and data-values files still see an empty struct.
+        let plain = Engine::new(Path::new("."));
+        let empty = plain.compile_yaml_file(
+            "t.yml",
+            "#@ load(\"@ytt:data\", \"data\")\n#@ x = hasattr(data.values, \"db\")\n",
+            Path::new("."),
+        );
+        let empty = empty.unwrap_or_else(|e| panic!("{e:?}"));
+        let has_db = super::super::starlark::to_star_value(empty.get("x").expect("x").value(), 0);
+        assert_eq!(has_db, StarValue::Bool(false));
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod flags;
 pub mod formats;
 pub mod path;
+pub mod render;
 pub mod schema;
 pub mod starlark;
 pub mod translate;
@@ -45,6 +46,8 @@ pub struct YttSettings {
     pub strict: bool,
     /// ytt's `--ignore-unknown-comments`: plain `#` comments are allowed.
     pub ignore_unknown_comments: bool,
+    /// Skip rendering templates, as `ytt --data-values-inspect` does.
+    pub skip_templates: bool,
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -297,6 +300,14 @@ pub fn check_package(
             findings,
         );
     }
+    if !has_errors(findings) && !settings.skip_templates {
+        let renderer = render::Renderer::new(root, &values, !settings.flags.is_empty());
+        for (file, set) in files.iter().zip(&parsed) {
+            if is_template(file, set, root) && !has_errors(findings) {
+                renderer.check(file, set, &sources.get(file.id), findings);
+            }
+        }
+    }
     outcome.values = Some(values);
     outcome
 }
@@ -349,11 +360,7 @@ fn check_templates(
         regex::Regex::new(r"\bdata\.values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)").unwrap()
     });
     for (file, set) in files.iter().zip(parsed) {
-        let is_data = set
-            .docs
-            .iter()
-            .any(|d| d.has_annotation("data/values") || d.has_annotation("data/values-schema"));
-        if is_data || in_ytt_lib(&file.path, root) {
+        if !is_template(file, set, root) {
             continue;
         }
         let source = sources.get(file.id);
@@ -469,6 +476,16 @@ fn check_templates(
             }
         }
     }
+}
+
+/// A file ytt renders as a template: neither schema nor data values, and
+/// not in a private library (`_ytt_lib`), whose files only its users load.
+fn is_template(file: &DiscoveredFile, set: &DocumentSet, root: &Path) -> bool {
+    let is_data = set
+        .docs
+        .iter()
+        .any(|d| d.has_annotation("data/values") || d.has_annotation("data/values-schema"));
+    !is_data && !in_ytt_lib(&file.path, root)
 }
 
 /// The index of the first key of `keys` missing below `node`, if any. Only
