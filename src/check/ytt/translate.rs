@@ -36,21 +36,48 @@ struct LineShape {
     opens_block: bool,
 }
 
+/// Where a scan of code stands with respect to string literals: which
+/// quote is open and whether the previous character was a backslash.
+#[derive(Default)]
+struct StringScan {
+    quote: Option<char>,
+    escaped: bool,
+}
+
+impl StringScan {
+    /// Feed `c`; true when it is inside an open string literal (its closing
+    /// quote included).
+    fn in_string(&mut self, c: char) -> bool {
+        let Some(q) = self.quote else {
+            return false;
+        };
+        if self.escaped {
+            self.escaped = false;
+        } else if c == '\\' {
+            self.escaped = true;
+        } else if c == q {
+            self.quote = None;
+        }
+        true
+    }
+
+    /// Feed `c` outside strings; true when it opens a string literal.
+    fn opens(&mut self, c: char) -> bool {
+        let is_quote = c == '"' || c == '\'';
+        if is_quote {
+            self.quote = Some(c);
+        }
+        is_quote
+    }
+}
+
 fn shape(line: &str, depth_before: i32) -> LineShape {
     let mut depth = depth_before;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
+    let mut strings = StringScan::default();
     let mut end = line.len();
     let mut last_significant: Option<char> = None;
     for (i, c) in line.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
+        if strings.in_string(c) || strings.opens(c) {
             last_significant = Some(c);
             continue;
         }
@@ -59,7 +86,6 @@ fn shape(line: &str, depth_before: i32) -> LineShape {
                 end = i;
                 break;
             }
-            '"' | '\'' => quote = Some(c),
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth -= 1,
             _ => {}
@@ -87,31 +113,20 @@ fn keyword(code: &str) -> &str {
 /// into `load("@ytt:assert", "assert_")` (the module exports `assert_`).
 pub fn rename_assert(code: &str) -> String {
     let mut out = String::with_capacity(code.len() + 8);
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
+    let mut strings = StringScan::default();
     let chars: Vec<(usize, char)> = code.char_indices().collect();
     let mut i = 0;
     while i < chars.len() {
         let (at, c) = chars[i];
-        if let Some(q) = quote {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            i += 1;
+        if code[at..].starts_with("\"assert\"")
+            && strings.quote.is_none()
+            && code[..at].contains("@ytt:assert")
+        {
+            out.push_str("\"assert_\"");
+            i += 8;
             continue;
         }
-        if c == '"' || c == '\'' {
-            if code[at..].starts_with("\"assert\"") && code[..at].contains("@ytt:assert") {
-                out.push_str("\"assert_\"");
-                i += 8;
-                continue;
-            }
-            quote = Some(c);
+        if strings.in_string(c) || strings.opens(c) {
             out.push(c);
             i += 1;
             continue;
