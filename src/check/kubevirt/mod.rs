@@ -524,7 +524,14 @@ impl RuleEval<'_> {
         }
     }
 
-    fn finding(&mut self, rule_id: &'static str, kind: Kind, span: Span, detail: String) {
+    /// Report a finding of this rule; the caller may adjust it (severity).
+    fn finding(
+        &mut self,
+        rule_id: &'static str,
+        kind: Kind,
+        span: Span,
+        detail: String,
+    ) -> &mut Finding {
         let f = Finding::new(
             rule_id,
             kind,
@@ -536,6 +543,7 @@ impl RuleEval<'_> {
             format!("rule `{}` declared here", self.rule.name),
         );
         self.out.push(f);
+        self.out.last_mut().expect("a finding was just pushed")
     }
 
     fn resolve<X>(
@@ -720,10 +728,8 @@ impl RuleEval<'_> {
                     Kind::Validation,
                     span,
                     format!("{detail} (rule `{}`, path `{}`)", rule.name, rule.path.text),
-                );
-                if let Some(f) = self.out.last_mut() {
-                    *f = f.clone().with_severity(severity);
-                }
+                )
+                .severity = severity;
             }
         }
     }

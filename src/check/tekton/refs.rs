@@ -4,7 +4,7 @@
 
 use super::Ctx;
 use super::model::{Cx, Param, Scope, Tasks, Ty};
-use crate::finding::Kind;
+use crate::finding::{Finding, Kind};
 use crate::source::Span;
 use crate::yaml::{Node, ScalarStyle};
 
@@ -448,10 +448,11 @@ impl Ctx<'_> {
             };
             if let Some(v) = verdict {
                 let span = self.expr_span(n, off);
-                self.push(v.rule, v.kind, span, path, v.message);
-                if let (Some(help), Some(finding)) = (v.help, self.out.last_mut()) {
-                    finding.help = Some(help);
-                }
+                let finding = Finding::new(v.rule, v.kind, span, v.message);
+                self.out.push(Finding {
+                    help: v.help,
+                    ..finding.with_path(path.to_string())
+                });
             }
         }
     }
