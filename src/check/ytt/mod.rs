@@ -301,10 +301,19 @@ pub fn check_package(
         );
     }
     if !has_errors(findings) && !settings.skip_templates {
-        let renderer = render::Renderer::new(root, &values, !settings.flags.is_empty());
-        for (file, set) in files.iter().zip(&parsed) {
-            if is_template(file, set, root) && !has_errors(findings) {
-                renderer.check(file, set, &sources.get(file.id), findings);
+        let renderable: Vec<(&DiscoveredFile, &DocumentSet)> = files
+            .iter()
+            .copied()
+            .zip(parsed.iter().copied())
+            .filter(|(file, set)| is_template(file, set, root) && render::is_renderable(set))
+            .collect();
+        // The engine and the values' conversion only for packages that use them.
+        if !renderable.is_empty() {
+            let renderer = render::Renderer::new(root, &values, !settings.flags.is_empty());
+            for (file, set) in renderable {
+                if !has_errors(findings) {
+                    renderer.check(file, set, &sources.get(file.id), findings);
+                }
             }
         }
     }

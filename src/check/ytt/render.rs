@@ -40,7 +40,7 @@ impl Renderer {
         }
     }
 
-    /// Render what can be rendered of `set` (the documents of `file`).
+    /// Render `set`, the documents of `file`, which [`is_renderable`].
     pub fn check(
         &self,
         file: &DiscoveredFile,
@@ -48,9 +48,6 @@ impl Renderer {
         source: &SourceFile,
         findings: &mut Vec<Finding>,
     ) {
-        if !is_renderable(set) {
-            return;
-        }
         let dir = file.path.parent().unwrap_or(Path::new("."));
         let Ok(module) = self
             .engine
@@ -85,7 +82,7 @@ impl Renderer {
 }
 
 /// Only `load()` as own code, and no annotation but `@assert/validate`.
-fn is_renderable(set: &DocumentSet) -> bool {
+pub fn is_renderable(set: &DocumentSet) -> bool {
     let doc_annotations = set.docs.iter().flat_map(|d| d.comments.iter());
     all_comments(set)
         .into_iter()
