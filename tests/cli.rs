@@ -53,6 +53,21 @@ fn assert_replicas_error(json: &Value) {
     );
 }
 
+/// Lint the bad package together with `extra`: the package's validation
+/// error is reported, and nothing in `extra`.
+fn assert_only_the_package_error(dir: &TempDir, extra: &str) {
+    let run = run_in(dir.path(), &["lint", "pkg", extra, "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    assert_replicas_error(&json);
+    assert!(
+        findings(&json)
+            .iter()
+            .all(|f| f["file"] == "pkg/values.yml"),
+        "{json:#}"
+    );
+}
+
 /// Copy examples/shop into a temp dir as `shop/`.
 fn shop() -> TempDir {
     let dir = TempDir::new("shop");
@@ -284,38 +299,14 @@ fn file_with_only_comments() {
     let dir = bad_package("comments");
     dir.write("hostile/comments.yml", "# nothing here\n# nor here\n");
     dir.write("hostile/ytt-comments.yml", "#! a ytt comment\n#@ x = 1\n");
-    let run = run_in(
-        dir.path(),
-        &["lint", "pkg", "hostile/comments.yml", "--format", "json"],
-    );
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    let json = run.json();
-    assert_replicas_error(&json);
-    assert!(
-        findings(&json)
-            .iter()
-            .all(|f| f["file"] == "pkg/values.yml"),
-        "{json:#}"
-    );
+    assert_only_the_package_error(&dir, "hostile/comments.yml");
 }
 
 #[test]
 fn empty_file() {
     let dir = bad_package("empty");
     dir.write("hostile/empty.yml", "");
-    let run = run_in(
-        dir.path(),
-        &["lint", "pkg", "hostile/empty.yml", "--format", "json"],
-    );
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    let json = run.json();
-    assert_replicas_error(&json);
-    assert!(
-        findings(&json)
-            .iter()
-            .all(|f| f["file"] == "pkg/values.yml"),
-        "{json:#}"
-    );
+    assert_only_the_package_error(&dir, "hostile/empty.yml");
     // An empty file on its own is clean.
     let run = run_in(&dir.path().join("hostile"), &["lint", "empty.yml"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
