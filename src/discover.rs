@@ -141,12 +141,26 @@ pub fn discover_with(
         .collect();
 
     for (root, is_explicit) in &roots {
-        let (yaml_paths, other_paths, errors) = walk(root, options.filter.as_ref());
+        let (mut yaml_paths, other_paths, errors) = walk(root, options.filter.as_ref());
         discovery.errors.extend(errors);
+        // A file named on the command line is linted even where an ignore
+        // file hides it from the walk (as ripgrep searches a named file);
+        // only the configuration's excludes keep it out.
+        let keeps = |p: &Path| options.filter.as_ref().is_none_or(|keeps| keeps(p, false));
+        let missed: Vec<PathBuf> = wanted_files
+            .iter()
+            .filter(|w| w.starts_with(root) && is_yaml_name(w) && keeps(w))
+            .filter(|w| yaml_paths.binary_search(w).is_err())
+            .cloned()
+            .collect();
+        if !missed.is_empty() {
+            yaml_paths.extend(missed);
+            yaml_paths.sort();
+        }
         let start = discovery.files.len();
         let files: Vec<DiscoveredFile> = yaml_paths
             .par_iter()
-            .filter_map(|p| read_and_parse(p, sources, cwd, parse, wanted_files.contains(p)))
+            .filter_map(|p| read_and_parse(p, sources, cwd, parse))
             .filter(|f| !f.system.is_some_and(|s| options.systems_off.contains(&s)))
             .collect();
         discovery.files.extend(files);
@@ -219,10 +233,16 @@ fn walk(root: &Path, filter: Option<&PathFilter>) -> (Vec<PathBuf>, Vec<PathBuf>
     let filter = filter.cloned();
     ignore::WalkBuilder::new(root)
         .add_custom_ignore_filename(".confvetignore")
-        .hidden(true)
+        // Hidden directories hold configuration too (`.tekton/` of
+        // Pipelines-as-Code, `.github/`, `.tanzu-managed/`); version
+        // control metadata never does.
+        .hidden(false)
         .require_git(false)
         .filter_entry(move |entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if is_dir && entry.depth() > 0 && is_vcs_dir(entry.file_name()) {
+                return false;
+            }
             filter
                 .as_ref()
                 .is_none_or(|keeps| keeps(entry.path(), is_dir))
@@ -254,6 +274,11 @@ fn walk(root: &Path, filter: Option<&PathFilter>) -> (Vec<PathBuf>, Vec<PathBuf>
     yaml.sort();
     other.sort();
     (yaml, other, errors)
+}
+
+/// A version control system's own directory.
+fn is_vcs_dir(name: &std::ffi::OsStr) -> bool {
+    [".git", ".hg", ".svn", ".jj"].iter().any(|v| name == *v)
 }
 
 fn is_yaml_name(path: &Path) -> bool {
@@ -330,7 +355,6 @@ fn read_and_parse(
     sources: &Sources,
     cwd: &Path,
     parse: &ParseOptions,
-    is_wanted: bool,
 ) -> Option<DiscoveredFile> {
     let name = display_name(path, cwd);
     let too_large = std::fs::metadata(path)
@@ -341,9 +365,7 @@ fn read_and_parse(
         let mut head = Vec::new();
         let _ = std::fs::File::open(path).and_then(|f| f.take(1 << 20).read_to_end(&mut head));
         let system = classify(&String::from_utf8_lossy(&head));
-        if system.is_none() && !is_wanted {
-            return None;
-        }
+        system?;
         let id = sources.add(SourceFile::new(
             name,
             Some(path.to_path_buf()),
@@ -361,7 +383,7 @@ fn read_and_parse(
         return Some(DiscoveredFile {
             id,
             path: path.to_path_buf(),
-            system: system.or(Some(System::Ytt)),
+            system,
             parsed: Err(Box::new(finding)),
             has_schema: false,
             has_values: false,
@@ -387,9 +409,10 @@ fn read_and_parse(
         has_schema,
         has_values,
     } = scan(&text);
-    if system.is_none() && !is_wanted {
-        return None;
-    }
+    // A file named on the command line is classified as the walk would
+    // classify it: a Helm template or any other YAML that no system reads is
+    // skipped, not reported.
+    system?;
     let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), text));
     let parsed = if is_binary {
         let text = sources.get(id);
@@ -421,7 +444,7 @@ fn read_and_parse(
     Some(DiscoveredFile {
         id,
         path: path.to_path_buf(),
-        system: system.or(is_wanted.then_some(System::Ytt)),
+        system,
         parsed,
         has_schema,
         has_values,

@@ -18,7 +18,7 @@ pub struct Rule {
 }
 
 macro_rules! rule {
-    ($id:literal, $kind:ident, $severity:ident, $summary:literal, $docs:literal) => {
+    ($id:literal, $kind:ident, $severity:ident, $summary:literal, $docs:expr) => {
         Rule {
             id: $id,
             kind: Kind::$kind,
@@ -26,6 +26,14 @@ macro_rules! rule {
             summary: $summary,
             docs: $docs,
         }
+    };
+}
+
+/// How a Tekton reference finds the Task or Pipeline it names: the rules
+/// that compare a call site with its callee say it in `confvet explain`.
+macro_rules! tekton_resolution {
+    () => {
+        "\n\n## Which Task a reference means\nA `taskRef` (`pipelineRef`) by name is followed to the Task (Pipeline) of that `metadata.name` among the linted files that is nearest the referring file: the one whose directory shares the most leading path components with the referrer's. When several are equally near and declare different params or results, none is followed. A resource laid out as a versioned catalog package, `<name>/<version>/<file>`, is followed only from files inside that package (its tests), since a Pipeline elsewhere does not say which version it runs with. A `resolver: git` ref is followed when its `pathInRepo` names a file of the same repository (relative to the directory holding `.git`, else the linted directory) and no `url` or `repo` names another repository; every other resolver, `bundle` and custom task is unknown. An unknown callee is never a finding, and no check that needs it is made."
     };
 }
 
@@ -267,14 +275,17 @@ pub static RULES: &[Rule] = &[
         Validation,
         Error,
         "A value given for a param is not in its enum",
-        "## What it does\nChecks the values runs and pipeline tasks give to params with an enum: a literal value must be in the enum; a pipeline param passed on as `$(params.p)` must have an enum that is a subset of it.\n\n## Why\nTekton fails the run (`is not in the enum list`, `is not a subset of the referenced ... task param enum`).\n\n## Example\n```yaml\nparams:\n  - name: mode   # enum: [fast, slow]\n    value: medium\n```"
+        concat!(
+            "## What it does\nChecks the values runs and pipeline tasks give to params with an enum: a literal value must be in the enum; a pipeline param passed on as `$(params.p)` must have an enum that is a subset of it.\n\n## Why\nTekton fails the run (`is not in the enum list`, `is not a subset of the referenced ... task param enum`).\n\n## Example\n```yaml\nparams:\n  - name: mode   # enum: [fast, slow]\n    value: medium\n```",
+            tekton_resolution!()
+        )
     ),
     rule!(
         "tekton/param-reference",
         Reference,
         Error,
         "A param reference points at nothing",
-        "## What it does\nReports $(params.x) references to undeclared params or undeclared object keys, and malformed references.\n\n## Why\nTekton rejects the resource or leaves the text unsubstituted.\n\n## Example\n```yaml\nargs: ['$(params.nope)']\n```"
+        "## What it does\nReports $(params.x) references to undeclared params or undeclared object keys, and malformed references.\n\nAn undeclared param is an error in the step (and `stepTemplate`) fields Tekton's webhook checks: `name`, `image`, `workingDir`, `script`, `command`, `args`, `env[].value`, `volumeMounts[].name|mountPath|subPath`, `onError`. Elsewhere in a Task (volumes, sidecars, `env[].valueFrom`, workspaces, ...) the reconciler substitutes every param the run passes, declared or not, so a reference there is fine when the run passes it: for an inline `taskSpec`, when its pipeline task (or TaskRun) binds the name; for a named Task, when some run in view that resolves to it binds the name, or when no run in view calls it at all. Otherwise it is a warning: the text stays literal.\n\n## Why\nTekton rejects the resource or leaves the text unsubstituted.\n\n## Example\n```yaml\nargs: ['$(params.nope)']\n```"
     ),
     rule!(
         "tekton/param-type",
@@ -288,21 +299,40 @@ pub static RULES: &[Rule] = &[
         Type,
         Error,
         "A provided param value has the wrong type",
-        "## What it does\nCompares the type of a binding's value with the callee's declared type.\n\n## Why\nTekton fails the run: param types don't match.\n\n## Example\n```yaml\nparams:\n  - name: repo\n    value: just-a-string   # object expected\n```"
+        concat!(
+            "## What it does\nCompares the type of a binding's value with the callee's declared type.\n\n## Why\nTekton fails the run: param types don't match.\n\n## Example\n```yaml\nparams:\n  - name: repo\n    value: just-a-string   # object expected\n```",
+            tekton_resolution!()
+        )
     ),
     rule!(
         "tekton/missing-param",
         Validation,
         Error,
         "A required param has no value",
-        "## What it does\nReports callee params without default that the call site does not bind.\n\n## Why\nTekton fails the run: missing values for params.\n\n## Example\n```yaml\ntaskRef: {name: build}   # build needs param url\n```"
+        concat!(
+            "## What it does\nReports callee params without default that the call site does not bind.\n\n## Why\nTekton fails the run: missing values for params.\n\n## Example\n```yaml\ntaskRef: {name: build}   # build needs param url\n```",
+            tekton_resolution!()
+        )
+    ),
+    rule!(
+        "tekton/unknown-binding",
+        Reference,
+        Warning,
+        "A binding names a param the callee does not declare but nearly does",
+        concat!(
+            "## What it does\nWarns about a binding (in a pipeline task, TaskRun or PipelineRun) to a param that the Task or Pipeline it calls does not declare, when the name is within two edits of a declared one (or equal but for case, `-` and `_`). Only when the callee is known (spec § 2.1), and not when the callee's spec uses the name anyway: the reconciler substitutes every passed param into the spec, declared or not (spec § 6.3).\n\n## Why\nTekton accepts extra params and drops them: the run goes on with the declared param's default, which is rarely what the author meant.\n\n## Example\n```yaml\nparams:\n  - name: EXTRA_ARG    # the Task declares EXTRA_ARGS, default \"\"\n    value: --insecure\n```",
+            tekton_resolution!()
+        )
     ),
     rule!(
         "tekton/missing-keys",
         Validation,
         Error,
         "An object param value misses declared keys",
-        "## What it does\nChecks that default and provided value together give every declared key.\n\n## Why\nTekton fails the run: missing keys.\n\n## Example\n```yaml\nvalue: {url: x}   # properties url, rev\n```"
+        concat!(
+            "## What it does\nChecks that default and provided value together give every declared key.\n\n## Why\nTekton fails the run: missing keys.\n\n## Example\n```yaml\nvalue: {url: x}   # properties url, rev\n```",
+            tekton_resolution!()
+        )
     ),
     rule!(
         "tekton/run-param-result",

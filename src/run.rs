@@ -88,7 +88,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     (outcome.findings, outcome.values)
                 }
                 System::Kubevirt => (kubevirt::check_unit(&members, sources), None),
-                System::Tekton => (tekton::check_unit(&members, sources), None),
+                System::Tekton => (tekton::check_unit(&members, &unit.root, sources), None),
             };
             if let Some(progress) = &request.progress {
                 progress.checked();

@@ -19,6 +19,27 @@ pub fn did_you_mean(key: &str, candidates: &[String]) -> Option<String> {
         .map(|(_, c)| c.clone())
 }
 
+/// The closest of `candidates` within `max` edits of `key` (or equal to it
+/// but for case, `-` and `_`), never a name it shares too little with: the
+/// distance must stay below the length of both.
+pub fn within(key: &str, candidates: &[String], max: usize) -> Option<String> {
+    let normalized = |s: &str| s.to_lowercase().replace(['-', '_'], "");
+    candidates
+        .iter()
+        .filter(|c| c.as_str() != key)
+        .map(|c| {
+            let distance = if normalized(c) == normalized(key) {
+                0
+            } else {
+                levenshtein(key, c)
+            };
+            (distance, c)
+        })
+        .filter(|(d, c)| *d <= max && *d < key.chars().count().min(c.chars().count()))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.clone())
+}
+
 fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -54,5 +75,22 @@ mod tests {
             Some("namespace")
         );
         assert_eq!(did_you_mean("replicas", &keys), None);
+    }
+
+    #[test]
+    fn near_names_are_within_a_few_edits_and_never_whole_rewrites() {
+        let params = vec!["EXTRA_ARGS".to_string(), "url".to_string()];
+        assert_eq!(
+            within("EXTRA_ARG", &params, 2).as_deref(),
+            Some("EXTRA_ARGS")
+        );
+        assert_eq!(
+            within("extra-args", &params, 2).as_deref(),
+            Some("EXTRA_ARGS")
+        );
+        assert_eq!(within("uri", &params, 2).as_deref(), Some("url"));
+        assert_eq!(within("ab", &params, 2), None);
+        assert_eq!(within("EXTRA_ARGS", &params, 2), None);
+        assert_eq!(within("revision", &params, 2), None);
     }
 }

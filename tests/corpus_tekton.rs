@@ -1,6 +1,15 @@
-//! The Tekton corpus (../shared/corpus/tekton) gives exactly the four real
-//! defects its README lists, whether each file is linted on its own or the
-//! whole folder at once (where `taskRef`s resolve across files).
+//! The Tekton corpus (../shared/corpus/tekton) gives exactly the real
+//! defects its README lists that the spec still reports, whether each file
+//! is linted on its own or the whole folder at once (where `taskRef`s
+//! resolve across files).
+//!
+//! The README also lists `$(params.anchore-cli-secret)` in the catalog's
+//! anchore-cli 0.1 (lines 57 and 62): an undeclared param in
+//! `env[].valueFrom`, a field the webhook does not check and the reconciler
+//! substitutes from whatever the run passes. Spec § 6.3 reports such a
+//! reference only when a run in view resolves to the Task and none passes
+//! the param; the corpus holds no run of anchore-cli, so nothing is
+//! reported (tests/tekton_checks.rs shows the warning once a run is there).
 
 mod tekton_support;
 
@@ -11,21 +20,7 @@ use std::process::Command;
 use tekton_support::{Scratch, lint_dir};
 
 /// (file relative to the corpus, line, kind, rule, token in the message).
-const DEFECTS: [(&str, usize, &str, &str, &str); 4] = [
-    (
-        "tektoncd-catalog/task/anchore-cli/0.1/anchore-cli.yaml",
-        57,
-        "reference",
-        "tekton/param-reference",
-        "$(params.anchore-cli-secret)",
-    ),
-    (
-        "tektoncd-catalog/task/anchore-cli/0.1/anchore-cli.yaml",
-        62,
-        "reference",
-        "tekton/param-reference",
-        "$(params.anchore-cli-secret)",
-    ),
+const DEFECTS: [(&str, usize, &str, &str, &str); 2] = [
     (
         "tektoncd-pipeline/examples/v1/pipelineruns/no-ci/compressed-results-pipeline.yaml",
         54,
@@ -94,7 +89,7 @@ fn assert_only_the_defects(mut found: Vec<Found>, how: &str) {
 }
 
 #[test]
-fn each_file_linted_on_its_own_gives_only_the_four_defects() {
+fn each_file_linted_on_its_own_gives_only_the_real_defects() {
     let Some(dir) = corpus() else { return };
     let files = yaml_files(&dir);
     assert_eq!(files.len(), 271, "the corpus README counts 271 YAML files");
@@ -118,7 +113,7 @@ fn each_file_linted_on_its_own_gives_only_the_four_defects() {
 }
 
 #[test]
-fn the_whole_folder_at_once_gives_only_the_four_defects() {
+fn the_whole_folder_at_once_gives_only_the_real_defects() {
     let Some(dir) = corpus() else { return };
     let output = Command::new(env!("CARGO_BIN_EXE_confvet"))
         .current_dir(&dir)

@@ -438,13 +438,50 @@ fn a_task_ref_is_followed_to_the_one_task_of_that_name() {
 }
 
 #[test]
-fn a_task_ref_to_a_name_several_tasks_share_is_not_followed() {
+fn a_task_ref_to_equally_near_tasks_that_differ_is_not_followed() {
+    let other = BUILD_TASK.replace("url", "revision");
+    let seen = findings(&[
+        ("a/build.yaml", BUILD_TASK),
+        ("b/build.yaml", &other),
+        ("pipelines/ci.yaml", CI_PIPELINE),
+    ]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn equally_near_copies_of_one_task_are_followed() {
+    // Two copies with the same params and results give the same findings,
+    // whichever is meant.
     let seen = findings(&[
         ("a/build.yaml", BUILD_TASK),
         ("b/build.yaml", BUILD_TASK),
         ("pipelines/ci.yaml", CI_PIPELINE),
     ]);
-    assert_eq!(at(&seen), Vec::<String>::new());
+    assert_eq!(
+        at(&seen),
+        ["pipelines/ci.yaml:7:7 tekton/missing-param spec.tasks[0].name"]
+    );
+}
+
+#[test]
+fn a_task_ref_resolves_to_the_nearest_task_of_that_name() {
+    // Two repositories checked out side by side, each with its own `build`:
+    // each Pipeline runs its own repository's Task.
+    let other = BUILD_TASK.replace("url", "revision");
+    let seen = findings(&[
+        ("repo-a/tasks/build.yaml", BUILD_TASK),
+        ("repo-a/pipelines/ci.yaml", CI_PIPELINE),
+        ("repo-b/tekton/build.yaml", &other),
+        ("repo-b/tekton/ci.yaml", CI_PIPELINE),
+    ]);
+    assert_eq!(
+        at(&seen),
+        [
+            "repo-a/pipelines/ci.yaml:7:7 tekton/missing-param spec.tasks[0].name",
+            "repo-b/tekton/ci.yaml:7:7 tekton/missing-param spec.tasks[0].name",
+        ]
+    );
+    assert_messages(&seen, &["[url]", "[revision]"]);
 }
 
 #[test]

@@ -16,10 +16,11 @@ use crate::finding::{Finding, Kind, Severity};
 use crate::source::{FileId, SourceFile, Sources, Span};
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, Value};
-use model::{Cx, Decl, Doc, Docs, PipelineTask, Scope, Tasks, items, value_strings};
+use model::{Cx, Decl, Doc, Docs, PipelineTask, Scope, Tasks, items, names_of, value_strings};
 use rayon::prelude::*;
-use refs::{exprs, is_result_ref};
+use refs::{Passed, exprs, is_result_ref};
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 use values::{CallSite, decl_scope, value_scope};
 
@@ -36,6 +37,8 @@ struct Ctx<'s> {
     finally_tasks: Option<Tasks>,
     /// Results of the Task spec being scanned.
     results: Option<Scope>,
+    /// Params the runs of the Task spec being scanned pass (spec § 6.3).
+    passed: Option<Passed>,
 }
 
 impl<'s> Ctx<'s> {
@@ -48,6 +51,7 @@ impl<'s> Ctx<'s> {
             tasks: None,
             finally_tasks: None,
             results: None,
+            passed: None,
         }
     }
 
@@ -76,12 +80,20 @@ impl<'s> Ctx<'s> {
     /// The param declarations of the Task or Pipeline that `r` (a
     /// `taskRef`/`pipelineRef`) resolves to, read without reporting (the
     /// callee's own findings come from checking it).
-    fn resolve_callee(&self, docs: &Docs, r: &Node, kind: &str) -> Option<Vec<Decl>> {
+    /// Also returns the callee's spec.
+    fn resolve_callee<'d>(
+        &self,
+        docs: &Docs<'d>,
+        r: &Node,
+        kind: &str,
+    ) -> Option<(Vec<Decl>, Option<&'d Node>)> {
         let doc = docs.resolve(r, kind, self.file)?;
         let mut quiet = Ctx::new(self.sources, doc.file);
-        Some(child(doc.node, "spec").map_or_else(Vec::new, |spec| {
+        let spec = child(doc.node, "spec");
+        let decls = spec.map_or_else(Vec::new, |spec| {
             quiet.param_decls(child(spec, "params"), "spec.params")
-        }))
+        });
+        Some((decls, spec))
     }
 
     /// The results a Task spec in `file` declares, read without reporting.
@@ -167,8 +179,16 @@ impl<'s> Ctx<'s> {
     }
 
     /// A Task spec at `path`: declarations and references; `outer` is the
-    /// scope from outside, `top` a Task document's own spec (D13).
-    fn task_spec(&mut self, spec: &Node, path: &str, outer: &Scope, top: bool) -> Vec<Decl> {
+    /// scope from outside, `top` a Task document's own spec (D13), `passed`
+    /// what its runs pass.
+    fn task_spec(
+        &mut self,
+        spec: &Node,
+        path: &str,
+        outer: &Scope,
+        top: bool,
+        passed: Passed,
+    ) -> Vec<Decl> {
         let params = child(spec, "params");
         let decls = self.param_decls(params, &format!("{path}.params"));
         if top {
@@ -177,12 +197,14 @@ impl<'s> Ctx<'s> {
         let results = self.result_decls(child(spec, "results"), &format!("{path}.results"));
         let scope = decl_scope(&decls, outer);
         let saved = self.results.replace(results);
+        let saved_passed = self.passed.replace(passed);
         for k in ["steps", "stepTemplate", "sidecars", "volumes", "workspaces"] {
             if let Some(n) = child(spec, k) {
                 self.walk_task(n, &format!("{path}.{k}"), &scope, false);
             }
         }
         self.results = saved;
+        self.passed = saved_passed;
         decls
     }
 
@@ -289,18 +311,24 @@ impl<'s> Ctx<'s> {
                 } else {
                     scope.clone()
                 };
-                self.task_spec(ts, &format!("{tpath}.taskSpec"), &inner, false)
+                let mut names = names_of(params);
+                names.extend(matrix.iter().cloned());
+                let passed = Passed::Names(names);
+                let path = format!("{tpath}.taskSpec");
+                (self.task_spec(ts, &path, &inner, false, passed), Some(ts))
             })
         } else if let Some(r) = child(t, "taskRef") {
             self.resolve_callee(docs, r, "Task")
         } else {
             None
         };
+        let (callee, callee_spec) = callee.map_or((None, None), |(d, s)| (Some(d), s));
         let site_path = format!("{tpath}.name");
         let site = CallSite {
             span: item(t, "name").map_or(t.span, |it| it.key_span),
             path: &site_path,
             matrix,
+            spec: callee_spec,
         };
         let bpath = format!("{tpath}.params");
         self.bindings(params, &bpath, callee.as_deref(), &site, scope);
@@ -349,17 +377,24 @@ impl<'s> Ctx<'s> {
         let (callee, site_span, site_path) = if let Some(it) = item(spec, spec_key) {
             let path = format!("spec.{spec_key}");
             let decls = match callee_kind {
-                "Task" => self.task_spec(&it.value, &path, &outer, false),
+                "Task" => {
+                    let passed = Passed::Names(names_of(params));
+                    self.task_spec(&it.value, &path, &outer, false, passed)
+                }
                 _ => self.pipeline_spec(&it.value, &path, &outer, docs, true),
             };
-            (Some(decls), it.key_span, path)
+            (Some((decls, Some(&it.value))), it.key_span, path)
         } else if let Some(it) = item(spec, ref_key) {
             let decls = self.resolve_callee(docs, &it.value, callee_kind);
             (decls, it.key_span, format!("spec.{ref_key}"))
         } else {
             (None, spec.span, "spec".to_string())
         };
-        let site = CallSite::new(site_span, &site_path);
+        let (callee, callee_spec) = callee.map_or((None, None), |(d, s)| (Some(d), s));
+        let site = CallSite {
+            spec: callee_spec,
+            ..CallSite::new(site_span, &site_path)
+        };
         self.bindings(params, "spec.params", callee.as_deref(), &site, &empty);
     }
 
@@ -387,7 +422,9 @@ fn is_custom(task_spec: &Node) -> bool {
     child(task_spec, "apiVersion").is_some() || child(task_spec, "kind").is_some()
 }
 
-pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> {
+/// Check the Tekton files of a unit linted from `root` (spec § 2.1 resolves
+/// `resolver: git` paths against the repository that holds them).
+pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> Vec<Finding> {
     let mut files: Vec<&DiscoveredFile> = files.to_vec();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut out = Vec::new();
@@ -416,24 +453,27 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
         }
     }
     let paths = files.iter().map(|f| (f.id, f.path.as_path())).collect();
-    let docs = Docs::new(list, paths);
+    let docs = Docs::new(list, paths, root);
     let checked: Vec<Vec<Finding>> = docs
         .list
         .par_iter()
-        .map(|d| check_doc(d, &docs, sources))
+        .enumerate()
+        .map(|(i, _)| check_doc(i, &docs, sources))
         .collect();
     out.extend(checked.into_iter().flatten());
     out
 }
 
-/// The findings of one document.
-fn check_doc(d: &Doc, docs: &Docs, sources: &Sources) -> Vec<Finding> {
+/// The findings of document `index` of `docs`.
+fn check_doc(index: usize, docs: &Docs, sources: &Sources) -> Vec<Finding> {
+    let d = &docs.list[index];
     let mut ctx = Ctx::new(sources, d.file);
     let empty = Scope::new();
     if let Some(spec) = child(d.node, "spec") {
         match d.kind {
             "Task" => {
-                ctx.task_spec(spec, "spec", &empty, true);
+                let callers = docs.callers(index);
+                ctx.task_spec(spec, "spec", &empty, true, Passed::Callers(callers));
             }
             "Pipeline" => {
                 let decls = ctx.pipeline_spec(spec, "spec", &empty, docs, false);

@@ -5,7 +5,7 @@
 use crate::source::FileId;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{MapItem, Node, ScalarStyle, ScalarValue, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,19 +159,31 @@ pub(super) struct Docs<'a> {
     packages: Vec<Option<&'a Path>>,
     /// (kind, metadata.name) → indices into `list`.
     by_name: HashMap<(&'a str, &'a str), Vec<usize>>,
+    /// File → indices into `list` of its documents, for `resolver: git`.
+    by_path: HashMap<&'a Path, Vec<usize>>,
+    /// The linted root: the repository root where no `.git` is found.
+    root: &'a Path,
+    /// Task index → the param names each call site that resolves to it
+    /// binds (pipeline tasks with their matrix, TaskRuns).
+    callers: HashMap<usize, Vec<HashSet<String>>>,
 }
 
 impl<'a> Docs<'a> {
-    /// `list` in the unit's order; `paths` names each file on disk.
-    pub fn new(list: Vec<Doc<'a>>, paths: HashMap<FileId, &'a Path>) -> Docs<'a> {
+    /// `list` in the unit's order; `paths` names each file on disk; `root`
+    /// is the directory the unit was linted from.
+    pub fn new(list: Vec<Doc<'a>>, paths: HashMap<FileId, &'a Path>, root: &'a Path) -> Docs<'a> {
         let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        let mut by_path: HashMap<&Path, Vec<usize>> = HashMap::new();
         let mut packages = Vec::with_capacity(list.len());
         for (i, d) in list.iter().enumerate() {
             let name = child(d.node, "metadata").and_then(|m| text(m, "name"));
-            let path = paths.get(&d.file);
+            let path = paths.get(&d.file).copied();
             packages.push(name.zip(path).and_then(|(n, p)| catalog_package(p, n)));
             if let Some(name) = name {
                 by_name.entry((d.kind, name)).or_default().push(i);
+            }
+            if let Some(path) = path {
+                by_path.entry(path).or_default().push(i);
             }
         }
         Docs {
@@ -179,31 +191,218 @@ impl<'a> Docs<'a> {
             paths,
             packages,
             by_name,
+            by_path,
+            root,
+            callers: HashMap::new(),
         }
+        .with_callers()
     }
 
-    /// The document `r` (a `taskRef` or `pipelineRef` in file `from`) names:
-    /// only a plain reference by name (no resolver, bundle or custom kind),
-    /// and only when exactly one document of that kind and name is visible
-    /// from `from`. Otherwise the resource is unknown (it may live in the
-    /// cluster, or the files do not say which one is meant).
+    /// Index who calls each Task: every `taskRef` of a pipeline task (in a
+    /// Pipeline or a PipelineRun's inline `pipelineSpec`) or a TaskRun that
+    /// resolves.
+    fn with_callers(mut self) -> Self {
+        let mut callers: HashMap<usize, Vec<HashSet<String>>> = HashMap::new();
+        for d in &self.list {
+            let Some(spec) = child(d.node, "spec") else {
+                continue;
+            };
+            let pipeline = match d.kind {
+                "Pipeline" => Some(spec),
+                "PipelineRun" => child(spec, "pipelineSpec"),
+                _ => None,
+            };
+            if let Some(p) = pipeline {
+                for sect in ["tasks", "finally"] {
+                    for t in items(child(p, sect)) {
+                        let Some(r) = child(t, "taskRef") else {
+                            continue;
+                        };
+                        if let Some(target) = self.resolve_index(r, "Task", d.file) {
+                            let mut names = names_of(child(t, "params"));
+                            if let Some(m) = child(t, "matrix") {
+                                names.extend(names_of(child(m, "params")));
+                                for inc in items(child(m, "include")) {
+                                    names.extend(names_of(child(inc, "params")));
+                                }
+                            }
+                            callers.entry(target).or_default().push(names);
+                        }
+                    }
+                }
+            }
+            if d.kind == "TaskRun"
+                && let Some(r) = child(spec, "taskRef")
+                && let Some(target) = self.resolve_index(r, "Task", d.file)
+            {
+                let names = names_of(child(spec, "params"));
+                callers.entry(target).or_default().push(names);
+            }
+        }
+        self.callers = callers;
+        self
+    }
+
+    /// What each call site in view that resolves to document `index` binds.
+    pub fn callers(&self, index: usize) -> Vec<HashSet<String>> {
+        self.callers.get(&index).cloned().unwrap_or_default()
+    }
+
+    /// The document `r` (a `taskRef` or `pipelineRef` in file `from`) names
+    /// (spec § 2.1), or None when the files do not say which one is meant
+    /// (it may live in the cluster, in another repository, or be one of
+    /// several equally near candidates that differ).
     pub fn resolve(&self, r: &Node, kind: &str, from: FileId) -> Option<&Doc<'a>> {
-        if child(r, "resolver").is_some()
-            || child(r, "bundle").is_some()
+        self.resolve_index(r, kind, from).map(|i| &self.list[i])
+    }
+
+    /// [`Docs::resolve`], as an index into `list`.
+    pub fn resolve_index(&self, r: &Node, kind: &str, from: FileId) -> Option<usize> {
+        if child(r, "bundle").is_some()
             || child(r, "apiVersion").is_some()
             || text(r, "kind").is_some_and(|k| k != kind)
         {
             return None;
         }
+        let from = self.paths.get(&from).copied()?;
+        if let Some(resolver) = child(r, "resolver") {
+            return match resolver.as_scalar().map(|s| s.text.as_str()) {
+                Some("git") => self.resolve_git(r, kind, from),
+                _ => None,
+            };
+        }
         let name = text(r, "name")?;
-        let from = self.paths.get(&from).copied();
-        let mut visible =
-            self.by_name.get(&(kind, name))?.iter().filter(|&&i| {
-                self.packages[i].is_none_or(|p| from.is_some_and(|f| f.starts_with(p)))
-            });
-        let first = *visible.next()?;
-        visible.next().is_none().then(|| &self.list[first])
+        let dir = from.parent()?;
+        // A versioned catalog resource is seen only from its own package.
+        let visible: Vec<usize> = self
+            .by_name
+            .get(&(kind, name))?
+            .iter()
+            .copied()
+            .filter(|&i| self.packages[i].is_none_or(|p| from.starts_with(p)))
+            .collect();
+        let nearness = |i: usize| {
+            self.paths
+                .get(&self.list[i].file)
+                .and_then(|p| p.parent())
+                .map_or(0, |d| common_components(d, dir))
+        };
+        let best = visible.iter().map(|&i| nearness(i)).max()?;
+        let nearest: Vec<usize> = visible
+            .into_iter()
+            .filter(|&i| nearness(i) == best)
+            .collect();
+        let first = *nearest.first()?;
+        let signature = interface(self.list[first].node);
+        nearest
+            .iter()
+            .all(|&i| interface(self.list[i].node) == signature)
+            .then_some(first)
     }
+
+    /// A `resolver: git` ref whose `pathInRepo` names a file of the
+    /// repository `from` is in, and no `url`/`repo` names another one: the
+    /// one document of `kind` in that file.
+    fn resolve_git(&self, r: &Node, kind: &str, from: &Path) -> Option<usize> {
+        let mut path_in_repo = None;
+        for p in items(child(r, "params")) {
+            let (Some(name), Some(value)) = (text(p, "name"), text(p, "value")) else {
+                // A value that is not a plain string says nothing certain.
+                if text(p, "name").is_some_and(|n| matches!(n, "pathInRepo" | "url" | "repo")) {
+                    return None;
+                }
+                continue;
+            };
+            if value.contains("$(") || value.contains("{{") {
+                if matches!(name, "pathInRepo" | "url" | "repo" | "org") {
+                    return None;
+                }
+                continue;
+            }
+            match name {
+                "pathInRepo" => path_in_repo = Some(value),
+                "url" | "repo" if !names_repository(value, self.repo_root(from)?) => return None,
+                _ => {}
+            }
+        }
+        let rel = Path::new(path_in_repo?.trim_start_matches("./"));
+        if rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            return None;
+        }
+        let target = self.repo_root(from)?.join(rel);
+        let mut of_kind = self
+            .by_path
+            .get(target.as_path())?
+            .iter()
+            .copied()
+            .filter(|&i| self.list[i].kind == kind);
+        let first = of_kind.next()?;
+        of_kind.next().is_none().then_some(first)
+    }
+
+    /// The repository `file` belongs to: the nearest ancestor holding
+    /// `.git`, else the linted root (None for a file outside it).
+    fn repo_root<'p>(&'p self, file: &'p Path) -> Option<&'p Path> {
+        file.ancestors()
+            .skip(1)
+            .find(|dir| dir.join(".git").exists())
+            .or_else(|| file.starts_with(self.root).then_some(self.root))
+    }
+}
+
+/// Whether a git resolver's `url` or `repo` value names the repository
+/// rooted at `root`: it ends in the root directory's name, with or without
+/// `.git`.
+fn names_repository(value: &str, root: &Path) -> bool {
+    let Some(own) = root.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let trimmed = value.trim_end_matches('/');
+    let trimmed = trimmed.strip_suffix(".git").unwrap_or(trimmed);
+    let last = trimmed.rsplit(['/', ':']).next().unwrap_or(trimmed);
+    last == own
+}
+
+/// The names a params list binds.
+pub(super) fn names_of(list: Option<&Node>) -> HashSet<String> {
+    items(list)
+        .into_iter()
+        .filter_map(|b| text(b, "name").map(str::to_string))
+        .collect()
+}
+
+/// How many leading path components `a` and `b` share.
+fn common_components(a: &Path, b: &Path) -> usize {
+    a.components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// A Task's or Pipeline's interface as callers see it: its params and
+/// results by name and declared type, sorted. Two equally near candidates
+/// with the same interface give the same findings, so either may be used.
+fn interface(doc: &Node) -> Vec<(String, String, String)> {
+    let spec = child(doc, "spec");
+    let mut out = Vec::new();
+    for section in ["params", "results"] {
+        for entry in items(spec.and_then(|s| child(s, section))) {
+            let name = text(entry, "name").unwrap_or("").to_string();
+            let ty = match child(entry, "type") {
+                Some(t) => t.as_scalar().map_or_else(String::new, |s| s.text.clone()),
+                None => child(entry, "default")
+                    .map_or("string", |d| value_ty(d).name())
+                    .to_string(),
+            };
+            out.push((section.to_string(), name, ty));
+        }
+    }
+    out.sort();
+    out
 }
 
 /// The package directory of a resource laid out as a versioned catalog

@@ -4,9 +4,10 @@
 
 use super::Ctx;
 use super::model::{Cx, Param, Scope, Tasks, Ty};
-use crate::finding::{Finding, Kind};
+use crate::finding::{Finding, Kind, Severity};
 use crate::source::Span;
-use crate::yaml::{Node, ScalarStyle};
+use crate::yaml::{Node, ScalarStyle, Value};
+use std::collections::HashSet;
 
 /// Expressions in a string: (offset of `$(`, body). Each `$(` starts one
 /// that ends at the first `)` after it (spec § 6.1).
@@ -115,6 +116,8 @@ pub(super) struct Verdict {
     kind: Kind,
     message: String,
     help: Option<String>,
+    /// T1: the param named is not in scope (a run may still pass it).
+    unbound: Option<String>,
 }
 
 impl Verdict {
@@ -124,6 +127,7 @@ impl Verdict {
             kind,
             message,
             help: None,
+            unbound: None,
         })
     }
 
@@ -147,6 +151,7 @@ impl Verdict {
             kind: Kind::Reference,
             message,
             help: Some(help),
+            unbound: None,
         })
     }
 }
@@ -194,12 +199,16 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
         } => (name, key, star, index),
     };
     let Some(p) = scope.get(&name) else {
-        return Verdict::undeclared(
+        let verdict = Verdict::undeclared(
             "tekton/param-reference",
             format!("non-existent variable {expr}"),
             &name,
             scope.keys(),
         );
+        return verdict.map(|v| Verdict {
+            unbound: Some(name),
+            ..v
+        });
     };
     if p.ty == Ty::Unknown {
         return None;
@@ -422,6 +431,90 @@ pub(super) fn bound_whole(body: &str, scope: &Scope, tasks: Option<&Tasks>) -> O
     }
 }
 
+/// The names of the params referenced anywhere under `n`.
+pub(super) fn referenced_params(n: &Node) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        match &n.value {
+            Value::Scalar(s) => {
+                for (_, body) in exprs(&s.text) {
+                    if let Some(PRef::Ok { name, .. }) = parse_param_ref(body) {
+                        out.insert(name);
+                    }
+                }
+            }
+            Value::Array(a) => stack.extend(a.iter().map(|i| &i.value)),
+            Value::Map(m) => stack.extend(m.iter().map(|i| &i.value)),
+        }
+    }
+    out
+}
+
+/// Which params a run passes into the Task spec being scanned (spec § 6.3):
+/// the reconciler substitutes every passed param, declared or not, outside
+/// the step fields the webhook checks.
+pub(super) enum Passed {
+    /// An inline spec: the names its pipeline task or TaskRun binds.
+    Names(HashSet<String>),
+    /// A named Task: the names each caller in view that resolves to it binds.
+    Callers(Vec<HashSet<String>>),
+}
+
+impl Passed {
+    /// Why an undeclared `name` outside the webhook's fields is worth a
+    /// warning, or None when a run passes it or no caller is in view.
+    fn undeclared(&self, name: &str) -> Option<String> {
+        match self {
+            Passed::Names(names) => (!names.contains(name)).then(|| {
+                "the run does not pass this param either, so the text stays literal".to_string()
+            }),
+            Passed::Callers(callers) => {
+                let passed = callers.iter().any(|c| c.contains(name));
+                (!callers.is_empty() && !passed).then(|| {
+                    format!(
+                        "none of the {} run(s) in view that use this Task passes it, so the text stays literal",
+                        callers.len()
+                    )
+                })
+            }
+        }
+    }
+}
+
+/// Whether the webhook checks undeclared params at data path `path`: the
+/// step (and `stepTemplate`) fields `name`, `image`, `workingDir`,
+/// `script`, `command`, `args`, `env[].value`,
+/// `volumeMounts[].name|mountPath|subPath` and `onError` (spec § 6.3).
+pub(super) fn webhook_checked(path: &str) -> bool {
+    let in_template = path
+        .rfind(".stepTemplate.")
+        .map(|i| i + ".stepTemplate.".len());
+    let in_step = path.rfind(".steps[").and_then(|i| {
+        let close = path[i..].find("].")?;
+        Some(i + close + 2)
+    });
+    let Some(start) = in_template.max(in_step) else {
+        return false;
+    };
+    let rest = &path[start..];
+    let field = rest.split(['.', '[']).next().unwrap_or("");
+    let after = &rest[field.len()..];
+    let index_then = |tail: &str| {
+        after
+            .strip_prefix('[')
+            .and_then(|a| a.split_once(']'))
+            .is_some_and(|(n, t)| n.bytes().all(|b| b.is_ascii_digit()) && t == tail)
+    };
+    match field {
+        "name" | "image" | "workingDir" | "script" | "onError" => after.is_empty(),
+        "command" | "args" => index_then(""),
+        "env" => index_then(".value"),
+        "volumeMounts" => index_then(".name") || index_then(".mountPath") || index_then(".subPath"),
+        _ => false,
+    }
+}
+
 impl Ctx<'_> {
     /// Check every expression in scalar `n` (at data path `path`), a string
     /// of context `cx` with `scope` in scope.
@@ -446,14 +539,28 @@ impl Ctx<'_> {
             } else {
                 judge_param_ref(scope, body, cx, isolated)
             };
-            if let Some(v) = verdict {
-                let span = self.expr_span(n, off);
-                let finding = Finding::new(v.rule, v.kind, span, v.message);
-                self.out.push(Finding {
-                    help: v.help,
-                    ..finding.with_path(path.to_string())
-                });
+            let Some(v) = verdict else { continue };
+            let severity = match &v.unbound {
+                Some(name) if !webhook_checked(path) => match self.passed.as_ref() {
+                    Some(passed) => match passed.undeclared(name) {
+                        None => continue,
+                        Some(why) => Some((Severity::Warning, why)),
+                    },
+                    None => None,
+                },
+                _ => None,
+            };
+            let span = self.expr_span(n, off);
+            let finding = Finding::new(v.rule, v.kind, span, v.message);
+            let mut finding = Finding {
+                help: v.help,
+                ..finding.with_path(path.to_string())
+            };
+            if let Some((severity, why)) = severity {
+                finding.severity = severity;
+                finding.message = format!("{}: {why}", finding.message);
             }
+            self.out.push(finding);
         }
     }
 
@@ -506,6 +613,31 @@ mod tests {
         assert_eq!(exprs("$(params.x"), vec![]);
         assert_eq!(isolated_body("$(params.x[*])"), Some("params.x[*]"));
         assert_eq!(isolated_body("-$(params.x)"), None);
+    }
+
+    #[test]
+    fn the_webhook_checks_only_some_step_fields() {
+        for checked in [
+            "spec.steps[0].image",
+            "spec.steps[2].args[3]",
+            "spec.steps[0].env[1].value",
+            "spec.stepTemplate.env[0].value",
+            "spec.tasks[0].taskSpec.steps[0].volumeMounts[0].mountPath",
+            "spec.steps[0].script",
+        ] {
+            assert!(webhook_checked(checked), "{checked}");
+        }
+        for unchecked in [
+            "spec.volumes[0].configMap.name",
+            "spec.sidecars[0].image",
+            "spec.steps[0].env[1].valueFrom.secretKeyRef.name",
+            "spec.steps[0].securityContext.runAsUser",
+            "spec.steps[0].params[0].value",
+            "spec.workspaces[0].mountPath",
+            "spec.steps[0].args",
+        ] {
+            assert!(!webhook_checked(unchecked), "{unchecked}");
+        }
     }
 
     #[test]

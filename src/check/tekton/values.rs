@@ -4,11 +4,11 @@
 
 use super::Ctx;
 use super::model::{Decl, Param, Scope, Ty, is_string_scalar, items, map_keys, named, value_ty};
-use super::refs::{bound_whole, exprs, isolated_body};
-use crate::finding::Kind;
+use super::refs::{bound_whole, exprs, isolated_body, referenced_params};
+use crate::finding::{Finding, Kind, Severity};
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
-use crate::yaml::{Node, Value};
+use crate::yaml::{MapItem, Node, Value};
 
 /// Where a callee is called: missing values are reported here (spec § 3.2
 /// rule 5).
@@ -17,6 +17,9 @@ pub(super) struct CallSite<'p> {
     pub path: &'p str,
     /// Params the pipeline task's `matrix` supplies.
     pub matrix: Vec<String>,
+    /// The callee's spec, when known: a binding it does not declare may
+    /// still be used there (spec § 6.3).
+    pub spec: Option<&'p Node>,
 }
 
 impl<'p> CallSite<'p> {
@@ -25,6 +28,7 @@ impl<'p> CallSite<'p> {
             span,
             path,
             matrix: Vec::new(),
+            spec: None,
         }
     }
 }
@@ -113,6 +117,11 @@ impl Ctx<'_> {
                 continue;
             }
             seen.push(name.clone());
+            if let Some(c) = callee
+                && !c.iter().any(|d| d.name == name)
+            {
+                self.unknown_binding(c, site, name_it, &format!("{path}[{i}].name"), &name);
+            }
             let Some(vit) = item(b, "value") else {
                 continue;
             };
@@ -177,6 +186,45 @@ impl Ctx<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// A binding to a param the callee does not declare, named like one it
+    /// does: the value is dropped and the declared param keeps its default.
+    /// Not when the callee's spec uses the name, as a passed param is
+    /// substituted there whether declared or not.
+    fn unknown_binding(
+        &mut self,
+        callee: &[Decl],
+        site: &CallSite,
+        name_it: &MapItem,
+        path: &str,
+        name: &str,
+    ) {
+        let declared: Vec<String> = callee.iter().map(|d| d.name.clone()).collect();
+        let Some(near) = crate::suggest::within(name, &declared, 2) else {
+            return;
+        };
+        if siblings(name, &near) {
+            return;
+        }
+        if site
+            .spec
+            .is_some_and(|s| referenced_params(s).contains(name))
+        {
+            return;
+        }
+        let finding = Finding::new(
+            "tekton/unknown-binding",
+            Kind::Reference,
+            name_it.value.span,
+            format!("param {name} is not declared by the callee, so its value is dropped"),
+        )
+        .with_path(path)
+        .with_severity(Severity::Warning);
+        self.out.push(Finding {
+            help: Some(format!("did you mean \"{near}\"?")),
+            ..finding
+        });
     }
 
     /// B8: a pipeline task binding `$(params.p)` to a callee param with an
@@ -279,4 +327,39 @@ pub(super) fn decl_scope(decls: &[Decl], outer: &Scope) -> Scope {
         scope.insert(d.name.clone(), p);
     }
     scope
+}
+
+/// Names of one family rather than a typo of each other: they differ only
+/// in a trailing number (`image1`, `image2`) or in one short segment
+/// (`pl-param-x`, `pl-param-z`), as deliberately distinct params do.
+fn siblings(a: &str, b: &str) -> bool {
+    let stem = |s: &str| s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if a[..stem(a)] == b[..stem(b)] && stem(a) < a.len() && stem(b) < b.len() {
+        return true;
+    }
+    let segments = |s: &str| {
+        s.split(['-', '_', '.'])
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let (sa, sb) = (segments(a), segments(b));
+    if sa.len() != sb.len() || sa.len() < 2 {
+        return false;
+    }
+    let differing: Vec<(&String, &String)> = sa.iter().zip(&sb).filter(|(x, y)| x != y).collect();
+    matches!(differing[..], [(x, y)] if x.len() <= 2 && y.len() <= 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::siblings;
+
+    #[test]
+    fn numbered_and_lettered_params_are_siblings_not_typos() {
+        assert!(siblings("pl-param-z", "pl-param-x"));
+        assert!(siblings("image2", "image1"));
+        assert!(!siblings("EXTRA_ARG", "EXTRA_ARGS"));
+        assert!(!siblings("uri", "url"));
+        assert!(!siblings("revison", "revision"));
+    }
 }

@@ -1,0 +1,101 @@
+//! Which files `confvet lint` reads: hidden directories (Pipelines-as-Code's
+//! `.tekton/`) but never `.git/`, files named on the command line exactly
+//! as the walk classifies them, named files an ignore file hides.
+
+mod common;
+
+use common::{TempDir, findings, run_in};
+
+/// A Task whose step reads an undeclared param: one error wherever it is.
+const BAD_TASK: &str = "\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: t
+spec:
+  steps:
+    - name: s
+      image: $(params.nope)
+";
+
+fn files_with_findings(dir: &TempDir, args: &[&str]) -> (i32, Vec<String>) {
+    let run = run_in(dir.path(), args);
+    let json = run.json();
+    let mut files: Vec<String> = findings(&json)
+        .iter()
+        .map(|f| f["file"].as_str().unwrap_or_default().to_string())
+        .collect();
+    files.sort();
+    (run.code, files)
+}
+
+#[test]
+fn hidden_directories_are_linted_but_not_version_control() {
+    let dir = TempDir::new("hidden");
+    dir.write(".tekton/pull-request.yaml", BAD_TASK);
+    dir.write(".github/tekton/task.yaml", BAD_TASK);
+    dir.write(".git/objects/task.yaml", BAD_TASK);
+    let (code, files) = files_with_findings(&dir, &["lint", ".", "--format", "json"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        files,
+        [".github/tekton/task.yaml", ".tekton/pull-request.yaml"]
+    );
+}
+
+#[test]
+fn ignore_files_and_excludes_still_hold_in_hidden_directories() {
+    let dir = TempDir::new("hidden-ignored");
+    dir.write(".tekton/pull-request.yaml", BAD_TASK);
+    dir.write(".tekton/generated/task.yaml", BAD_TASK);
+    dir.write(".ignore", ".tekton/generated/\n");
+    let (_, files) = files_with_findings(&dir, &["lint", ".", "--format", "json"]);
+    assert_eq!(files, [".tekton/pull-request.yaml"]);
+    dir.write(".confvet.yaml", "exclude:\n  - .tekton/\n");
+    let (code, files) = files_with_findings(&dir, &["lint", ".", "--format", "json"]);
+    assert_eq!((code, files), (0, Vec::<String>::new()));
+}
+
+#[test]
+fn a_named_hidden_or_ignored_file_is_linted() {
+    let dir = TempDir::new("named-hidden");
+    dir.write(".tekton/pull-request.yaml", BAD_TASK);
+    dir.write("generated/task.yaml", BAD_TASK);
+    dir.write(".ignore", "generated/\n");
+    for name in [".tekton/pull-request.yaml", "generated/task.yaml"] {
+        let (code, files) = files_with_findings(&dir, &["lint", name, "--format", "json"]);
+        assert_eq!((code, files), (1, vec![name.to_string()]), "{name}");
+    }
+}
+
+#[test]
+fn a_named_file_no_system_reads_is_skipped_as_the_walk_skips_it() {
+    let dir = TempDir::new("named-helm");
+    let helm = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  replicas: {{ .Values.replicas }}
+  {{- with .Values.podAnnotations }}
+  template: {{ toYaml . | nindent 4 }}
+  {{- end }}
+";
+    dir.write("chart/templates/deployment.yaml", helm);
+    dir.write("chart/values.yaml", "replicas: 1\n");
+    let (code, files) = files_with_findings(
+        &dir,
+        &[
+            "lint",
+            "chart/templates/deployment.yaml",
+            "chart/values.yaml",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!((code, files), (0, Vec::<String>::new()));
+    // The directory walk gives the same.
+    let (code, files) = files_with_findings(&dir, &["lint", "chart", "--format", "json"]);
+    assert_eq!((code, files), (0, Vec::<String>::new()));
+}

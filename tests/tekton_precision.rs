@@ -1,0 +1,374 @@
+//! Tekton on real repositories: params a run passes into fields the webhook
+//! does not check (spec § 6.3), `resolver: git` refs to files of the same
+//! repository (§ 2.1) and bindings that nearly name a declared param. Each
+//! test is a small tree of the shape seen in public repositories.
+
+mod tekton_support;
+
+use tekton_support::{Scratch, Seen, lint_dir};
+
+fn lint(files: &[(&str, &str)]) -> Vec<Seen> {
+    let dir = Scratch::new("precision");
+    for (name, text) in files {
+        dir.file(name, text);
+    }
+    let mut seen = lint_dir(&dir.root);
+    seen.sort();
+    seen
+}
+
+/// `severity file:line:column rule path` of each finding.
+fn at(seen: &[Seen]) -> Vec<String> {
+    seen.iter()
+        .map(|s| {
+            format!(
+                "{} {}:{}:{} {} {}",
+                s.severity, s.file, s.line, s.column, s.rule, s.path
+            )
+        })
+        .collect()
+}
+
+/// A pipeline task binding `caTrustConfigMapName` to an inline Task that
+/// uses it in `volumes` without declaring it, as build-definitions
+/// monorepos do; `notPassed` is used there too but bound by nobody.
+const CA_TRUST_PIPELINE: &str = "\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: build
+spec:
+  tasks:
+    - name: build
+      params:
+        - name: caTrustConfigMapName
+          value: trusted-ca
+      taskSpec:
+        steps:
+          - name: build
+            image: registry/builder
+            volumeMounts:
+              - name: trust
+                mountPath: /etc/pki/ca-trust
+        volumes:
+          - name: trust
+            configMap:
+              name: $(params.caTrustConfigMapName)
+          - name: other
+            configMap:
+              name: $(params.notPassed)
+";
+
+#[test]
+fn a_param_the_pipeline_task_passes_may_be_used_undeclared_in_volumes() {
+    let seen = lint(&[("pipeline.yaml", CA_TRUST_PIPELINE)]);
+    assert_eq!(
+        at(&seen),
+        [
+            "warning pipeline.yaml:24:21 tekton/param-reference spec.tasks[0].taskSpec.volumes[1].configMap.name"
+        ]
+    );
+    assert!(seen[0].message.contains("$(params.notPassed)"));
+    assert!(
+        seen[0].message.contains("does not pass"),
+        "{}",
+        seen[0].message
+    );
+}
+
+#[test]
+fn in_a_field_the_webhook_checks_an_undeclared_param_stays_an_error() {
+    // The webhook rejects the Pipeline whatever the pipeline task binds.
+    let pipeline = CA_TRUST_PIPELINE.replace(
+        "image: registry/builder",
+        "image: $(params.caTrustConfigMapName)",
+    );
+    let seen = lint(&[("pipeline.yaml", &pipeline)]);
+    assert_eq!(
+        at(&seen),
+        [
+            "error pipeline.yaml:14:20 tekton/param-reference spec.tasks[0].taskSpec.steps[0].image",
+            "warning pipeline.yaml:24:21 tekton/param-reference spec.tasks[0].taskSpec.volumes[1].configMap.name",
+        ]
+    );
+}
+
+#[test]
+fn a_task_run_passes_params_into_its_inline_spec() {
+    let run = "\
+apiVersion: tekton.dev/v1
+kind: TaskRun
+metadata:
+  name: r
+spec:
+  params:
+    - name: secret
+      value: creds
+  taskSpec:
+    steps:
+      - name: s
+        image: busybox
+        env:
+          - name: TOKEN
+            valueFrom:
+              secretKeyRef:
+                name: $(params.secret)
+                key: token
+    sidecars:
+      - name: side
+        image: $(params.sidecarImage)
+";
+    let seen = lint(&[("run.yaml", run)]);
+    assert_eq!(
+        at(&seen),
+        ["warning run.yaml:21:16 tekton/param-reference spec.taskSpec.sidecars[0].image"]
+    );
+}
+
+/// A named Task that reads an undeclared param in `env[].valueFrom`, as the
+/// catalog's anchore-cli 0.1 does.
+const SECRET_TASK: &str = "\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: scan
+spec:
+  params:
+    - name: image
+  steps:
+    - name: scan
+      image: scanner
+      args: [$(params.image)]
+      env:
+        - name: PASSWORD
+          valueFrom:
+            secretKeyRef:
+              name: $(params.scan-secret)
+              key: password
+";
+
+fn scan_run(params: &str) -> String {
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: TaskRun
+metadata:
+  name: scan-run
+spec:
+  taskRef:
+    name: scan
+  params:
+    - name: image
+      value: alpine
+{params}"
+    )
+}
+
+#[test]
+fn a_named_task_with_no_run_in_view_is_not_judged_on_what_runs_pass() {
+    let seen = lint(&[("task.yaml", SECRET_TASK)]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn a_named_task_is_warned_when_no_run_in_view_passes_the_param() {
+    let seen = lint(&[("task.yaml", SECRET_TASK), ("run.yaml", &scan_run(""))]);
+    assert_eq!(
+        at(&seen),
+        [
+            "warning task.yaml:16:21 tekton/param-reference spec.steps[0].env[0].valueFrom.secretKeyRef.name"
+        ]
+    );
+    assert!(seen[0].message.contains("1 run(s)"), "{}", seen[0].message);
+}
+
+#[test]
+fn a_named_task_is_fine_when_a_run_in_view_passes_the_param() {
+    let passes = "    - name: scan-secret\n      value: registry-creds\n";
+    let seen = lint(&[("task.yaml", SECRET_TASK), ("run.yaml", &scan_run(passes))]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+const BUILD_TASK: &str = "\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: build
+spec:
+  params:
+    - name: url
+    - name: EXTRA_ARGS
+      default: \"\"
+  results:
+    - name: digest
+  steps:
+    - name: s
+      image: busybox
+      script: echo $(params.url) $(params.EXTRA_ARGS) > $(results.digest.path)
+";
+
+/// A Pipeline at `.tekton/pr.yaml` whose task `build` runs the Task
+/// `taskRef` names, then reads `$(tasks.build.results.<result>)`.
+fn git_pipeline(task_ref: &str, result: &str) -> String {
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: pr
+spec:
+  pipelineSpec:
+    tasks:
+      - name: build
+        taskRef:
+{task_ref}
+        params:
+          - name: revision
+            value: main
+      - name: report
+        params:
+          - name: digest
+            value: $(tasks.build.results.{result})
+        taskSpec:
+          params:
+            - name: digest
+          steps:
+            - name: s
+              image: busybox
+              script: echo $(params.digest)
+"
+    )
+}
+
+const GIT_REF: &str = "          resolver: git
+          params:
+            - name: url
+              value: https://github.com/example/app.git
+            - name: revision
+              value: main
+            - name: pathInRepo
+              value: tekton/tasks/build.yaml";
+
+#[test]
+fn a_git_resolver_ref_to_a_file_of_this_repository_is_followed() {
+    let dir = Scratch::new("git-resolver");
+    let repo = dir.root.join("app");
+    std::fs::create_dir_all(repo.join(".git")).expect("a .git directory");
+    std::fs::write(repo.join(".git/HEAD"), "ref: refs/heads/main\n").expect("HEAD");
+    dir.file("app/tekton/tasks/build.yaml", BUILD_TASK);
+    dir.file("app/.tekton/pr.yaml", &git_pipeline(GIT_REF, "image"));
+    let mut seen = lint_dir(&dir.root);
+    seen.sort();
+    assert_eq!(
+        at(&seen),
+        [
+            "error app/.tekton/pr.yaml:8:9 tekton/missing-param spec.pipelineSpec.tasks[0].name",
+            "error app/.tekton/pr.yaml:24:20 tekton/result-reference spec.pipelineSpec.tasks[1].params[0].value",
+        ]
+    );
+    assert!(seen[0].message.contains("[url]"));
+    assert!(seen[1].message.contains("did you mean") || seen[1].message.contains("image"));
+}
+
+#[test]
+fn a_git_resolver_ref_to_another_repository_stays_unknown() {
+    let dir = Scratch::new("git-resolver-other");
+    std::fs::create_dir_all(dir.root.join("app/.git")).expect("a .git directory");
+    dir.file("app/tekton/tasks/build.yaml", BUILD_TASK);
+    let other = GIT_REF.replace("example/app.git", "example/catalog.git");
+    dir.file("app/.tekton/pr.yaml", &git_pipeline(&other, "image"));
+    assert_eq!(at(&lint_dir(&dir.root)), Vec::<String>::new());
+}
+
+#[test]
+fn a_git_resolver_ref_to_a_missing_file_or_a_parameterised_path_stays_unknown() {
+    let missing = GIT_REF.replace("tekton/tasks/build.yaml", "tekton/tasks/gone.yaml");
+    // Pipelines-as-Code fills `{{ ... }}` in before Tekton sees the file.
+    let param = GIT_REF.replace("tekton/tasks/build.yaml", "\"{{ task_path }}\"");
+    for task_ref in [missing, param] {
+        let seen = lint(&[
+            ("tekton/tasks/build.yaml", BUILD_TASK),
+            (".tekton/pr.yaml", &git_pipeline(&task_ref, "image")),
+        ]);
+        assert_eq!(at(&seen), Vec::<String>::new(), "{task_ref}");
+    }
+}
+
+#[test]
+fn without_git_the_lint_root_is_the_repository() {
+    // No .git: pathInRepo is relative to the directory linted; the url
+    // ends in another name, so only a ref without url is followed.
+    let no_url = "          resolver: git
+          params:
+            - name: pathInRepo
+              value: tekton/tasks/build.yaml";
+    let seen = lint(&[
+        ("tekton/tasks/build.yaml", BUILD_TASK),
+        (".tekton/pr.yaml", &git_pipeline(no_url, "digest")),
+    ]);
+    assert_eq!(
+        at(&seen),
+        ["error .tekton/pr.yaml:8:9 tekton/missing-param spec.pipelineSpec.tasks[0].name"]
+    );
+}
+
+fn extra_arg_pipeline(name: &str) -> String {
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: ci
+spec:
+  tasks:
+    - name: build
+      taskRef:
+        name: build
+      params:
+        - name: url
+          value: https://example.com/app.git
+        - name: {name}
+          value: --insecure
+"
+    )
+}
+
+#[test]
+fn a_binding_that_nearly_names_a_declared_param_is_a_warning() {
+    let seen = lint(&[
+        ("task.yaml", BUILD_TASK),
+        ("pipeline.yaml", &extra_arg_pipeline("EXTRA_ARG")),
+    ]);
+    assert_eq!(
+        at(&seen),
+        ["warning pipeline.yaml:13:17 tekton/unknown-binding spec.tasks[0].params[1].name"]
+    );
+    assert!(seen[0].message.contains("EXTRA_ARG"));
+}
+
+#[test]
+fn an_unrelated_or_used_extra_binding_is_not_reported() {
+    // Far from every declared name: an extra param Tekton ignores.
+    let seen = lint(&[
+        ("task.yaml", BUILD_TASK),
+        ("pipeline.yaml", &extra_arg_pipeline("verbose")),
+    ]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+    // Near a declared name, but the Task uses it undeclared in a volume:
+    // the run passes it there.
+    let uses = BUILD_TASK.replace(
+        "  steps:\n",
+        "  volumes:\n    - name: v\n      configMap:\n        name: $(params.EXTRA_ARG)\n  steps:\n",
+    );
+    let seen = lint(&[
+        ("task.yaml", &uses),
+        ("pipeline.yaml", &extra_arg_pipeline("EXTRA_ARG")),
+    ]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn no_binding_warning_when_the_callee_is_unknown() {
+    let seen = lint(&[("pipeline.yaml", &extra_arg_pipeline("EXTRA_ARG"))]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
