@@ -271,6 +271,27 @@ fn a_git_resolver_ref_to_a_file_of_this_repository_is_followed() {
 }
 
 #[test]
+fn a_checkout_in_a_directory_of_another_name_is_known_by_its_remote() {
+    let dir = Scratch::new("git-remote");
+    dir.file(
+        "checkout-3/.git/config",
+        "[remote \"origin\"]\n\turl = git@github.com:example/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+    );
+    dir.file("checkout-3/tekton/tasks/build.yaml", BUILD_TASK);
+    dir.file(
+        "checkout-3/.tekton/pr.yaml",
+        &git_pipeline(GIT_REF, "digest"),
+    );
+    let seen = lint_dir(&dir.root);
+    assert_eq!(
+        at(&seen),
+        [
+            "error checkout-3/.tekton/pr.yaml:8:9 tekton/missing-param spec.pipelineSpec.tasks[0].name"
+        ]
+    );
+}
+
+#[test]
 fn a_git_resolver_ref_to_another_repository_stays_unknown() {
     let dir = Scratch::new("git-resolver-other");
     std::fs::create_dir_all(dir.root.join("app/.git")).expect("a .git directory");

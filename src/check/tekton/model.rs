@@ -355,16 +355,30 @@ impl<'a> Docs<'a> {
 }
 
 /// Whether a git resolver's `url` or `repo` value names the repository
-/// rooted at `root`: it ends in the root directory's name, with or without
-/// `.git`.
+/// rooted at `root`: it ends in the root directory's name, or in the name of
+/// a remote its `.git/config` lists (a checkout may sit in a directory of
+/// another name), with or without `.git`.
 fn names_repository(value: &str, root: &Path) -> bool {
-    let Some(own) = root.file_name().and_then(|n| n.to_str()) else {
+    let wanted = repository_name(value);
+    if root.file_name().and_then(|n| n.to_str()) == Some(wanted) {
+        return true;
+    }
+    // A worktree's `.git` is a file; only a directory holds the config.
+    let Ok(config) = std::fs::read_to_string(root.join(".git").join("config")) else {
         return false;
     };
+    config
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("url"))
+        .filter_map(|rest| rest.trim_start().strip_prefix('='))
+        .any(|remote| repository_name(remote.trim()) == wanted)
+}
+
+/// The last path segment of a repository URL or name, without `.git`.
+fn repository_name(value: &str) -> &str {
     let trimmed = value.trim_end_matches('/');
     let trimmed = trimmed.strip_suffix(".git").unwrap_or(trimmed);
-    let last = trimmed.rsplit(['/', ':']).next().unwrap_or(trimmed);
-    last == own
+    trimmed.rsplit(['/', ':']).next().unwrap_or(trimmed)
 }
 
 /// The names a params list binds.
