@@ -295,7 +295,10 @@ impl<'a> Builder<'a> {
             } else {
                 ']'
             };
-            if !self.text[open..at].contains(closer) {
+            // The scanner may give up before the collection's own start
+            // (a comment right after `[`): then nothing lies between.
+            let between = self.text.get(open.min(at)..at).unwrap_or("");
+            if !between.contains(closer) {
                 return self.syntax(
                     open,
                     open + 1,
