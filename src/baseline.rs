@@ -106,13 +106,14 @@ impl Baseline {
 /// The fingerprints in a baseline file.
 fn read(path: &Path) -> Result<Vec<String>, String> {
     let shown = path.display();
-    let text = std::fs::read_to_string(path).map_err(|err| {
+    let bytes = crate::source::read_limited(path).map_err(|err| {
         if err.kind() == std::io::ErrorKind::NotFound {
             format!("no baseline at {shown}; create it with --update-baseline")
         } else {
             format!("cannot read the baseline {shown}: {err}")
         }
     })?;
+    let text = String::from_utf8_lossy(&bytes);
     let file: BaselineFile = serde_json::from_str(&text)
         .map_err(|err| format!("{shown} is not a confvet baseline: {err}"))?;
     if file.version != BASELINE_VERSION {

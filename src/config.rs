@@ -87,7 +87,7 @@ pub fn load(
         },
     };
     let shown = display_name(&path, cwd);
-    let bytes = std::fs::read(&path)
+    let bytes = crate::source::read_limited(&path)
         .map_err(|err| format!("cannot read configuration file {shown}: {err}"))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("configuration file {shown} is not UTF-8 text"))?;

@@ -301,7 +301,33 @@ struct Scan {
     has_values: bool,
 }
 
+/// A UTF-16 file (with a byte-order mark, or ASCII text with every other
+/// byte zero, as Windows editors write it) as UTF-8 text; None for others.
+fn decode_utf16(bytes: &[u8]) -> Option<String> {
+    let (little, body) = match bytes {
+        [0xff, 0xfe, rest @ ..] => (true, rest),
+        [0xfe, 0xff, rest @ ..] => (false, rest),
+        [a, 0, b, 0, ..] if *a != 0 && *b != 0 => (true, bytes),
+        [0, a, 0, b, ..] if *a != 0 && *b != 0 => (false, bytes),
+        _ => return None,
+    };
+    let units: Vec<u16> = body
+        .chunks(2)
+        .map(|c| {
+            let pair = [c[0], c.get(1).copied().unwrap_or(0)];
+            if little {
+                u16::from_le_bytes(pair)
+            } else {
+                u16::from_be_bytes(pair)
+            }
+        })
+        .collect();
+    Some(String::from_utf16_lossy(&units))
+}
+
 fn scan(text: &str) -> Scan {
+    // A byte-order mark is not part of the first line's content.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut is_tekton = false;
     let mut is_kubevirt = false;
     let mut is_ytt = false;
@@ -389,9 +415,13 @@ fn read_and_parse(
             has_values: false,
         });
     }
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::source::read_limited(path) {
         Ok(bytes) => bytes,
         Err(_) => return None,
+    };
+    let bytes = match decode_utf16(&bytes) {
+        Some(text) => text.into_bytes(),
+        None => bytes,
     };
     let (text, bad_offset) = match String::from_utf8(bytes) {
         Ok(text) => (text, None),
@@ -438,8 +468,25 @@ fn read_and_parse(
             keeps_duplicate_keys: system == Some(System::Ytt) || system.is_none(),
             ..parse.clone()
         };
-        yaml::parse_file(id, &source.text, &options)
-            .map_err(|e| Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message)))
+        // A bug in the parser must not end the run: the file gets a finding
+        // that asks for a report, the other files are still linted.
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            yaml::parse_file(id, &source.text, &options)
+        }));
+        match parsed {
+            Ok(result) => {
+                result.map_err(|e| Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message)))
+            }
+            Err(panic) => Err(Box::new(Finding::new(
+                "confvet/internal",
+                Kind::Syntax,
+                Span::file_start(id),
+                format!(
+                    "internal error while parsing this file ({}); please report it with the file",
+                    crate::finding::panic_message(&panic)
+                ),
+            ))),
+        }
     };
     Some(DiscoveredFile {
         id,

@@ -178,10 +178,94 @@ pub fn sort_findings(findings: &mut [Finding], sources: &Sources) {
     });
 }
 
+/// The message a caught panic carried.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string())
+}
+
+/// At most this many findings of one rule in one file are shown.
+pub const MAX_PER_RULE_AND_FILE: usize = 100;
+
+/// Keep a report bounded: of the findings of one rule in one file (sorted),
+/// keep the first `max` and replace the rest by one finding that counts
+/// them, at the first one left out. Returns how many were left out.
+pub fn cap_per_rule_and_file(findings: &mut Vec<Finding>, max: usize) -> usize {
+    use std::collections::HashMap;
+    let mut seen: HashMap<(u32, &'static str), usize> = HashMap::new();
+    let mut kept = Vec::with_capacity(findings.len().min(max * 8));
+    // (index into kept of the summary, count, worst severity)
+    let mut summaries: HashMap<(u32, &'static str), (usize, usize, Severity)> = HashMap::new();
+    let mut left_out = 0;
+    for f in findings.drain(..) {
+        let key = (f.span.file.0, f.rule);
+        let n = seen.entry(key).or_default();
+        *n += 1;
+        if *n <= max {
+            kept.push(f);
+            continue;
+        }
+        left_out += 1;
+        match summaries.get_mut(&key) {
+            Some((_, count, worst)) => {
+                *count += 1;
+                *worst = (*worst).max(f.severity);
+            }
+            None => {
+                summaries.insert(key, (kept.len(), 1, f.severity));
+                kept.push(f);
+            }
+        }
+    }
+    for ((_, rule), (at, count, worst)) in summaries {
+        let first = &kept[at];
+        kept[at] = Finding::new(
+            rule,
+            first.kind,
+            first.span,
+            format!(
+                "{count} more {rule} findings in this file are not shown (at most {max} per rule and file)"
+            ),
+        )
+        .with_severity(worst);
+    }
+    *findings = kept;
+    left_out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::SourceFile;
+
+    #[test]
+    fn a_flood_of_one_rule_in_one_file_is_cut_and_counted() {
+        let sources = Sources::new();
+        let a = sources.add(SourceFile::new("a.yml".into(), None, "x".repeat(1000)));
+        let b = sources.add(SourceFile::new("b.yml".into(), None, "x".repeat(1000)));
+        let mut findings: Vec<Finding> =
+            (0..250)
+                .map(|i| Finding::new("yaml/syntax", Kind::Syntax, Span::new(a, i, i + 1), "bad"))
+                .chain((0..3).map(|i| {
+                    Finding::new("yaml/syntax", Kind::Syntax, Span::new(b, i, i + 1), "bad")
+                }))
+                .collect();
+        let left_out = cap_per_rule_and_file(&mut findings, 100);
+        assert_eq!(left_out, 150);
+        assert_eq!(findings.len(), 100 + 1 + 3);
+        assert!(
+            findings[100]
+                .message
+                .starts_with("150 more yaml/syntax findings")
+        );
+        assert_eq!(findings[100].span, Span::new(a, 100, 101));
+        let fingerprints: std::collections::HashSet<String> =
+            findings.iter().map(|f| f.fingerprint(&sources)).collect();
+        assert_eq!(fingerprints.len(), 3, "one per distinct finding");
+    }
 
     #[test]
     fn fingerprint_ignores_position_but_not_path() {

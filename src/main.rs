@@ -204,6 +204,10 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
             }
         }
     }
+    confvet::finding::cap_per_rule_and_file(
+        &mut result.findings,
+        confvet::finding::MAX_PER_RULE_AND_FILE,
+    );
     let report = Report {
         findings: &result.findings,
         sources: &sources,

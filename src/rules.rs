@@ -377,6 +377,13 @@ pub static RULES: &[Rule] = &[
         "## What it does\nReports keys of `.confvet.yaml` that confvet does not read, with a did-you-mean hint.\n\n## Why\nA misspelt key is ignored: `exlude:` excludes nothing. Set this rule to `warning` to let a newer configuration through an older confvet.\n\n## Example\n```yaml\nexlude:\n  - vendor/\n```"
     ),
     rule!(
+        "confvet/internal",
+        Syntax,
+        Error,
+        "confvet itself failed on this file or unit",
+        "## What it does\nReports a bug in confvet: checking a file or a unit (a ytt package, the Tekton or KubeVirt files) stopped with an internal error. The other files and units are still linted, and the run exits 2.\n\n## Why\nNothing in a repository should be able to crash the linter; this finding names where it happened so the input can be reported (with the file, if it may be shared) and the bug fixed.\n\n## Example\n```text\nerror[confvet/internal]: internal error while checking unit shop/config (...); please report it\n```"
+    ),
+    rule!(
         "confvet/invalid-suppression",
         Syntax,
         Warning,

@@ -5,10 +5,10 @@ use crate::check::ytt::YttSettings;
 use crate::check::{kubevirt, tekton};
 use crate::config::{self, Config};
 use crate::discover::{self, Discovery, System};
-use crate::finding::{Finding, Severity, sort_findings};
+use crate::finding::{Finding, Kind, Severity, sort_findings};
 use crate::progress::Progress;
 use crate::report::{CheckedUnit, Summary};
-use crate::source::{FileId, Sources, display_name};
+use crate::source::{FileId, Sources, Span, display_name};
 use crate::suppress;
 use crate::yaml::{Node, ParseOptions};
 use rayon::prelude::*;
@@ -76,20 +76,47 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         .map(|unit| {
             let members: Vec<&discover::DiscoveredFile> =
                 unit.files.iter().map(|&i| &files[i]).collect();
-            let outcome = match unit.system {
-                System::Ytt => {
-                    let outcome = config::check_ytt_package(
-                        request.config.as_ref(),
-                        &unit.root,
-                        &members,
-                        sources,
-                        &request.ytt,
-                    );
-                    (outcome.findings, outcome.values)
+            // A bug in one check must not end the run (issue: hostile input):
+            // it becomes a finding naming the unit, and exit 2.
+            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // Lets the tests of a debug build see a check fail.
+                #[cfg(debug_assertions)]
+                if std::env::var_os("CONFVET_TEST_PANIC_IN").is_some_and(|v| unit.root.ends_with(v))
+                {
+                    panic!("test panic");
                 }
-                System::Kubevirt => (kubevirt::check_unit(&members, sources), None),
-                System::Tekton => (tekton::check_unit(&members, &unit.root, sources), None),
-            };
+                match unit.system {
+                    System::Ytt => {
+                        let outcome = config::check_ytt_package(
+                            request.config.as_ref(),
+                            &unit.root,
+                            &members,
+                            sources,
+                            &request.ytt,
+                        );
+                        (outcome.findings, outcome.values)
+                    }
+                    System::Kubevirt => (kubevirt::check_unit(&members, sources), None),
+                    System::Tekton => (tekton::check_unit(&members, &unit.root, sources), None),
+                }
+            }));
+            let outcome = checked.unwrap_or_else(|panic| {
+                let at = members
+                    .first()
+                    .map_or_else(|| Span::file_start(FileId(0)), |f| Span::file_start(f.id));
+                let finding = Finding::new(
+                    "confvet/internal",
+                    Kind::Syntax,
+                    at,
+                    format!(
+                        "internal error while checking {} unit {} ({}); please report it",
+                        unit.system.name(),
+                        display_name(&unit.root, cwd),
+                        crate::finding::panic_message(&panic)
+                    ),
+                );
+                (vec![finding], None)
+            });
             if let Some(progress) = &request.progress {
                 progress.checked();
             }
@@ -123,6 +150,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .findings
                 .extend(findings.into_iter().filter(|f| in_scope(f.span.file)));
         }
+    }
+    if result.findings.iter().any(|f| f.rule == "confvet/internal") {
+        result.errors.push(
+            "confvet failed internally on some input (see the confvet/internal findings)".into(),
+        );
     }
     let linted = linted_files(&units, &files, in_scope);
     // Trees of a large repository take a while to free: do it on all cores.

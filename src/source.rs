@@ -96,15 +96,42 @@ impl SourceFile {
     /// The text of 1-based `line` without its line break.
     pub fn line_text(&self, line: usize) -> &str {
         let start = self.line_start(line);
-        let end = self.text[start..]
-            .find('\n')
-            .map_or(self.text.len(), |i| start + i);
-        self.text[start..end].trim_end_matches('\r')
+        // The next line's start, less its `\n`: no scan of a long line.
+        let end = self
+            .line_starts
+            .get(line.max(1))
+            .filter(|&&next| next > start)
+            .map_or(self.text.len(), |&next| next - 1);
+        self.text
+            .get(start..end)
+            .unwrap_or("")
+            .trim_end_matches('\r')
     }
 
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
+}
+
+/// The largest file confvet reads, whether found by the walk or named by a
+/// flag (`--data-values-file /dev/zero` must not read forever).
+pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Read a file of at most [`MAX_READ_BYTES`]; a longer one (or an endless
+/// device) is an `InvalidData` error that says so.
+pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_READ_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_READ_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {} MiB", MAX_READ_BYTES / 1024 / 1024),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Every source of one run. Cheap to share between threads; files are added

@@ -27,6 +27,9 @@ pub struct ParseOptions {
     pub max_depth: usize,
     /// Most nodes that aliases may expand to in one file ("billion laughs").
     pub max_alias_nodes: usize,
+    /// Most scalar bytes that aliases may expand to in one file: a few
+    /// aliases of one huge anchored scalar cost memory, not nodes.
+    pub max_alias_bytes: usize,
     /// ytt's `--strict`: reject plain scalars that YAML 1.1 reads as booleans
     /// but are not spelled `true` / `false` (`yes`, `On`, `n`, ...).
     pub strict: bool,
@@ -41,6 +44,7 @@ impl Default for ParseOptions {
         ParseOptions {
             max_depth: 200,
             max_alias_nodes: 100_000,
+            max_alias_bytes: 64 * 1024 * 1024,
             strict: false,
             keeps_duplicate_keys: false,
         }
@@ -91,6 +95,7 @@ pub fn parse_file(
         anchors: HashMap::new(),
         anchor_names: HashMap::new(),
         expanded: 0,
+        expanded_bytes: 0,
     };
     for result in Parser::new_from_str_with_options(text, parser_options) {
         let (event, span) = result.map_err(|e| builder.scan_error(&e))?;
@@ -168,6 +173,8 @@ struct Done {
     props_start: usize,
     /// Nodes in the subtree (keys included), after alias expansion.
     count: usize,
+    /// Bytes of scalar text in the subtree, after alias expansion.
+    bytes: usize,
     /// Levels of collections in the subtree (0 for a scalar).
     height: usize,
     anchor: usize,
@@ -202,12 +209,14 @@ struct Frame {
     first_start: Option<usize>,
     last_end: usize,
     count: usize,
+    bytes: usize,
     height: usize,
 }
 
 struct Anchored {
     node: Node,
     count: usize,
+    bytes: usize,
     height: usize,
 }
 
@@ -233,6 +242,7 @@ struct Builder<'a> {
     anchors: HashMap<usize, Anchored>,
     anchor_names: HashMap<usize, String>,
     expanded: usize,
+    expanded_bytes: usize,
 }
 
 fn byte_start(span: &granit_parser::Span) -> usize {
@@ -377,6 +387,7 @@ impl<'a> Builder<'a> {
                     first_start: None,
                     last_end: start,
                     count: 0,
+                    bytes: 0,
                     height: 0,
                 });
             }
@@ -435,6 +446,7 @@ impl<'a> Builder<'a> {
             },
             props_start: tag_start.map_or(start, |t| t.min(start)),
             count: 1,
+            bytes: text.len(),
             height: 0,
             anchor,
             empty: empty && tag_start.is_none() && anchor == 0,
@@ -462,16 +474,29 @@ impl<'a> Builder<'a> {
                 ),
             ));
         }
+        let expanded_bytes = self.expanded_bytes.saturating_add(anchored.bytes);
+        if expanded_bytes > self.options.max_alias_bytes {
+            return Err(self.syntax(
+                start,
+                end,
+                format!(
+                    "alias expansion exceeds {} MiB of text",
+                    self.options.max_alias_bytes / 1024 / 1024
+                ),
+            ));
+        }
         if self.stack.len() + anchored.height > self.options.max_depth {
             return Err(self.depth_error(start));
         }
         self.expanded = expanded;
+        self.expanded_bytes = expanded_bytes;
         let mut node = anchored.node.clone();
         node.span = self.span(start, end);
         self.pending = Some(Done {
             node,
             props_start: start,
             count: anchored.count,
+            bytes: anchored.bytes,
             height: anchored.height,
             anchor: 0,
             empty: false,
@@ -528,6 +553,7 @@ impl<'a> Builder<'a> {
                 Anchored {
                     node: done.node.clone(),
                     count: done.count,
+                    bytes: done.bytes,
                     height: done.height,
                 },
             );
@@ -546,6 +572,7 @@ impl<'a> Builder<'a> {
             return Ok(());
         };
         frame.count = frame.count.saturating_add(done.count);
+        frame.bytes = frame.bytes.saturating_add(done.bytes);
         frame.height = frame.height.max(done.height);
         let mut item_start = done.props_start;
         match &mut frame.kind {
@@ -654,6 +681,7 @@ impl<'a> Builder<'a> {
             },
             props_start,
             count: frame.count.saturating_add(1),
+            bytes: frame.bytes,
             height: frame.height + 1,
             anchor: frame.anchor,
             empty: false,

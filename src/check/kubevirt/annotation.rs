@@ -197,7 +197,7 @@ pub fn parse(text: &str) -> Parsed {
     // §3: rule-level checks.
     let mut problems = Vec::new();
     let mut rules = Vec::new();
-    let mut names: Vec<String> = Vec::new();
+    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
     for r in raw.into_iter().flatten() {
         let mut ok = true;
         if names.contains(&r.name) {
@@ -207,7 +207,7 @@ pub fn parse(text: &str) -> Parsed {
             ));
             continue;
         }
-        names.push(r.name.clone());
+        names.insert(r.name.clone());
         let rule_type = match r.rule.as_deref() {
             Some("integer") => Some(RuleType::Integer),
             Some("string") => Some(RuleType::String),

@@ -43,20 +43,33 @@ struct Annot<'a> {
     key_span: Span,
     text: &'a str,
     literal: bool,
+    /// Offsets of the text's newlines, so that placing each of thousands
+    /// of rules costs a lookup, not a scan of the text before it.
+    newlines: Vec<usize>,
 }
 
 impl<'a> Annot<'a> {
+    fn new(file: FileId, key_span: Span, text: &'a str, literal: bool) -> Annot<'a> {
+        Annot {
+            file,
+            key_span,
+            text,
+            literal,
+            newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
+        }
+    }
+
     fn from_item(file: FileId, it: &'a MapItem) -> Option<Annot<'a>> {
         let s = it.value.as_scalar()?;
         if s.resolved == ScalarValue::Null {
             return None;
         }
-        Some(Annot {
+        Some(Annot::new(
             file,
-            key_span: it.key_span,
-            text: &s.text,
-            literal: s.style == ScalarStyle::Literal,
-        })
+            it.key_span,
+            &s.text,
+            s.style == ScalarStyle::Literal,
+        ))
     }
 
     fn id(&self) -> (u32, u32) {
@@ -74,9 +87,8 @@ fn json_span(src: &SourceFile, a: &Annot, off: usize) -> Span {
     while !a.text.is_char_boundary(off) {
         off -= 1;
     }
-    let before = &a.text[..off];
-    let k = before.matches('\n').count();
-    let col = off - before.rfind('\n').map_or(0, |i| i + 1);
+    let k = a.newlines.partition_point(|&i| i < off);
+    let col = off - k.checked_sub(1).map_or(0, |p| a.newlines[p] + 1);
     let key_line = src.line_col(a.key_span.start as usize).line;
     let key_col = a.key_span.start as usize - src.line_start(key_line);
     let header = src.line_text(key_line).get(key_col..).unwrap_or("");
@@ -747,12 +759,7 @@ mod tests {
         let src = sources.get(id);
         let key = text.find("validations").unwrap();
         let json = "[\n  {\"a\": 1},\n]\n";
-        let a = Annot {
-            file: id,
-            key_span: Span::new(id, key, key + 11),
-            text: json,
-            literal: true,
-        };
+        let a = Annot::new(id, Span::new(id, key, key + 11), json, true);
         let brace = json.find('{').unwrap();
         let span = json_span(&src, &a, brace);
         assert_eq!(span.start as usize, text.find('{').unwrap());
@@ -761,10 +768,7 @@ mod tests {
         let span = json_span(&src, &a, close);
         assert_eq!(span.start as usize, text.find("\n      ]").unwrap() + 7);
         assert_eq!(src.line_col(span.start as usize).column, 7);
-        let plain = Annot {
-            literal: false,
-            ..a
-        };
+        let plain = Annot::new(id, a.key_span, json, false);
         assert_eq!(json_span(&src, &plain, brace).start as usize, key);
     }
 }

@@ -18,7 +18,7 @@ use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, Value};
 use model::{Cx, Decl, Doc, Docs, PipelineTask, Scope, Tasks, items, names_of, value_strings};
 use rayon::prelude::*;
-use refs::{Passed, exprs, is_result_ref};
+use refs::{ExprOffsets, Passed, exprs, is_result_ref};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -39,6 +39,8 @@ struct Ctx<'s> {
     results: Option<Scope>,
     /// Params the runs of the Task spec being scanned pass (spec § 6.3).
     passed: Option<Passed>,
+    /// Where the expressions of the last scalar placed are.
+    expr_offsets: Option<ExprOffsets>,
 }
 
 impl<'s> Ctx<'s> {
@@ -52,6 +54,7 @@ impl<'s> Ctx<'s> {
             finally_tasks: None,
             results: None,
             passed: None,
+            expr_offsets: None,
         }
     }
 

@@ -14,10 +14,16 @@ use std::collections::HashSet;
 pub(super) fn exprs(s: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut from = 0;
+    // The first `)` at or after some offset: found once and reused while
+    // the expressions start before it, so nested `$($($(…` stay linear.
+    let mut close: Option<usize> = None;
     while let Some(i) = s[from..].find("$(") {
         let start = from + i;
-        match s[start + 2..].find(')') {
-            Some(j) => out.push((start, &s[start + 2..start + 2 + j])),
+        if close.is_none_or(|c| c < start + 2) {
+            close = s[start + 2..].find(')').map(|j| start + 2 + j);
+        }
+        match close {
+            Some(c) => out.push((start, &s[start + 2..c])),
             None => break,
         }
         from = start + 2;
@@ -573,30 +579,59 @@ impl Ctx<'_> {
         let Some(s) = n.as_scalar() else {
             return n.span;
         };
-        let src = self.src();
-        let Some(raw) = src.text.get(n.span.range()) else {
+        // Offsets of every `$(` in the scalar's text and in its source,
+        // computed once per scalar: a string with thousands of expressions
+        // must not cost the square of its length.
+        if self.expr_offsets.as_ref().is_none_or(|c| c.node != n.span) {
+            let src = self.src();
+            let raw = src.text.get(n.span.range()).unwrap_or("");
+            let body_start = if matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                raw.find('\n').map_or(raw.len(), |i| i + 1)
+            } else {
+                0
+            };
+            let in_source: Vec<usize> = raw[body_start..]
+                .match_indices("$(")
+                .map(|(i, _)| body_start + i)
+                .collect();
+            let in_text: Vec<usize> = s.text.match_indices("$(").map(|(i, _)| i).collect();
+            let ends: Vec<usize> = in_source
+                .iter()
+                .map(|&at| raw[at..].find(')').map_or(raw.len(), |j| at + j + 1))
+                .collect();
+            self.expr_offsets = Some(ExprOffsets {
+                node: n.span,
+                in_source,
+                ends,
+                in_text,
+            });
+        }
+        let Some(c) = self.expr_offsets.as_ref() else {
             return n.span;
         };
-        let body_start = if matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded) {
-            raw.find('\n').map_or(raw.len(), |i| i + 1)
-        } else {
-            0
-        };
-        let in_source: Vec<usize> = raw[body_start..]
-            .match_indices("$(")
-            .map(|(i, _)| body_start + i)
-            .collect();
-        let ordinal = s.text.get(..off).map_or(0, |t| t.matches("$(").count());
-        if in_source.len() != s.text.matches("$(").count() {
+        if c.in_source.len() != c.in_text.len() {
             return n.span;
         }
-        let Some(&at) = in_source.get(ordinal) else {
-            return n.span;
-        };
-        let end = raw[at..].find(')').map_or(raw.len(), |j| at + j + 1);
-        let base = n.span.start as usize;
-        Span::new(n.span.file, base + at, base + end)
+        let ordinal = c.in_text.partition_point(|&i| i < off);
+        match (c.in_source.get(ordinal), c.ends.get(ordinal)) {
+            (Some(&at), Some(&end)) => {
+                let base = n.span.start as usize;
+                Span::new(n.span.file, base + at, base + end)
+            }
+            _ => n.span,
+        }
     }
+}
+
+/// Where the `$(` of one scalar's expressions are, for [`Ctx::expr_span`].
+pub(super) struct ExprOffsets {
+    /// The scalar node they belong to.
+    node: Span,
+    /// Offsets of `$(` in the node's source text, and of the `)` after each.
+    in_source: Vec<usize>,
+    ends: Vec<usize>,
+    /// Offsets of `$(` in the scalar's value.
+    in_text: Vec<usize>,
 }
 
 #[cfg(test)]
@@ -611,6 +646,7 @@ mod tests {
             vec![(0, "echo $(params.x"), (7, "params.x")]
         );
         assert_eq!(exprs("$(params.x"), vec![]);
+        assert_eq!(exprs("$($(a)"), vec![(0, "$(a"), (2, "a")]);
         assert_eq!(isolated_body("$(params.x[*])"), Some("params.x[*]"));
         assert_eq!(isolated_body("-$(params.x)"), None);
     }

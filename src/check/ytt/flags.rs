@@ -53,7 +53,7 @@ impl DataValueFlags {
         for path in &self.data_values_file {
             for file in expand_values_path(&self.cwd.join(path)) {
                 let name = display_name(&file, &self.cwd);
-                let text = match std::fs::read(&file) {
+                let text = match crate::source::read_limited(&file) {
                     Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                     Err(err) => {
                         let id = sources.add(SourceFile::new(
@@ -153,7 +153,7 @@ impl DataValueFlags {
                 continue;
             };
             let name = format!("(data-value-file arg) {key}={path}");
-            match std::fs::read(self.cwd.join(path)) {
+            match crate::source::read_limited(&self.cwd.join(path)) {
                 Ok(bytes) => {
                     let contents = String::from_utf8_lossy(&bytes).into_owned();
                     let id = sources.add(SourceFile::new(name, None, contents.clone()));
@@ -229,6 +229,18 @@ fn flag_node(
 ) -> Option<Node> {
     let whole = Span::new(id, 0, sources.get(id).text.len());
     let value_span = Span::new(id, value_offset, value_offset + value.len());
+    // A key path nests as deep as it has segments: hold it to the limit
+    // every YAML tree is held to.
+    let max_depth = crate::yaml::ParseOptions::default().max_depth;
+    if key_path.split('.').count() > max_depth {
+        findings.push(Finding::new(
+            "yaml/syntax",
+            Kind::Syntax,
+            whole,
+            format!("key path nests deeper than the maximum of {max_depth} levels"),
+        ));
+        return None;
+    }
     let mut node = if as_yaml {
         let probe = sources.add(SourceFile::new(
             sources.get(id).name.clone(),

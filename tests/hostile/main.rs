@@ -1,0 +1,334 @@
+//! Hostile input: each class that once crashed, hung or flooded confvet,
+//! generated here (no checked-in giants) and linted by the real binary
+//! under a 1 GiB address-space cap and a hang guard. Every run must end
+//! with exit 1 (a finding) or 2 (a clear error), never a panic (101), an
+//! abort (134) or a signal, and a healthy package linted beside the hostile
+//! file must still get its finding.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use common::{BIN, TempDir};
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Longer than any of these runs takes; only a hang reaches it.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+struct Capped {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Capped {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!("not JSON ({e}); stderr:\n{}", self.stderr);
+        })
+    }
+
+    /// (rule, file) of every finding.
+    fn found(&self) -> Vec<(String, String)> {
+        let json = self.json();
+        json["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap_or_default().to_string(),
+                    f["file"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Run `confvet ARGS` in `dir` under `ulimit -v` 1 GiB, with `env` set.
+fn run_capped(dir: &TempDir, args: &[&str], env: &[(&str, &str)]) -> Capped {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("ulimit -v 1048576; exec \"$0\" \"$@\"")
+        .arg(BIN)
+        .args(args)
+        .current_dir(dir.path())
+        .env("RUST_BACKTRACE", "0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("sh runs");
+    let started = Instant::now();
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
+    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > HANG_GUARD {
+            let _ = child.kill();
+            panic!("confvet {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let capped = Capped {
+        code: status.code(),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    };
+    assert!(
+        matches!(capped.code, Some(1 | 2)),
+        "confvet {args:?} ended with {:?}:\n{}",
+        capped.code,
+        capped.stderr
+    );
+    capped
+}
+
+/// A ytt package with one real validation error, to show the run went on.
+fn healthy_package(dir: &TempDir) {
+    dir.write(
+        "healthy/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 0\n",
+    );
+}
+
+fn assert_healthy_linted(found: &[(String, String)]) {
+    assert!(
+        found
+            .iter()
+            .any(|(rule, file)| rule == "ytt/validation" && file == "healthy/schema.yml"),
+        "the healthy package was not linted: {found:?}"
+    );
+}
+
+const TASK_HEAD: &str = "apiVersion: tekton.dev/v1\nkind: Task\nmetadata:\n  name: t\n";
+
+#[test]
+fn an_unclosed_flow_sequence_before_a_comment_is_a_syntax_finding() {
+    let dir = TempDir::new("hostile-flow");
+    healthy_package(&dir);
+    // Beside the healthy package, not in it: a broken file of a ytt package
+    // stops that package, as it stops ytt.
+    dir.write("bad/tekton/t.yaml", format!("{TASK_HEAD}x: [ # x\nb: 1\n"));
+    dir.write("bad/kubevirt/t.yaml", "kind: Template\nx: [ # x\nb: 1\n");
+    dir.write("bad/ytt/t.yml", "#@ x = 1\nx: [ # x\nb: 1\n");
+    let run = run_capped(&dir, &["lint", "bad", "healthy", "--format", "json"], &[]);
+    let found = run.found();
+    for file in ["bad/tekton/t.yaml", "bad/kubevirt/t.yaml", "bad/ytt/t.yml"] {
+        assert!(
+            found.iter().any(|(r, f)| r == "yaml/syntax" && f == file),
+            "{file}: {found:?}"
+        );
+    }
+    assert_healthy_linted(&found);
+}
+
+#[test]
+fn ten_thousand_references_in_one_string_give_a_bounded_report() {
+    let dir = TempDir::new("hostile-refs");
+    healthy_package(&dir);
+    let refs = "$(params.a) ".repeat(10_000);
+    dir.write(
+        "t.yaml",
+        format!(
+            "{TASK_HEAD}spec:\n  steps:\n    - name: s\n      image: x\n      script: \"{refs}\"\n"
+        ),
+    );
+    // Nested openings: each `$(` ends at the one `)` far away.
+    let nested = format!("{}{}", "$(".repeat(50_000), ")");
+    dir.write(
+        "nested.yaml",
+        format!("{TASK_HEAD}spec:\n  steps:\n    - name: s\n      image: x\n      script: \"{nested}\"\n"),
+    );
+    let run = run_capped(&dir, &["lint", ".", "--format", "json"], &[]);
+    assert!(run.stdout.len() < 500_000, "{} bytes", run.stdout.len());
+    let json = run.json();
+    let in_t: Vec<&Value> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["file"] == "t.yaml")
+        .collect();
+    assert_eq!(in_t.len(), 101, "100 shown and one that counts the rest");
+    assert!(
+        in_t.iter().any(|f| f["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("9900 more tekton/param-reference"))),
+        "{in_t:?}"
+    );
+    assert_healthy_linted(&run.found());
+}
+
+#[test]
+fn thirty_thousand_kubevirt_rules_are_checked_in_linear_time() {
+    let dir = TempDir::new("hostile-kubevirt");
+    healthy_package(&dir);
+    let rules: Vec<String> = (0..30_000)
+        .map(|i| {
+            format!(
+                "{{\"name\": \"r{i}\", \"path\": \"jsonpath::.spec.domain.cpu.cores\", \"rule\": \"integer\", \"min\": 1, \"max\": 4}}"
+            )
+        })
+        .collect();
+    let template = format!(
+        "apiVersion: template.openshift.io/v1\nkind: Template\nmetadata:\n  name: t\n  annotations:\n    validations: |\n      [{}]\nobjects:\n  - apiVersion: kubevirt.io/v1\n    kind: VirtualMachine\n    metadata:\n      name: vm\n    spec:\n      template:\n        spec:\n          domain:\n            cpu:\n              cores: 8\n",
+        rules.join(", ")
+    );
+    dir.write("template.yaml", template);
+    let run = run_capped(&dir, &["lint", ".", "--format", "json"], &[]);
+    let found = run.found();
+    assert!(
+        found.iter().any(|(r, _)| r.starts_with("kubevirt/")),
+        "{found:?}"
+    );
+    assert_healthy_linted(&found);
+}
+
+#[test]
+fn aliases_of_a_huge_scalar_are_bounded_by_bytes() {
+    let dir = TempDir::new("hostile-alias-bytes");
+    healthy_package(&dir);
+    let mut text = format!("{TASK_HEAD}x: &a \"{}\"\nl:\n", "y".repeat(100_000));
+    text.push_str(&"  - *a\n".repeat(20_000));
+    dir.write("t.yaml", text);
+    let run = run_capped(&dir, &["lint", ".", "--format", "json"], &[]);
+    let json = run.json();
+    let syntax = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["file"] == "t.yaml")
+        .expect("a finding for t.yaml");
+    assert_eq!(syntax["rule"], "yaml/syntax");
+    assert!(
+        syntax["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("alias expansion exceeds")),
+        "{syntax}"
+    );
+    assert_healthy_linted(&run.found());
+}
+
+#[test]
+fn byte_order_marks_and_utf16_files_are_linted() {
+    let dir = TempDir::new("hostile-bom");
+    healthy_package(&dir);
+    let task = format!("{TASK_HEAD}spec:\n  steps:\n    - name: s\n      image: $(params.x)\n");
+    let mut bom = vec![0xef, 0xbb, 0xbf];
+    bom.extend(task.as_bytes());
+    dir.write("bom.yaml", bom);
+    let mut utf16 = vec![0xff, 0xfe];
+    utf16.extend(task.encode_utf16().flat_map(u16::to_le_bytes));
+    dir.write("utf16.yaml", utf16);
+    dir.write(
+        "bom-ytt/schema.yml",
+        [
+            &[0xef, 0xbb, 0xbf][..],
+            b"#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 0\n",
+        ]
+        .concat(),
+    );
+    let run = run_capped(&dir, &["lint", ".", "--format", "json"], &[]);
+    let found = run.found();
+    for (rule, file) in [
+        ("tekton/param-reference", "bom.yaml"),
+        ("tekton/param-reference", "utf16.yaml"),
+        ("ytt/validation", "bom-ytt/schema.yml"),
+    ] {
+        assert!(
+            found.iter().any(|(r, f)| r == rule && f == file),
+            "{file}: {found:?}"
+        );
+    }
+    assert_healthy_linted(&found);
+}
+
+#[test]
+fn flags_that_name_endless_or_deep_input_give_a_clear_error() {
+    let dir = TempDir::new("hostile-flags");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\na: 1\n");
+    let deep = vec!["k"; 20_000].join(".");
+    let deep_value = format!("{deep}=1");
+    let run = run_capped(
+        &dir,
+        &["lint", "pkg", "-v", &deep_value, "--format", "json"],
+        &[],
+    );
+    assert!(
+        run.stdout.contains("key path nests deeper"),
+        "{}",
+        run.stdout
+    );
+    let env_key = format!("DVS_{}", vec!["k"; 20_000].join("__"));
+    let run = run_capped(
+        &dir,
+        &[
+            "lint",
+            "pkg",
+            "--data-values-env",
+            "DVS",
+            "--format",
+            "json",
+        ],
+        &[(&env_key, "1")],
+    );
+    assert!(
+        run.stdout.contains("key path nests deeper"),
+        "{}",
+        run.stdout
+    );
+    for args in [
+        &["--data-values-file", "/dev/zero"][..],
+        &["--data-value-file", "a=/dev/zero"][..],
+    ] {
+        let mut all = vec!["lint", "pkg", "--format", "json"];
+        all.extend_from_slice(args);
+        let run = run_capped(&dir, &all, &[]);
+        assert!(
+            run.stdout.contains("larger than 64 MiB"),
+            "{args:?}: {}",
+            run.stdout
+        );
+    }
+    for flag in ["--config", "--baseline"] {
+        let run = run_capped(&dir, &["lint", "pkg", flag, "/dev/zero"], &[]);
+        assert_eq!(run.code, Some(2), "{flag}");
+        assert!(
+            run.stderr.contains("larger than 64 MiB"),
+            "{flag}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_failing_check_is_an_internal_finding_and_the_run_goes_on() {
+    if !cfg!(debug_assertions) {
+        println!("skipped: the test hook exists in debug builds only");
+        return;
+    }
+    let dir = TempDir::new("hostile-panic");
+    healthy_package(&dir);
+    dir.write("broken/schema.yml", "#@data/values-schema\n---\na: 1\n");
+    let run = run_capped(
+        &dir,
+        &["lint", ".", "--format", "json"],
+        &[("CONFVET_TEST_PANIC_IN", "broken")],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let found = run.found();
+    assert!(
+        found
+            .iter()
+            .any(|(r, f)| r == "confvet/internal" && f == "broken/schema.yml"),
+        "{found:?}"
+    );
+    assert_healthy_linted(&found);
+}
