@@ -6,17 +6,11 @@
 
 mod tekton_support;
 
-use tekton_support::{Scratch, Seen, lint_dir};
+use tekton_support::{Seen, lint_files};
 
 /// The findings of `files` linted together, sorted by file and position.
 fn findings(files: &[(&str, &str)]) -> Vec<Seen> {
-    let dir = Scratch::new("checks");
-    for (name, text) in files {
-        dir.file(name, text);
-    }
-    let mut seen = lint_dir(&dir.root);
-    seen.sort();
-    seen
+    lint_files(files)
 }
 
 /// Compact form for assertions: `file:line:column rule path`.

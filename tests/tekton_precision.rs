@@ -5,16 +5,10 @@
 
 mod tekton_support;
 
-use tekton_support::{Scratch, Seen, lint_dir};
+use tekton_support::{Scratch, Seen, lint_dir, lint_files};
 
 fn lint(files: &[(&str, &str)]) -> Vec<Seen> {
-    let dir = Scratch::new("precision");
-    for (name, text) in files {
-        dir.file(name, text);
-    }
-    let mut seen = lint_dir(&dir.root);
-    seen.sort();
-    seen
+    lint_files(files)
 }
 
 /// `severity file:line:column rule path` of each finding.

@@ -87,3 +87,15 @@ pub fn lint_dir(dir: &Path) -> Vec<Seen> {
         })
         .collect()
 }
+
+/// The findings of `files` (name, text) linted together in a scratch
+/// directory, sorted by file and position.
+pub fn lint_files(files: &[(&str, &str)]) -> Vec<Seen> {
+    let dir = Scratch::new("files");
+    for (name, text) in files {
+        dir.file(name, text);
+    }
+    let mut seen = lint_dir(&dir.root);
+    seen.sort();
+    seen
+}
