@@ -345,10 +345,9 @@ fn scan(text: &str) -> Scan {
             }
             Some(b'a') => {
                 if let Some(rest) = line.strip_prefix("apiVersion:") {
-                    is_tekton |= rest
-                        .trim()
-                        .trim_matches(['"', '\''])
-                        .starts_with("tekton.dev/");
+                    let api = rest.trim().trim_matches(['"', '\'']);
+                    is_tekton |=
+                        api.starts_with("tekton.dev/") || api.starts_with("triggers.tekton.dev/");
                 }
             }
             Some(b'k') => {

@@ -363,6 +363,34 @@ pub static RULES: &[Rule] = &[
         "## What it does\nReports pipeline results whose value has no $(tasks...) expression.\n\n## Why\nTekton rejects the Pipeline.\n\n## Example\n```yaml\nresults:\n  - name: image\n    value: fixed\n```"
     ),
     rule!(
+        "tekton/trigger-param-reference",
+        Reference,
+        Error,
+        "A TriggerTemplate references a param it does not declare",
+        "## What it does\nReports each `$(tt.params.x)` in the `resourcetemplates` of a TriggerTemplate (or of a trigger's inline `template.spec`), in values and keys, whose name is not declared in the template's `spec.params`, with a did-you-mean hint. Names are matched as tektoncd/triggers does (`paramsRegexp`, `[_a-zA-Z][_a-zA-Z0-9.-]*`).\n\n## Why\nTekton Triggers rejects the TriggerTemplate: `invalid value: undeclared param '$(tt.params.x)'` (`verifyParamDeclarations` in pkg/apis/triggers/v1beta1/trigger_template_validation.go).\n\n## Example\n```yaml\nspec:\n  params:\n    - name: gitrevision\n  resourcetemplates:\n    - apiVersion: tekton.dev/v1\n      kind: PipelineRun\n      spec:\n        params:\n          - name: revision\n            value: $(tt.params.git-revision)   # did you mean gitrevision?\n```"
+    ),
+    rule!(
+        "tekton/trigger-missing-param",
+        Validation,
+        Error,
+        "A trigger's bindings do not give a required TriggerTemplate param",
+        "## What it does\nFor each trigger (an EventListener's `triggers[]` item or a Trigger resource) whose TriggerTemplate (`template.ref` or an inline `template.spec`) and every binding (`ref` to a TriggerBinding or ClusterTriggerBinding, inline `name`/`value`) are among the linted files, reports each template param without a `default` that no binding gives. Reported at the trigger's `template.ref`, with the param's declaration. When a binding or the template is not found, or several resources of the name are equally near (same or nearest directory first), nothing is reported.\n\n## Why\nTekton Triggers substitutes only the params the bindings give and the defaults (`applyEventValuesToParams` in pkg/template/event.go, `applyParamsToResourceTemplate` in pkg/template/resource.go); `$(tt.params.x)` of a param with neither stays as literal text in the PipelineRun or TaskRun it creates.\n\n## Example\n```yaml\ntriggers:\n  - bindings:\n      - ref: push-binding          # gives gitrevision only\n    template:\n      ref: build-template          # param gitrepositoryurl has no default\n```"
+    ),
+    rule!(
+        "tekton/trigger-duplicate-param",
+        Validation,
+        Error,
+        "A param is bound twice in a TriggerBinding or by a trigger's bindings",
+        "## What it does\nReports a param name given twice in the `spec.params` of a TriggerBinding or ClusterTriggerBinding, and a param that two bindings of one trigger give (inline `name`/`value` bindings and the bindings a `ref` names, when found among the linted files).\n\n## Why\nTekton Triggers rejects the binding (`validateParams` in pkg/apis/triggers/v1beta1/trigger_binding_validation.go: expected exactly one), and fails every event of a trigger whose bindings repeat a name (`resolveBindingsToParams` in pkg/template/resource.go: duplicate param name).\n\n## Example\n```yaml\nbindings:\n  - ref: git-binding             # gives gitrevision\n  - name: gitrevision\n    value: $(body.after)\n```"
+    ),
+    rule!(
+        "tekton/trigger-legacy-param",
+        Reference,
+        Warning,
+        "A TriggerTemplate passes $(params.x) for one of its params to a run",
+        "## What it does\nWarns about `$(params.x)`, x a param of the TriggerTemplate, in the param values of a PipelineRun or TaskRun in its `resourcetemplates` (not inside an inline `pipelineSpec` or `taskSpec`, where `$(params.x)` is the run's own param).\n\n## Why\nSince Triggers v0.8 only `$(tt.params.x)` is substituted (commit 288a03f, \"Remove deprecated params from TriggerTemplate\"; `applyParamToResourceTemplate` in pkg/template/resource.go), and Tekton does not substitute a run's param values: the run gets the text `$(params.x)`.\n\n## Example\n```yaml\nparams:\n  - name: revision\n    value: $(params.gitrevision)   # write $(tt.params.gitrevision)\n```"
+    ),
+    rule!(
         "config/invalid",
         Schema,
         Error,

@@ -9,6 +9,7 @@
 mod decls;
 mod model;
 mod refs;
+mod triggers;
 mod values;
 
 use crate::discover::DiscoveredFile;
@@ -432,11 +433,20 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut out = Vec::new();
     let mut list: Vec<Doc> = Vec::new();
+    let mut trig: Vec<Doc> = Vec::new();
     for f in &files {
         match &f.parsed {
             Ok(set) => {
                 for d in &set.docs {
                     let n = &d.value;
+                    if let Some(kind) = triggers::kind(n) {
+                        trig.push(Doc {
+                            file: f.id,
+                            kind,
+                            node: n,
+                        });
+                        continue;
+                    }
                     let api = text(n, "apiVersion");
                     if !matches!(api, Some("tekton.dev/v1" | "tekton.dev/v1beta1")) {
                         continue;
@@ -464,6 +474,7 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
         .map(|(i, _)| check_doc(i, &docs, sources))
         .collect();
     out.extend(checked.into_iter().flatten());
+    out.extend(triggers::check(&trig, &files, &docs, sources));
     out
 }
 
