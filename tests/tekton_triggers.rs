@@ -653,6 +653,48 @@ spec:
 }
 
 #[test]
+fn params_x_of_a_template_param_inside_the_created_run_is_the_legacy_warning() {
+    // The catalog's gcs samples: a v1alpha1 template written for Triggers
+    // before v0.8, whose inline pipelineSpec reads the template param as
+    // $(params.x). Not an undeclared Pipeline param: the legacy form.
+    let tt = "\
+apiVersion: triggers.tekton.dev/v1alpha1
+kind: TriggerTemplate
+metadata:
+  name: tt
+spec:
+  params:
+  - name: project-name
+  resourcetemplates:
+  - apiVersion: tekton.dev/v1beta1
+    kind: PipelineRun
+    metadata:
+      generateName: gcs-
+    spec:
+      pipelineSpec:
+        tasks:
+        - name: create
+          taskRef:
+            name: gcs-create-bucket
+          params:
+          - name: project
+            value: $(params.project-name)
+          - name: other
+            value: $(params.not-a-template-param)
+";
+    let seen = findings(&[("tt.yaml", tt)]);
+    assert_eq!(
+        at(&seen),
+        [
+            "tt.yaml:21:20 tekton/trigger-legacy-param spec.resourcetemplates[0].spec.pipelineSpec.tasks[0].params[0].value",
+            "tt.yaml:23:20 tekton/param-reference spec.resourcetemplates[0].spec.pipelineSpec.tasks[0].params[1].value",
+        ]
+    );
+    assert_eq!(seen[0].severity, "warning");
+    assert_eq!(seen[1].severity, "error");
+}
+
+#[test]
 fn a_file_of_bindings_only_is_found_as_tekton() {
     let tb = binding("TriggerBinding", "tb", &["a", "a"]);
     let seen = findings(&[("tb.yaml", tb.as_str())]);

@@ -324,6 +324,26 @@ impl Ctx<'_> {
             }
         }
         for mut f in run.out {
+            // An undeclared `$(params.x)` anywhere in the run, with x a
+            // template param: written for Triggers before v0.8, which
+            // substituted that form. Say so, as for run param values.
+            let legacy = (f.rule == "tekton/param-reference")
+                .then(|| f.message.strip_prefix("non-existent variable $(params."))
+                .flatten()
+                .and_then(|rest| rest.split_once(')'))
+                .map(|(name, _)| name.to_string())
+                .filter(|name| declared.set.contains(name));
+            if let Some(name) = legacy {
+                let original = f.path.take();
+                f = Finding::new(
+                    "tekton/trigger-legacy-param",
+                    Kind::Reference,
+                    f.span,
+                    format!("$(params.{name}) is not substituted by Tekton Triggers: the run gets the text as it is"),
+                )
+                .with_help(format!("write $(tt.params.{name})"));
+                f.path = original;
+            }
             f.path = Some(match f.path {
                 Some(p) => format!("{path}.{p}"),
                 None => path.to_string(),
