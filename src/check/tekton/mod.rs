@@ -7,9 +7,13 @@
 //! decides which strings are scanned, in which scope and context.
 
 mod decls;
+mod graph;
 mod model;
 mod refs;
+mod runtime;
 mod values;
+mod volumes;
+mod workspaces;
 
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind, Severity};
@@ -446,5 +450,6 @@ fn check_doc(d: &Doc, docs: &Docs, sources: &Sources) -> Vec<Finding> {
             }
         }
     }
+    ctx.run_time(d, docs);
     ctx.out
 }
