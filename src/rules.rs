@@ -33,7 +33,7 @@ macro_rules! rule {
 /// that compare a call site with its callee say it in `confvet explain`.
 macro_rules! tekton_resolution {
     () => {
-        "\n\n## Which Task a reference means\nA `taskRef` (`pipelineRef`) by name is followed to the Task (Pipeline) of that `metadata.name` among the linted files that is nearest the referring file: the one whose directory shares the most leading path components with the referrer's. When several are equally near and declare different params or results, none is followed. A resource laid out as a versioned catalog package, `<name>/<version>/<file>`, is followed only from files inside that package (its tests), since a Pipeline elsewhere does not say which version it runs with. A `resolver: git` ref is followed when its `pathInRepo` names a file of the same repository (relative to the directory holding `.git`, else the linted directory) and no `url` or `repo` names another repository; every other resolver, `bundle` and custom task is unknown. An unknown callee is never a finding, and no check that needs it is made."
+        "\n\n## Which Task a reference means\nA `taskRef` (`pipelineRef`) by name is followed to the Task (Pipeline) of that `metadata.name` among the linted files that is nearest the referring file: one in the referring file itself, else the one whose directory shares the most leading path components with the referrer's. When several are equally near and declare different params, results or workspaces, none is followed. A resource laid out as a versioned catalog package, `<name>/<version>/<file>`, is followed only from files inside that package (its tests), since a Pipeline elsewhere does not say which version it runs with. A `resolver: git` ref is followed when its `pathInRepo` names a file of the same repository (relative to the directory holding `.git`, else the linted directory) and no `url` or `repo` names another repository; every other resolver, `bundle` and custom task is unknown. An unknown callee is never a finding, and no check that needs it is made."
     };
 }
 
@@ -389,6 +389,48 @@ pub static RULES: &[Rule] = &[
         Warning,
         "A TriggerTemplate passes $(params.x) for one of its params to a run",
         "## What it does\nWarns about `$(params.x)`, x a param of the TriggerTemplate, in the param values of a PipelineRun or TaskRun in its `resourcetemplates` (not inside an inline `pipelineSpec` or `taskSpec`, where `$(params.x)` is the run's own param).\n\n## Why\nSince Triggers v0.8 only `$(tt.params.x)` is substituted (commit 288a03f, \"Remove deprecated params from TriggerTemplate\"; `applyParamToResourceTemplate` in pkg/template/resource.go), and Tekton does not substitute a run's param values: the run gets the text `$(params.x)`.\n\n## Example\n```yaml\nparams:\n  - name: revision\n    value: $(params.gitrevision)   # write $(tt.params.gitrevision)\n```"
+    ),
+    rule!(
+        "tekton/missing-workspace",
+        Validation,
+        Error,
+        "A run or pipeline task does not bind a required workspace",
+        "## What it does\nReports a workspace that a Task or Pipeline declares without `optional: true` and that the pipeline task, TaskRun or PipelineRun calling it does not bind. The callee must be known: an inline spec, or a `taskRef`/`pipelineRef` that resolves to a file. A pipeline task's inline taskSpec whose steps use `$(workspaces.w...)` gets `w` propagated from the PipelineRun (TEP-0111), so it is not reported there. At most ten are reported per call site. A TaskRun's omission is a warning (see below).\n\n## Why\nTekton fails the run: `declared workspace \"w\" is required but has not been bound` (pkg/workspace/validate.go `ValidateBindings`, run for every TaskRun, including those a PipelineRun creates) and `pipeline requires workspace with name \"w\" be provided by pipelinerun` (pkg/reconciler/pipelinerun/resources/pipelinerunresolution.go `ValidateWorkspaceBindings`). A cluster whose config-defaults set `default-task-run-workspace-binding` binds a TaskRun's missing workspaces itself; confvet cannot see that setting.\n\n## Example\n```yaml\ntasks:\n  - name: fetch\n    taskRef:\n      name: git-clone   # declares workspace output\n    # no workspaces: [{name: output, workspace: ...}]\n```"
+    ),
+    rule!(
+        "tekton/workspace-reference",
+        Reference,
+        Error,
+        "A workspace binding or reference names a workspace that is not declared",
+        "## What it does\nReports a pipeline task binding (`workspace:`, or `name:` when `workspace:` is left out) to a workspace the Pipeline does not declare; a binding of a TaskRun or of a pipeline task with a resolved `taskRef` whose name the Task does not declare; `$(workspaces.w.path)` (or `.claim`, `.volume`) and step or sidecar `workspaces[].name` naming a workspace the Task does not declare (a warning inside an env value, which harms only a program that reads the variable). `$(workspaces.w.bound)` is left alone: unsubstituted it is never `true`, so a condition on it reads \"not bound\", as upstream's own examples use it. Workspaces propagated from a run (TEP-0111) count as declared: a TaskRun's inline taskSpec may use what the TaskRun binds, a pipeline task's inline taskSpec what the pipeline task or the PipelineRun binds, and a Pipeline's inline taskSpecs are not reported as their PipelineRun is not known. Names with `$(` are not judged.\n\n## Why\nThe Tekton webhook rejects a Pipeline whose task binds an undeclared workspace (`pipeline task \"t\" expects workspace with name \"w\" but none exists in pipeline spec`, pkg/apis/pipeline/v1/pipeline_validation.go `validatePipelineWorkspacesUsage`); a TaskRun fails with `workspace binding \"w\" does not match any declared workspace` (pkg/workspace/validate.go `ValidateBindings`); `validateWorkspaceUsages` (task_validation.go) rejects an undefined step workspace; and `$(workspaces.w.path)` of an undeclared workspace is never substituted (pkg/reconciler/taskrun/resources/apply.go `ApplyWorkspaces`), so the step gets the literal text.\n\n## Example\n```yaml\nworkspaces:\n  - name: source\nsteps:\n  - name: build\n    image: golang\n    workingDir: $(workspaces.src.path)   # declared: source\n```"
+    ),
+    rule!(
+        "tekton/run-after",
+        Reference,
+        Error,
+        "A runAfter entry names no pipeline task it can wait for",
+        "## What it does\nReports a `runAfter` entry of a pipeline task that names no task of the `tasks` section (with a did-you-mean hint), one that names a finally task, and `runAfter` on a finally task. Entries with `$(` are not judged.\n\n## Why\nThe Tekton webhook rejects the Pipeline: `validateGraph` (pkg/apis/pipeline/v1/pipeline_validation.go) builds the task graph of `tasks` only (pkg/reconciler/pipeline/dag/dag.go `Build`: `task a depends on b but b wasn't present in Pipeline`), and `validateFinalTasks` rejects `runAfter` under `finally`, whose tasks run after every task.\n\n## Example\n```yaml\ntasks:\n  - name: test\n    runAfter: [biuld]   # did you mean build?\n```"
+    ),
+    rule!(
+        "tekton/cycle",
+        Validation,
+        Error,
+        "The pipeline tasks depend on each other in a cycle",
+        "## What it does\nFinds cycles in the graph of the `tasks` section, whose edges are `runAfter` entries and the tasks named by `$(tasks.t.results.r...)` in params, `matrix`, `when` and an inline taskSpec's steps and sidecars. Each cycle is reported once, at its first task, with every dependency of the cycle as a related location.\n\n## Why\nThe Tekton webhook rejects the Pipeline: `cycle detected; task \"a\" depends on \"b\"` (pkg/apis/pipeline/v1/pipeline_validation.go `validateGraph`, pkg/reconciler/pipeline/dag/dag.go `findCyclesInDependencies`; the edges are `PipelineTask.Deps` in pipeline_types.go).\n\n## Example\n```yaml\ntasks:\n  - name: build\n    runAfter: [test]\n  - name: test\n    params:\n      - name: image\n        value: $(tasks.build.results.image)\n```"
+    ),
+    rule!(
+        "tekton/volume-mount",
+        Reference,
+        Warning,
+        "A volumeMount names no volume of the Task",
+        "## What it does\nWarns about a `volumeMounts[].name` of a step, sidecar or stepTemplate that names no volume in the Task's `volumes`, no workspace, no `tekton-internal-` volume and no volume of the TaskRun's `podTemplate` (or a PipelineRun's `taskRunTemplate`/`taskRunSpecs` pod templates) in the same document. Names with `$(` are not judged.\n\n## Why\nKubernetes rejects a pod whose container mounts a volume the pod lacks, so the TaskRun fails. The pod's volumes are Tekton's own, the Task's, the workspaces' and the pod template's (pkg/pod/pod.go `Build`). A warning, not an error: a pod template the files do not show (the TaskRun of another file, or the cluster's `default-pod-template` in config-defaults) may add the volume, as docs/podtemplates.md allows.\n\n## Example\n```yaml\nvolumes:\n  - name: cache\nsteps:\n  - name: build\n    volumeMounts:\n      - name: cahce   # did you mean cache?\n        mountPath: /cache\n```"
+    ),
+    rule!(
+        "tekton/duplicate-env",
+        Validation,
+        Warning,
+        "A step or sidecar sets one env variable twice",
+        "## What it does\nWarns about an env variable given twice in one container after the stepTemplate merge: twice in the stepTemplate (every step gets both), twice in a step of a Task without stepTemplate, or twice in a sidecar. A step's variable that replaces the stepTemplate's of the same name is not reported, nor a step's repeat when a stepTemplate exists (the merge folds it into the first).\n\n## Why\nKubernetes keeps the last value and warns that it hides the earlier one; the first is dead and usually a mistake. The merge is `MergeStepsWithStepTemplate` (pkg/apis/pipeline/v1/merge.go), a strategic merge patch in which `env` merges by name.\n\n## Example\n```yaml\nsteps:\n  - name: build\n    env:\n      - name: GOFLAGS\n        value: -mod=vendor\n      - name: GOFLAGS\n        value: -v\n```"
     ),
     rule!(
         "config/invalid",

@@ -219,6 +219,8 @@ spec:
             value: $(params.repo-url)
           - name: revision
             value: main
+  workspaces:
+    - name: ws
 ";
     let task = "\
 apiVersion: tekton.dev/v1
@@ -235,6 +237,8 @@ spec:
     - name: s
       image: busybox
       script: echo $(params.platform) $(params.browser) $(params.flavour) $(params.mode)
+  workspaces:
+    - name: src
 ";
     let seen = findings(&[("pipeline.yaml", pipeline), ("task.yaml", task)]);
     assert_eq!(

@@ -387,3 +387,49 @@ fn no_binding_warning_when_the_callee_is_unknown() {
     let seen = lint(&[("pipeline.yaml", &extra_arg_pipeline("EXTRA_ARG"))]);
     assert_eq!(at(&seen), Vec::<String>::new());
 }
+
+#[test]
+fn a_task_in_the_referring_file_is_nearest_of_all() {
+    // Upstream's examples: each file brings its own `build`, several files
+    // share a directory, and each file's runs mean the Task beside them.
+    let own = |param: &str| {
+        format!(
+            "{}---\n{}",
+            BUILD_TASK.replace("url", param),
+            extra_arg_pipeline("verbose").replace("name: url", &format!("name: {param}"))
+        )
+    };
+    let seen = lint(&[("a.yaml", &own("repo")), ("b.yaml", &own("revision"))]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+    // Without the pipeline's binding, each file's own Task is the one
+    // whose param is missing.
+    let bare = |param: &str| {
+        own(param).replace(
+            &format!("        - name: {param}\n          value: https://example.com/app.git\n"),
+            "",
+        )
+    };
+    let seen = lint(&[("a.yaml", &bare("repo")), ("b.yaml", &bare("revision"))]);
+    assert_eq!(seen.len(), 2, "{seen:#?}");
+    assert!(seen[0].message.contains("[repo]") && seen[1].message.contains("[revision]"));
+}
+
+#[test]
+fn equally_near_tasks_that_differ_only_in_workspaces_are_not_followed() {
+    let with_ws = BUILD_TASK.replace(
+        "  steps:\n",
+        "  workspaces:\n    - name: source\n  steps:\n",
+    );
+    let seen = lint(&[
+        ("a/build.yaml", BUILD_TASK),
+        ("b/build.yaml", &with_ws),
+        (
+            "pipeline.yaml",
+            &extra_arg_pipeline("verbose").replace(
+                "        - name: url\n          value: https://example.com/app.git\n",
+                "",
+            ),
+        ),
+    ]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}

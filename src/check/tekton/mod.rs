@@ -7,10 +7,14 @@
 //! decides which strings are scanned, in which scope and context.
 
 mod decls;
+mod graph;
 mod model;
 mod refs;
+mod runtime;
 mod triggers;
 mod values;
+mod volumes;
+mod workspaces;
 
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind, Severity};
@@ -500,5 +504,6 @@ fn check_doc(index: usize, docs: &Docs, sources: &Sources) -> Vec<Finding> {
             }
         }
     }
+    ctx.run_time(d, docs);
     ctx.out
 }

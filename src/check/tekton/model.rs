@@ -281,11 +281,14 @@ impl<'a> Docs<'a> {
             .copied()
             .filter(|&i| self.packages[i].is_none_or(|p| from.starts_with(p)))
             .collect();
+        // Nearest first: the referring file itself (applied together, its
+        // own Task is the one meant), then the directory sharing the most.
         let nearness = |i: usize| {
-            self.paths
-                .get(&self.list[i].file)
+            let path = self.paths.get(&self.list[i].file);
+            let dir_shared = path
                 .and_then(|p| p.parent())
-                .map_or(0, |d| common_components(d, dir))
+                .map_or(0, |d| common_components(d, dir));
+            (path == Some(&from), dir_shared)
         };
         let best = visible.iter().map(|&i| nearness(i)).max()?;
         let nearest: Vec<usize> = visible
@@ -398,17 +401,19 @@ fn common_components(a: &Path, b: &Path) -> usize {
 }
 
 /// A Task's or Pipeline's interface as callers see it: its params and
-/// results by name and declared type, sorted. Two equally near candidates
+/// results by name and declared type, its workspaces by name and whether
+/// optional, sorted. Two equally near candidates
 /// with the same interface give the same findings, so either may be used.
 fn interface(doc: &Node) -> Vec<(String, String, String)> {
     let spec = child(doc, "spec");
     let mut out = Vec::new();
-    for section in ["params", "results"] {
+    for section in ["params", "results", "workspaces"] {
         for entry in items(spec.and_then(|s| child(s, section))) {
             let name = text(entry, "name").unwrap_or("").to_string();
-            let ty = match child(entry, "type") {
-                Some(t) => t.as_scalar().map_or_else(String::new, |s| s.text.clone()),
-                None => child(entry, "default")
+            let ty = match (section, child(entry, "type")) {
+                ("workspaces", _) => text(entry, "optional").unwrap_or("false").to_string(),
+                (_, Some(t)) => t.as_scalar().map_or_else(String::new, |s| s.text.clone()),
+                (_, None) => child(entry, "default")
                     .map_or("string", |d| value_ty(d).name())
                     .to_string(),
             };
