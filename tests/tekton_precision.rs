@@ -433,3 +433,19 @@ fn equally_near_tasks_that_differ_only_in_workspaces_are_not_followed() {
     ]);
     assert_eq!(at(&seen), Vec::<String>::new());
 }
+
+#[test]
+fn a_task_ref_with_a_key_tekton_does_not_know_is_not_followed() {
+    // Konflux writes `version:` in taskRefs; its build makes them bundles.
+    let pipeline = extra_arg_pipeline("verbose")
+        .replace(
+            "        name: build\n",
+            "        name: build\n        version: \"0.2\"\n",
+        )
+        .replace(
+            "        - name: url\n          value: https://example.com/app.git\n",
+            "",
+        );
+    let seen = lint(&[("task.yaml", BUILD_TASK), ("pipeline.yaml", &pipeline)]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}

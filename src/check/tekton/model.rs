@@ -258,6 +258,16 @@ impl<'a> Docs<'a> {
 
     /// [`Docs::resolve`], as an index into `list`.
     pub fn resolve_index(&self, r: &Node, kind: &str, from: FileId) -> Option<usize> {
+        // A reference with a key Tekton does not know (Konflux pipelines
+        // write `taskRef: {name: x, version: "0.3"}`, which their build
+        // turns into a bundle reference) is rewritten before it reaches a
+        // cluster: which Task it runs is unknown.
+        const KNOWN: [&str; 6] = ["name", "kind", "apiVersion", "bundle", "resolver", "params"];
+        if let Value::Map(m) = &r.value
+            && m.iter().any(|it| !KNOWN.contains(&it.key.text.as_str()))
+        {
+            return None;
+        }
         if child(r, "bundle").is_some()
             || child(r, "apiVersion").is_some()
             || text(r, "kind").is_some_and(|k| k != kind)

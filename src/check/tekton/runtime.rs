@@ -14,8 +14,8 @@ use super::workspaces::{Caller, Names, PipelineWorkspaces, Propagated, WsDecls, 
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
 use crate::suggest::did_you_mean;
+use crate::yaml::Node;
 use crate::yaml::node::{child, item, text};
-use crate::yaml::{Node, Value};
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -185,11 +185,7 @@ impl Ctx<'_> {
         self.referenced(r, "Task", docs, cache)
     }
 
-    /// The spec of the Task or Pipeline that `r` names, when resolved. A
-    /// reference with a key Tekton does not know (Konflux pipelines write
-    /// `taskRef: {name: x, version: "0.3"}`, which their build turns into a
-    /// bundle reference) is rewritten before it reaches a cluster: which
-    /// Task it runs is unknown.
+    /// The spec of the Task or Pipeline that `r` names, when resolved.
     fn referenced<'d>(
         &self,
         r: &Node,
@@ -197,12 +193,6 @@ impl Ctx<'_> {
         docs: &'d Docs,
         cache: &mut DeclCache<'d>,
     ) -> Option<Callee<'d>> {
-        const KNOWN: [&str; 6] = ["name", "kind", "apiVersion", "bundle", "resolver", "params"];
-        if let Value::Map(m) = &r.value
-            && m.iter().any(|it| !KNOWN.contains(&it.key.text.as_str()))
-        {
-            return None;
-        }
         let doc = docs.resolve(r, kind, self.file)?;
         let name = child(doc.node, "metadata").and_then(|m| text(m, "name"));
         let spec = item(doc.node, "spec")?;
