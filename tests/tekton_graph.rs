@@ -365,10 +365,13 @@ spec:
     assert_eq!(
         at(&found),
         [
-            "task.yaml:12:19 error tekton/workspace-reference spec.steps[0].workingDir",
-            "task.yaml:15:14 error tekton/workspace-reference spec.steps[0].script",
+            // A named Task: the webhook takes the text, and an inline copy
+            // of the Task (as Pipelines-as-Code makes) gets the workspace
+            // its run binds; only step `workspaces` it rejects.
+            "task.yaml:12:19 warning tekton/workspace-reference spec.steps[0].workingDir",
+            "task.yaml:15:14 warning tekton/workspace-reference spec.steps[0].script",
             "task.yaml:18:17 error tekton/workspace-reference spec.steps[0].workspaces[0].name",
-            "task.yaml:24:18 error tekton/workspace-reference spec.steps[1].params[0].value",
+            "task.yaml:24:18 warning tekton/workspace-reference spec.steps[1].params[0].value",
             "task.yaml:29:18 warning tekton/workspace-reference spec.steps[2].env[0].value",
         ]
     );
@@ -379,7 +382,7 @@ spec:
             "$(workspaces.cahe.claim)",
             "undefined workspace \"sources\"",
             "$(workspaces.out.path)",
-            "$(workspaces.output.path) names workspace \"output\", which the Task does not declare: Tekton never substitutes it, the env variable holds the literal text",
+            "$(workspaces.output.path) names workspace \"output\", which the Task does not declare: Tekton substitutes it only in an inline copy",
         ],
     );
     assert_eq!(found[1].help.as_deref(), Some("did you mean \"cache\"?"));
@@ -999,4 +1002,69 @@ fn a_hostile_file_gets_a_few_hints_and_a_few_missing_workspaces_per_call_site() 
     assert_eq!(count("tekton/missing-workspace"), n * 10);
     let hinted = found.iter().filter(|f| f.help.is_some()).count();
     assert_eq!(hinted, 20);
+}
+
+#[test]
+fn pipelines_as_code_inlines_the_tasks_it_names_so_their_bindings_propagate() {
+    // konflux-ci/build-definitions' .tekton/pull-request.yaml: the Task
+    // uses $(workspaces.source.path) without declaring it, and PaC embeds
+    // it as an inline taskSpec that gets the pipeline task's binding.
+    let task = "\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: switchboard
+spec:
+  steps:
+    - name: evaluate
+      image: alpine
+      workingDir: $(workspaces.source.path)/source
+";
+    let run = |annotations: &str| {
+        format!(
+            "\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: pr
+{annotations}spec:
+  pipelineSpec:
+    workspaces:
+      - name: workspace
+    tasks:
+      - name: switchboard
+        taskRef:
+          name: switchboard
+        workspaces:
+          - name: source
+            workspace: workspace
+  workspaces:
+    - name: workspace
+      emptyDir: {{}}
+"
+        )
+    };
+    let pac = "  annotations:\n    pipelinesascode.tekton.dev/task: \"[.tekton/tasks/switchboard.yaml]\"\n";
+    let found = findings(&[
+        (".tekton/tasks/switchboard.yaml", task),
+        (".tekton/pr.yaml", &run(pac)),
+    ]);
+    assert_eq!(
+        at(&found),
+        [
+            ".tekton/tasks/switchboard.yaml:9:19 warning tekton/workspace-reference spec.steps[0].workingDir"
+        ]
+    );
+    // Without PaC the binding names a workspace the Task lacks.
+    let found = findings(&[
+        (".tekton/tasks/switchboard.yaml", task),
+        (".tekton/pr.yaml", &run("")),
+    ]);
+    assert_eq!(
+        at(&found),
+        [
+            ".tekton/pr.yaml:14:19 error tekton/workspace-reference spec.pipelineSpec.tasks[0].workspaces[0].name",
+            ".tekton/tasks/switchboard.yaml:9:19 warning tekton/workspace-reference spec.steps[0].workingDir",
+        ]
+    );
 }

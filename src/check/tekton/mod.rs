@@ -46,6 +46,10 @@ struct Ctx<'s> {
     passed: Option<Passed>,
     /// Where the expressions of the last scalar placed are.
     expr_offsets: Option<ExprOffsets>,
+    /// The document is a Pipelines-as-Code PipelineRun that names tasks to
+    /// inline (`pipelinesascode.tekton.dev/task*` annotations): PaC embeds
+    /// the Tasks its taskRefs name as inline specs before Tekton sees it.
+    pac_inlines: bool,
 }
 
 impl<'s> Ctx<'s> {
@@ -60,6 +64,7 @@ impl<'s> Ctx<'s> {
             results: None,
             passed: None,
             expr_offsets: None,
+            pac_inlines: false,
         }
     }
 

@@ -9,7 +9,7 @@
 //! finding that needs it.
 
 use super::Ctx;
-use super::model::{Doc, Docs, items};
+use super::model::{Doc, Docs, items, map_keys};
 use super::workspaces::{Caller, Names, PipelineWorkspaces, Propagated, WsDecls, decl_site};
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
@@ -98,6 +98,14 @@ impl Ctx<'_> {
         };
         let spec = &spec_it.value;
         let none = Names::default();
+        self.pac_inlines = d.kind == "PipelineRun"
+            && child(d.node, "metadata")
+                .and_then(|m| child(m, "annotations"))
+                .is_some_and(|a| {
+                    map_keys(a)
+                        .iter()
+                        .any(|k| k.starts_with("pipelinesascode.tekton.dev/task"))
+                });
         match d.kind {
             "Task" => self.task_run_time(spec, "spec", spec_it.key_span, &Propagated::None, &none),
             "Pipeline" => self.pipeline_run_time(spec, "spec", spec_it.key_span, docs, None, &none),
@@ -159,7 +167,9 @@ impl Ctx<'_> {
                     let prop = Propagated::Task { own: &own, run };
                     let p = format!("{tpath}.taskSpec");
                     self.task_run_time(c.spec, &p, c.site, &prop, pod_volumes);
-                } else {
+                } else if !self.pac_inlines {
+                    // Inlined by Pipelines-as-Code, the Task gets every
+                    // workspace its pipeline task binds (TEP-0111).
                     let tw = child(t, "workspaces");
                     self.unknown_bindings(c, tw, &format!("{tpath}.workspaces"), &hints);
                 }

@@ -285,9 +285,20 @@ impl Ctx<'_> {
                 };
                 let span = self.expr_span(n, off);
                 let help = hints.suggest(w, declared.list());
-                let mut msg = format!(
-                    "$({body}) names workspace \"{w}\", which the Task does not declare: Tekton never substitutes it"
-                );
+                // A named Task's own spec: the webhook accepts the text,
+                // and an inline copy of the Task (Pipelines-as-Code makes
+                // one of each Task it fetches) gets the workspace its
+                // pipeline task binds. A warning.
+                let named = path == "spec";
+                let mut msg = if named {
+                    format!(
+                        "$({body}) names workspace \"{w}\", which the Task does not declare: Tekton substitutes it only in an inline copy of this Task whose run binds \"{w}\""
+                    )
+                } else {
+                    format!(
+                        "$({body}) names workspace \"{w}\", which the Task does not declare: Tekton never substitutes it"
+                    )
+                };
                 // An env variable that holds the literal text harms only a
                 // program that reads it (the catalog's git-cli exports one
                 // its script never reads): a warning.
@@ -299,7 +310,7 @@ impl Ctx<'_> {
                     .with_path(p.clone())
                     .with_related(related.0, related.1.clone());
                 f.help = help;
-                if env {
+                if env || named {
                     f = f.with_severity(Severity::Warning);
                 }
                 self.out.push(f);
