@@ -61,8 +61,9 @@ fn result_dep(body: &str) -> Option<&str> {
         return None;
     }
     let parts: Vec<&str> = body.split('.').collect();
-    (matches!(parts.len(), 4 | 5) && parts[0] == "tasks" && parts[2] == "results")
-        .then_some(parts[1])
+    // `then`, not `then_some`: the index must only be read once the length
+    // is known (the fuzzer found `$(x)` panicking here).
+    (matches!(parts.len(), 4 | 5) && parts[0] == "tasks" && parts[2] == "results").then(|| parts[1])
 }
 
 /// The strings of a binding value: a scalar, the items of a sequence, the
@@ -406,6 +407,16 @@ fn cycles(edges: &[Vec<Edge>]) -> Vec<Vec<(usize, usize)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_dependencies_of_short_or_odd_bodies_are_none() {
+        // Found by the fuzzer: a body with fewer than two dots.
+        for body in ["x", "", "tasks", "tasks.a", "[*]", "tasks.a.results"] {
+            assert_eq!(result_dep(body), None, "{body}");
+        }
+        assert_eq!(result_dep("tasks.build.results.digest"), Some("build"));
+        assert_eq!(result_dep("tasks.build.results.files[*]"), Some("build"));
+    }
 
     fn graph(adj: &[&[usize]]) -> Vec<Vec<Edge>> {
         adj.iter()
