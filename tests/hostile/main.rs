@@ -332,3 +332,51 @@ fn a_failing_check_is_an_internal_finding_and_the_run_goes_on() {
     );
     assert_healthy_linted(&found);
 }
+
+#[cfg(unix)]
+#[test]
+fn code_behind_a_symlink_out_of_the_package_never_runs() {
+    let dir = TempDir::new("hostile-symlink");
+    healthy_package(&dir);
+    // Outside code that would fail the validation if it ran.
+    dir.write("outside/helpers.star", "def ok():\n  return False\nend\n");
+    dir.write(
+        "outside/lib/helpers.star",
+        "def ok():\n  return False\nend\n",
+    );
+    dir.write(
+        "pkg/schema.yml",
+        "#@ load(\"helpers.star\", \"ok\")\n#@data/values-schema\n---\n#@schema/validation (\"ok\", lambda v: ok())\nx: 1\n",
+    );
+    dir.write(
+        "pkg2/schema.yml",
+        "#@ load(\"linked/helpers.star\", \"ok\")\n#@data/values-schema\n---\n#@schema/validation (\"ok\", lambda v: ok())\nx: 1\n",
+    );
+    let link = |target: &str, at: &str| {
+        std::os::unix::fs::symlink(dir.path().join(target), dir.path().join(at))
+            .expect("a symlink");
+    };
+    link("outside/helpers.star", "pkg/helpers.star");
+    link("outside/lib", "pkg2/linked");
+    let run = run_capped(
+        &dir,
+        &["lint", "pkg", "pkg2", "healthy", "--format", "json"],
+        &[],
+    );
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    for file in ["pkg/schema.yml", "pkg2/schema.yml"] {
+        let f = findings
+            .iter()
+            .find(|f| f["file"] == file)
+            .unwrap_or_else(|| panic!("no finding for {file}: {findings:?}"));
+        assert!(
+            f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("cannot load")),
+            "{f}"
+        );
+        assert_ne!(f["rule"], "ytt/validation", "the outside code ran: {f}");
+    }
+    assert_healthy_linted(&run.found());
+}

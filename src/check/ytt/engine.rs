@@ -445,9 +445,19 @@ impl Engine {
         if path.starts_with("@ytt:") || path.starts_with("@confvet:") {
             return Ok(path.to_string());
         }
+        // Inside the package by its path, and by where symbolic links on
+        // the way lead: a link to code outside the package is refused as
+        // `load("../..")` is (ytt refuses both).
+        let canonical_root = self.root.canonicalize().ok();
         let inside = |p: &Path| -> Option<PathBuf> {
             let normalized = crate::source::normalize_path(p);
-            normalized.starts_with(&self.root).then_some(normalized)
+            if !normalized.starts_with(&self.root) {
+                return None;
+            }
+            match (p.canonicalize(), &canonical_root) {
+                (Ok(real), Some(root)) if !real.starts_with(root) => None,
+                _ => Some(normalized),
+            }
         };
         let found =
             if let Some((library, rest)) = path.strip_prefix('@').and_then(|p| p.split_once(':')) {
@@ -509,8 +519,10 @@ impl Engine {
             return Err(format!("cannot load {path}: not a module confvet provides"));
         } else {
             let file = PathBuf::from(key);
-            let text = std::fs::read_to_string(&file)
-                .map_err(|_| format!("cannot load {path}: file not found in the package"))?;
+            let bytes = crate::source::read_limited(&file)
+                .map_err(|e| format!("cannot load {path}: {e}"))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| format!("cannot load {path}: the file is not UTF-8 text"))?;
             let lines = if path.ends_with(".star") {
                 star_code_lines(&text)
             } else {
