@@ -17,7 +17,27 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The stack of each worker thread.
+const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
+
 fn main() -> ExitCode {
+    // The whole run on a thread with the workers' stack: a unit may be
+    // checked on the calling thread too.
+    let run = std::thread::Builder::new()
+        .name("confvet".into())
+        .stack_size(WORKER_STACK_BYTES)
+        .spawn(run_main);
+    match run.map(|thread| thread.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(err) => {
+            eprintln!("confvet: cannot start: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_main() -> ExitCode {
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
         Err(err) => {
@@ -141,11 +161,15 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
             return 2;
         }
     };
+    // Workers get a large stack: Starlark's parser and evaluator recurse
+    // once per level of an expression, and code nested as deep as the
+    // translation lets through must not overflow (the stack is reserved,
+    // not used, until it is needed).
+    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK_BYTES);
     if let Some(threads) = args.threads {
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build_global();
+        pool = pool.num_threads(threads.max(1));
     }
+    let _ = pool.build_global();
     let baseline = match args.baseline.as_deref() {
         Some(path) => match Baseline::open(path, args.update_baseline) {
             Ok(baseline) => Some(baseline),

@@ -380,3 +380,57 @@ fn code_behind_a_symlink_out_of_the_package_never_runs() {
     }
     assert_healthy_linted(&run.found());
 }
+
+#[test]
+fn deeply_nested_starlark_is_evaluated_or_refused_never_a_stack_overflow() {
+    let dir = TempDir::new("hostile-nesting");
+    healthy_package(&dir);
+    let schema = |rule: &str| {
+        format!(
+            "#@data/values-schema\n---\n#@schema/validation (\"deep\", lambda v: {rule})\nx: 1\n"
+        )
+    };
+    // Deep, but within the limits: evaluated (the rule is false).
+    let brackets = |n: usize| format!("len({}{}) == 2", "[".repeat(n), "]".repeat(n));
+    dir.write("bad/within/schema.yml", schema(&brackets(900)));
+    let chain = vec!["v"; 900].join(" + ");
+    dir.write("bad/chain/schema.yml", schema(&format!("{chain} == 0")));
+    // Past the limits: refused with a finding at the annotation.
+    dir.write("bad/past/schema.yml", schema(&brackets(100_000)));
+    dir.write(
+        "bad/code/schema.yml",
+        format!(
+            "#@ x = {}\n#@data/values-schema\n---\nx: 1\n",
+            vec!["1"; 100_000].join("+")
+        ),
+    );
+    let run = run_capped(
+        &dir,
+        &[
+            "lint",
+            "bad/within",
+            "bad/chain",
+            "bad/past",
+            "bad/code",
+            "healthy",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    let message = |file: &str| {
+        findings
+            .iter()
+            .find(|f| f["file"] == file)
+            .and_then(|f| f["message"].as_str())
+            .unwrap_or_else(|| panic!("no finding for {file}: {findings:?}"))
+            .to_string()
+    };
+    assert!(message("bad/within/schema.yml").contains("x must be deep"));
+    assert!(message("bad/chain/schema.yml").contains("x must be deep"));
+    assert!(message("bad/past/schema.yml").contains("nested deeper than"));
+    assert!(message("bad/code/schema.yml").contains("more than 1000 operators"));
+    assert_healthy_linted(&run.found());
+}

@@ -544,6 +544,13 @@ impl Engine {
         if args.trim().is_empty() {
             return Ok(CallArgs::default());
         }
+        if let Some((_, message)) = super::translate::nesting_error(args) {
+            return Err(StarError {
+                message,
+                offset: None,
+                is_syntax: true,
+            });
+        }
         let prefix = "def confvet_capture_(*args, **kwargs):\n    return (args, kwargs)\nconfvet_args_ = confvet_capture_(";
         let program = format!("{prefix}{}\n)\n", super::translate::rename_assert(args));
         let ast = AstModule::parse("annotation", program, &dialect()).map_err(|e| StarError {

@@ -144,6 +144,13 @@ pub fn eval_annotation_args(args: &str) -> Result<CallArgs, StarError> {
     if args.trim().is_empty() {
         return Ok(CallArgs::default());
     }
+    if let Some((_, message)) = super::translate::nesting_error(args) {
+        return Err(StarError {
+            message,
+            offset: None,
+            is_syntax: true,
+        });
+    }
     let program = format!("{CAPTURE_PREFIX}{args}\n)\n");
     let ast = AstModule::parse("annotation", program, &Dialect::Extended).map_err(|e| {
         let offset = e
