@@ -434,3 +434,38 @@ fn deeply_nested_starlark_is_evaluated_or_refused_never_a_stack_overflow() {
     assert!(message("bad/code/schema.yml").contains("more than 1000 operators"));
     assert_healthy_linted(&run.found());
 }
+
+#[test]
+fn starlark_memory_that_grows_statement_by_statement_stops_at_the_heap_limit() {
+    let dir = TempDir::new("hostile-heap");
+    healthy_package(&dir);
+    // Doubling a string 40 times would take a terabyte.
+    dir.write(
+        "bad/loop/schema.yml",
+        "#@ s = \"x\"\n#@ for i in range(40):\n#@   s = s + s\n#@ end\n#@data/values-schema\n---\nx: 1\n",
+    );
+    dir.write(
+        "bad/rule/schema.yml",
+        "#@ def grow():\n#@   s = \"x\"\n#@   for i in range(40):\n#@     s = s + s\n#@   end\n#@   return len(s)\n#@ end\n#@data/values-schema\n---\n#@schema/validation (\"grows\", lambda v: grow() > 0)\nx: 1\n",
+    );
+    let run = run_capped(
+        &dir,
+        &[
+            "lint", "bad/loop", "bad/rule", "healthy", "--format", "json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    for file in ["bad/loop/schema.yml", "bad/rule/schema.yml"] {
+        assert!(
+            findings.iter().any(|f| f["file"] == file
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("heap passed"))),
+            "{file}: {findings:?}"
+        );
+    }
+    assert_healthy_linted(&run.found());
+}

@@ -341,7 +341,11 @@ fn dialect() -> Dialect {
     }
 }
 
-/// Stops evaluation after a number of statements.
+/// The most heap one evaluation may hold, checked between statements.
+const HEAP_LIMIT_BYTES: usize = 64 * 1024 * 1024;
+
+/// Stops evaluation after a number of statements, or once its heap has
+/// grown past [`HEAP_LIMIT_BYTES`].
 struct Budget {
     left: usize,
 }
@@ -351,7 +355,7 @@ impl<'e> BeforeStmtFuncDyn<'e> for Budget {
         &mut self,
         _span: starlark::codemap::FileSpanRef,
         _continued: bool,
-        _eval: &mut Evaluator<'v, '_, 'e>,
+        eval: &mut Evaluator<'v, '_, 'e>,
     ) -> starlark::Result<()> {
         if self.left == 0 {
             return Err(starlark::Error::new_other(anyhow::anyhow!(
@@ -359,6 +363,14 @@ impl<'e> BeforeStmtFuncDyn<'e> for Budget {
             )));
         }
         self.left -= 1;
+        // Memory that grows statement by statement (a loop appending to a
+        // list, a string doubled in a loop) stops at the heap limit.
+        if eval.heap().allocated_bytes() > HEAP_LIMIT_BYTES {
+            return Err(starlark::Error::new_other(anyhow::anyhow!(
+                "evaluation stopped: its heap passed {} MiB",
+                HEAP_LIMIT_BYTES / 1024 / 1024
+            )));
+        }
         Ok(())
     }
 }
