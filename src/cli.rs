@@ -19,6 +19,8 @@ pub enum Command {
     Lint(LintArgs),
     /// Print the final data values of the ytt package in DIR (like `ytt --data-values-inspect`)
     Values(ValuesArgs),
+    /// Render a ytt package as `ytt -f PATH...` does and print the output
+    Render(RenderArgs),
     /// List every rule id with a one-line summary
     Rules,
     /// Print the documentation of one rule
@@ -90,6 +92,23 @@ pub struct ValuesArgs {
     /// Output format of the data values
     #[arg(long, value_enum, default_value_t = ValuesFormat::Yaml)]
     pub format: ValuesFormat,
+
+    #[command(flatten)]
+    pub ytt: YttFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Files and directories of the package, in ytt's order
+    pub paths: Vec<PathBuf>,
+
+    /// Files and directories of the package (ytt's -f)
+    #[arg(short = 'f', long = "file", value_name = "PATH")]
+    pub files: Vec<PathBuf>,
+
+    /// Allow an overriding map key without `@yaml/map-key-override`
+    #[arg(long = "implicit-map-key-overrides")]
+    pub implicit_map_key_overrides: bool,
 
     #[command(flatten)]
     pub ytt: YttFlags,

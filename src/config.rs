@@ -749,6 +749,7 @@ pub fn check_ytt_package(
     PackageOutcome {
         findings: merge_scenarios(&names, runs, sources),
         values: None,
+        rendered: None,
     }
 }
 

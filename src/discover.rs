@@ -375,11 +375,27 @@ fn scan(text: &str) -> Scan {
     }
 }
 
+/// Read and parse a file given to `confvet render` as part of a ytt package:
+/// every YAML file is a ytt file there, annotated or not (as `ytt -f`).
+pub fn read_ytt_file(path: &Path, sources: &Sources, cwd: &Path) -> Option<DiscoveredFile> {
+    read_file(path, sources, cwd, &ParseOptions::default(), true)
+}
+
 fn read_and_parse(
     path: &Path,
     sources: &Sources,
     cwd: &Path,
     parse: &ParseOptions,
+) -> Option<DiscoveredFile> {
+    read_file(path, sources, cwd, parse, false)
+}
+
+fn read_file(
+    path: &Path,
+    sources: &Sources,
+    cwd: &Path,
+    parse: &ParseOptions,
+    force_ytt: bool,
 ) -> Option<DiscoveredFile> {
     let name = display_name(path, cwd);
     let too_large = std::fs::metadata(path)
@@ -438,6 +454,7 @@ fn read_and_parse(
         has_schema,
         has_values,
     } = scan(&text);
+    let system = if force_ytt { Some(System::Ytt) } else { system };
     // A file named on the command line is classified as the walk would
     // classify it: a Helm template or any other YAML that no system reads is
     // skipped, not reported.

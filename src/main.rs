@@ -5,7 +5,8 @@ use clap::{CommandFactory, FromArgMatches};
 use confvet::baseline::Baseline;
 use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
 use confvet::cli::{
-    self, Cli, ColorChoice, Command, FailOn, LintArgs, ValuesArgs, ValuesFormat, YttFlags,
+    self, Cli, ColorChoice, Command, FailOn, LintArgs, RenderArgs, ValuesArgs, ValuesFormat,
+    YttFlags,
 };
 use confvet::config::{Config, ConfigSource};
 use confvet::finding::Severity;
@@ -59,6 +60,7 @@ fn run_main() -> ExitCode {
             run_lint(args, sub, &cwd)
         }
         Command::Values(args) => run_values(args, &cwd),
+        Command::Render(args) => run_render(args, &cwd),
         Command::Rules => {
             for rule in confvet::rules::RULES {
                 println!(
@@ -106,6 +108,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         disable_validation: flags.disable_validation,
         strict: flags.strict,
         ignore_unknown_comments: flags.ignore_unknown_comments,
+        implicit_map_key_overrides: false,
         skip_templates: false,
     }
 }
@@ -337,6 +340,82 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
             text
         }
     };
+    match std::io::stdout().write_all(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(_) => 2,
+    }
+}
+
+/// `confvet render`: the package's output as `ytt -f PATH...` prints it, or
+/// the findings that stop ytt (exit 1).
+fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
+    let paths: Vec<PathBuf> = args.paths.iter().chain(&args.files).cloned().collect();
+    if paths.is_empty() {
+        eprintln!("confvet: render needs at least one file or directory");
+        return 2;
+    }
+    let sources = Sources::new();
+    let mut files = Vec::new();
+    for path in &paths {
+        let path = cwd.join(path);
+        if !path.exists() {
+            eprintln!("confvet: {}: no such file or directory", path.display());
+            return 2;
+        }
+        for file in confvet::check::ytt::package_files(&path) {
+            if let Some(found) = confvet::discover::read_ytt_file(&file, &sources, cwd) {
+                files.push(found);
+            }
+        }
+    }
+    let root = paths
+        .first()
+        .map(|p| cwd.join(p))
+        .map(|p| {
+            if p.is_dir() {
+                p
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or(p)
+            }
+        })
+        .unwrap_or_else(|| cwd.to_path_buf());
+    let root = confvet::source::normalize_path(&root);
+    let mut settings = ytt_settings(&args.ytt, cwd);
+    settings.implicit_map_key_overrides = args.implicit_map_key_overrides;
+    let refs: Vec<&confvet::discover::DiscoveredFile> = files.iter().collect();
+    let outcome = confvet::check::ytt::check_package(&root, &refs, &sources, &settings);
+    let stops = |f: &confvet::finding::Finding| {
+        f.severity == Severity::Error
+            || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
+    };
+    if outcome.findings.iter().any(stops) || outcome.rendered.is_none() && outcome.values.is_none()
+    {
+        let findings: Vec<_> = outcome
+            .findings
+            .iter()
+            .filter(|f| stops(f))
+            .map(|f| f.clone().with_severity(Severity::Error))
+            .collect();
+        let report = Report {
+            findings: &findings,
+            sources: &sources,
+            units: &[],
+            summary: Default::default(),
+        };
+        let _ = Format::Text
+            .emitter(use_color(ColorChoice::Auto))
+            .emit(&mut std::io::stderr(), &report);
+        return 1;
+    }
+    let docs: Vec<Option<&confvet::yaml::Node>> = outcome
+        .rendered
+        .iter()
+        .flatten()
+        .flat_map(|(_, docs)| docs.iter())
+        .map(|d| Some(&d.value))
+        .collect();
+    let text = confvet::yaml::emit::document_set_to_yaml(&docs);
     match std::io::stdout().write_all(text.as_bytes()) {
         Ok(()) => 0,
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,

@@ -79,7 +79,14 @@ pub static RULES: &[Rule] = &[
         Validation,
         Error,
         "A template's assert.fail() or fail() stops rendering",
-        "## What it does\nEvaluates each `key: #@ expr` of a template whose own code is only `load()` statements, with the final data values, as ytt renders it, and reports an explicit failure (`assert.fail(\"...\")`, `fail(\"...\")`) at its line. `@assert/validate` rules on such a template's output nodes run on the rendered values (`ytt/validation`). Templates with `if`, `for`, `def` or overlays are not rendered.\n\n## Why\nytt stops with the failure's message when the package is rendered; a required value left empty is the usual cause.\n\n## Example\n```yaml\nstorageClassName: #@ data.values.storage_class or assert.fail(\"storage_class must be set\")\n```"
+        "## What it does\nRenders every template of the package with the final data values, as `ytt -f` does, and reports an explicit failure (`assert.fail(\"...\")`, `fail(\"...\")`) at the line that failed. With the values as shipped it is a warning (a package may leave a required value to its consumer); with values given by flags or a config scenario it is an error. `@assert/validate` rules on output nodes run on the rendered values (`ytt/validation`).\n\n## Why\nytt stops with the failure's message when the package is rendered; a required value left empty is the usual cause.\n\n## Example\n```yaml\nstorageClassName: #@ data.values.storage_class or assert.fail(\"storage_class must be set\")\n```"
+    ),
+    rule!(
+        "ytt/template-error",
+        Validation,
+        Error,
+        "A template cannot be rendered: ytt stops with an error",
+        "## What it does\nRenders every template of the package as `ytt -f` does and reports the first error of each template file (a Starlark error, a value that cannot be converted to YAML, a map key given twice, a plain `#` comment without `--ignore-unknown-comments`) at the line that failed. Other templates are still rendered. With the values as shipped it is a warning; with values given by flags or a config scenario it is an error.\n\n## Why\n`ytt -f` fails on the package with this error.\n\n## Example\n```yaml\nreplicas: #@ data.values.replicas + \"1\"\n```"
     ),
     rule!(
         "ytt/schema",

@@ -37,7 +37,13 @@ pub struct LintResult {
     pub errors: Vec<String>,
     /// Final data values per ytt package root, when they could be computed.
     pub values: Vec<(PathBuf, Option<Node>)>,
+    /// Each ytt package's rendered templates (file, output documents), when
+    /// rendering got that far.
+    pub rendered: Vec<(PathBuf, Option<RenderedFiles>)>,
 }
+
+/// The output documents of each template file of a package.
+pub type RenderedFiles = Vec<(FileId, Vec<crate::yaml::Document>)>;
 
 /// Lint `request.paths`; `cwd` names files in the output.
 pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult {
@@ -71,7 +77,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(progress) = &request.progress {
         progress.checking(units.len());
     }
-    let outcomes: Vec<(Vec<Finding>, Option<Node>)> = units
+    let outcomes: Vec<(Vec<Finding>, Option<Node>, Option<RenderedFiles>)> = units
         .par_iter()
         .map(|unit| {
             let members: Vec<&discover::DiscoveredFile> =
@@ -94,10 +100,14 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                             sources,
                             &request.ytt,
                         );
-                        (outcome.findings, outcome.values)
+                        (outcome.findings, outcome.values, outcome.rendered)
                     }
-                    System::Kubevirt => (kubevirt::check_unit(&members, sources), None),
-                    System::Tekton => (tekton::check_unit(&members, &unit.root, sources), None),
+                    System::Kubevirt => (kubevirt::check_unit(&members, sources), None, None),
+                    System::Tekton => (
+                        tekton::check_unit(&members, &unit.root, sources),
+                        None,
+                        None,
+                    ),
                 }
             }));
             let outcome = checked.unwrap_or_else(|panic| {
@@ -115,7 +125,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                         crate::finding::panic_message(&panic)
                     ),
                 );
-                (vec![finding], None)
+                (vec![finding], None, None)
             });
             if let Some(progress) = &request.progress {
                 progress.checked();
@@ -132,7 +142,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
         })
     };
-    for (unit, (findings, values)) in units.iter().zip(outcomes) {
+    for (unit, (findings, values, rendered)) in units.iter().zip(outcomes) {
         result.units.push(CheckedUnit {
             name: display_name(&unit.root, cwd),
             system: unit.system.name(),
@@ -144,6 +154,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         });
         if unit.system == System::Ytt {
             result.values.push((unit.root.clone(), values));
+            result.rendered.push((unit.root.clone(), rendered));
             result.findings.extend(findings);
         } else {
             result

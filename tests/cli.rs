@@ -729,15 +729,30 @@ fn a_template_failure_warns_as_shipped_and_fails_with_consumer_values() {
         .iter()
         .map(|f| format!("{} {} {}", f["rule"], f["severity"], f["line"]))
         .collect();
-    // The rendered replicas (0) breaks the template's @assert/validate too.
-    assert_eq!(
-        seen,
-        [
-            "\"ytt/template-fail\" \"error\" 5",
-            "\"ytt/validation\" \"error\" 7"
-        ],
-        "{report:#}"
-    );
+    // As in ytt, the template's first failure stops it: its output is not
+    // validated.
+    assert_eq!(seen, ["\"ytt/template-fail\" \"error\" 5"], "{report:#}");
     let good = run_in(dir.path(), &["lint", "pkg", "-v", "storage_class=ssd"]);
     assert_eq!(good.code, 0, "{}", good.stdout);
+    // Rendered, the replicas (0) breaks the template's @assert/validate.
+    let rendered = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "pkg",
+            "-v",
+            "storage_class=ssd",
+            "--data-value-yaml",
+            "replicas=0",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(rendered.code, 1, "{}", rendered.stdout);
+    let report = rendered.json();
+    let seen: Vec<String> = findings(&report)
+        .iter()
+        .map(|f| format!("{} {} {}", f["rule"], f["severity"], f["line"]))
+        .collect();
+    assert_eq!(seen, ["\"ytt/validation\" \"error\" 7"], "{report:#}");
 }

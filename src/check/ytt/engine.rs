@@ -5,7 +5,9 @@
 //! arguments in their file's scope and calls rule functions with a
 //! statement budget, so an endless loop becomes a finding, not a hang.
 
+use super::starlark::ytt_struct::YttStruct;
 use super::starlark::{CallArgs, StarError, StarValue, to_star_value_owned};
+use super::template::runtime::{SessionGuard, SharedSession};
 use super::translate::{Translated, star_code_lines, translate, yaml_code_lines};
 use starlark::environment::{FrozenModule, Globals, GlobalsBuilder, LibraryExtension, Module};
 use starlark::eval::{BeforeStmtFuncDyn, Evaluator, FileLoader};
@@ -135,43 +137,22 @@ builtin_struct = struct
 // `struct` is rebound at the top of this module, so the builtin comes
 // from another module.
 const STRUCT_MODULE: &str = r#"
-load("@confvet:builtins", _builtin_struct="builtin_struct")
-
-def _make(**kwargs):
-    return _builtin_struct(**kwargs)
+def _bind(f, receiver):
+    return lambda *args, **kwargs: f(receiver, *args, **kwargs)
 
 def _make_and_bind(receiver, **kwargs):
-    return _builtin_struct(**kwargs)
+    return ytt_struct_make(**{k: _bind(v, receiver) for k, v in kwargs.items()})
 
-struct = _builtin_struct(make=_make, make_and_bind=_make_and_bind)
+struct = ytt_struct_make(make=ytt_struct_make, make_and_bind=_make_and_bind, encode=ytt_struct_encode, decode=ytt_struct_decode)
+"#;
+
+const TEMPLATE_MODULE: &str = r#"
+template = ytt_struct_make(replace=ytt_template_replace)
 "#;
 
 const REGEXP_MODULE: &str = r#"
 regexp = struct(match=ytt_regexp_match, replace=ytt_regexp_replace)
 "#;
-
-const DATA_MODULE: &str = r#"
-data = struct(values=struct())
-"#;
-
-/// `@ytt:data` for templates: the values decoded from JSON, every map a
-/// struct (keys that are not identifiers stay reachable with getattr).
-fn data_module_with(json: &str) -> String {
-    let literal = serde_json::Value::String(json.to_string()).to_string();
-    format!(
-        r#"load("@ytt:json", "json")
-
-def _as_struct(value):
-    if type(value) == "dict":
-        return struct(**{{k: _as_struct(v) for k, v in value.items()}})
-    if type(value) == "list":
-        return [_as_struct(v) for v in value]
-    return value
-
-data = struct(values=_as_struct(json.decode({literal})))
-"#
-    )
-}
 
 const OVERLAY_MODULE: &str = r#"
 def _matcher(*args, **kwargs):
@@ -246,9 +227,52 @@ fn ytt_natives(builder: &mut GlobalsBuilder) {
         Ok(heap.alloc(starlark::values::tuple::AllocTuple([pair.0, pair.1])))
     }
 
-    /// `json.encode(value)`.
+    /// `json.encode(value)`: structs and fragments as maps, as ytt encodes.
     fn ytt_json_encode<'v>(value: Value<'v>) -> anyhow::Result<String> {
-        value.to_json()
+        let node = super::starlark::convert::value_to_node(value, no_span())
+            .map_err(|e| anyhow::anyhow!(e))?;
+        Ok(crate::yaml::emit::to_json(&node).to_string())
+    }
+
+    /// `struct.make(**fields)`.
+    fn ytt_struct_make<'v>(
+        #[starlark(kwargs)] fields: starlark::values::dict::DictRef<'v>,
+    ) -> anyhow::Result<YttStruct<'v>> {
+        Ok(YttStruct::new(
+            fields
+                .iter()
+                .map(|(k, v)| (k.unpack_str().unwrap_or_default().to_string(), v))
+                .collect(),
+        ))
+    }
+
+    /// `struct.encode(value)`: structs become dicts, all the way down.
+    fn ytt_struct_encode<'v>(value: Value<'v>, heap: Heap<'v>) -> anyhow::Result<Value<'v>> {
+        let node = super::starlark::convert::value_to_node(value, no_span())
+            .map_err(|e| anyhow::anyhow!(e))?;
+        Ok(super::starlark::convert::node_to_plain_value(&node, heap))
+    }
+
+    /// `struct.decode(value)`: dicts become structs, all the way down.
+    fn ytt_struct_decode<'v>(value: Value<'v>, heap: Heap<'v>) -> anyhow::Result<Value<'v>> {
+        let node = super::starlark::convert::value_to_node(value, no_span())
+            .map_err(|e| anyhow::anyhow!(e))?;
+        Ok(super::starlark::convert::node_to_struct_value(&node, heap))
+    }
+
+    /// `data.read(path)`: a file of the package, as text.
+    fn ytt_data_read(path: &str) -> anyhow::Result<String> {
+        super::template::runtime::read_package_file(path).map_err(|e| anyhow::anyhow!(e))
+    }
+
+    /// `data.list(path="")`: the package's files.
+    fn ytt_data_list<'v>(
+        #[starlark(require = pos, default = "")] path: &str,
+        heap: Heap<'v>,
+    ) -> anyhow::Result<Value<'v>> {
+        let files =
+            super::template::runtime::list_package_files(path).map_err(|e| anyhow::anyhow!(e))?;
+        Ok(heap.alloc(files))
     }
 
     /// `json.decode(text)`.
@@ -259,8 +283,8 @@ fn ytt_natives(builder: &mut GlobalsBuilder) {
 
     /// `yaml.encode(value)`, in ytt's output style.
     fn ytt_yaml_encode<'v>(value: Value<'v>) -> anyhow::Result<String> {
-        let json = value.to_json_value()?;
-        let node = json_to_node(&json);
+        let node = super::starlark::convert::value_to_node(value, no_span())
+            .map_err(|e| anyhow::anyhow!(e))?;
         Ok(crate::yaml::emit::to_yaml(&node))
     }
 
@@ -334,6 +358,11 @@ fn ytt_natives(builder: &mut GlobalsBuilder) {
     }
 }
 
+/// Values converted by the modules have no place in a file.
+fn no_span() -> crate::source::Span {
+    crate::source::Span::new(crate::source::FileId(0), 0, 0)
+}
+
 fn dialect() -> Dialect {
     Dialect {
         enable_top_level_stmt: true,
@@ -385,7 +414,17 @@ pub struct Engine {
     loading: RefCell<Vec<String>>,
     /// The final data values as JSON, for templates' `data.values`; None
     /// where ytt gives an empty struct (schema and data-values files).
-    data_values: Option<String>,
+    data_values: Option<crate::yaml::Node>,
+    /// The template nodes and contexts of this package's renders.
+    session: SharedSession,
+    known_files: HashMap<
+        PathBuf,
+        (
+            crate::source::FileId,
+            std::sync::Arc<crate::source::SourceFile>,
+        ),
+    >,
+    fallback_file: crate::source::FileId,
 }
 
 /// A compiled file, or why it failed (message, 1-based line, is_syntax).
@@ -396,6 +435,7 @@ impl Engine {
         let globals =
             GlobalsBuilder::extended_by(&[LibraryExtension::StructType, LibraryExtension::SetType])
                 .with(ytt_natives)
+                .with(super::template::instructions::template_instructions)
                 .build();
         Engine {
             globals,
@@ -403,19 +443,35 @@ impl Engine {
             modules: RefCell::new(HashMap::new()),
             loading: RefCell::new(Vec::new()),
             data_values: None,
+            session: SharedSession::default(),
+            known_files: HashMap::new(),
+            fallback_file: crate::source::FileId(0),
         }
     }
 
     /// An engine for templates: `data.values` holds `values` (a JSON
     /// document), maps as structs, as ytt gives them to templates.
-    pub fn for_templates(root: &Path, values: &serde_json::Value) -> Engine {
-        Engine {
-            data_values: Some(values.to_string()),
+    pub fn for_templates(root: &Path, values: &crate::yaml::Node) -> Engine {
+        let engine = Engine {
+            data_values: Some(values.clone()),
             ..Engine::new(root)
-        }
+        };
+        engine.session.borrow_mut().root = engine.root.clone();
+        engine
+    }
+
+    /// The render session templates of this engine run in.
+    pub fn session(&self) -> &SharedSession {
+        &self.session
+    }
+
+    /// Run translated code as a module (for renders: a compiled template).
+    pub fn run_module(&self, name: &str, translated: &Translated, dir: &Path) -> Compiled {
+        self.run(name, translated, dir)
     }
 
     fn run(&self, name: &str, translated: &Translated, dir: &Path) -> Compiled {
+        let _session = SessionGuard::install(&self.session);
         let loader = Loader {
             engine: self,
             dir: dir.to_path_buf(),
@@ -433,8 +489,21 @@ impl Engine {
                 eval.eval_module(ast, &self.globals).map(|_| ())
             };
             if let Err(e) = result {
-                let line = e
+                // The innermost place in this file: the failing expression,
+                // else the call that led to a failure in another module.
+                let frames = e
+                    .call_stack()
+                    .frames
+                    .iter()
+                    .rev()
+                    .filter_map(|f| f.location.as_ref());
+                let span = e
                     .span()
+                    .into_iter()
+                    .chain(frames)
+                    .find(|l| l.filename() == name)
+                    .cloned();
+                let line = span
                     .map(|s| translated.original_line(s.resolve_span().begin.line))
                     .unwrap_or(1);
                 return Err((first_line(&e.without_diagnostic().to_string()), line, false));
@@ -506,7 +575,7 @@ impl Engine {
             "@ytt:assert" => Some(ASSERT_MODULE),
             "@ytt:struct" => Some(STRUCT_MODULE),
             "@ytt:regexp" => Some(REGEXP_MODULE),
-            "@ytt:data" => Some(DATA_MODULE),
+            "@ytt:template" => Some(TEMPLATE_MODULE),
             "@ytt:overlay" => Some(OVERLAY_MODULE),
             "@confvet:builtins" => Some(BUILTINS_MODULE),
             "@ytt:json" => Some(JSON_MODULE),
@@ -518,10 +587,10 @@ impl Engine {
             "@ytt:version" => Some(VERSION_MODULE),
             _ => None,
         };
-        let builtin = match (&self.data_values, builtin) {
-            (Some(json), Some(DATA_MODULE)) => Some(data_module_with(json)),
-            (_, source) => source.map(str::to_string),
-        };
+        if path == "@ytt:data" {
+            return self.data_module();
+        }
+        let builtin = builtin.map(str::to_string);
         let translated = if let Some(source) = builtin {
             Translated {
                 source,
@@ -535,16 +604,83 @@ impl Engine {
                 .map_err(|e| format!("cannot load {path}: {e}"))?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| format!("cannot load {path}: the file is not UTF-8 text"))?;
-            let lines = if path.ends_with(".star") {
-                star_code_lines(&text)
+            if path.ends_with(".star") {
+                translate(&star_code_lines(&text))
+                    .map_err(|e| format!("{path}:{}: {}", e.line, e.message))?
             } else {
-                yaml_code_lines(&text)
-            };
-            translate(&lines).map_err(|e| format!("{path}:{}: {}", e.line, e.message))?
+                self.compile_template_text(key, path, text)?
+            }
         };
         let dir = Path::new(key).parent().unwrap_or(&self.root).to_path_buf();
         self.run(path, &translated, &dir)
             .map_err(|(message, line, _)| format!("{path}:{line}: {message}"))
+    }
+
+    /// A loaded YAML file (`.lib.yml`) compiled as a template of this
+    /// engine's session.
+    fn compile_template_text(
+        &self,
+        key: &str,
+        path: &str,
+        text: String,
+    ) -> Result<Translated, String> {
+        let (file, source) = match self.known_files.get(Path::new(key)) {
+            Some((file, source)) => (*file, source.clone()),
+            None => (
+                self.fallback_file,
+                std::sync::Arc::new(crate::source::SourceFile::new(path.to_string(), None, text)),
+            ),
+        };
+        let set = crate::yaml::parse_file(file, &source.text, &Default::default())
+            .map_err(|e| format!("{path}: {}", e.message))?;
+        super::template::program(&set, &source, file, &self.session, Default::default())
+            .map(|p| p.translated)
+            .map_err(|e| format!("{path}:{}: {}", e.line, e.message))
+    }
+
+    /// `@ytt:data`: the final data values as structs (schema and data-values
+    /// files see an empty struct), `data.read` and `data.list`.
+    fn data_module(&self) -> Result<FrozenModule, String> {
+        Module::with_temp_heap(|module| {
+            let heap = module.heap();
+            module.frozen_heap().add_reference(self.globals.heap());
+            let values = match &self.data_values {
+                Some(node) => super::starlark::convert::node_to_struct_value(node, heap),
+                None => heap.alloc(YttStruct::new(Vec::new())),
+            };
+            let native = |name: &str| {
+                self.globals
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_value())
+                    .unwrap_or_else(Value::new_none)
+            };
+            let data = YttStruct::new(vec![
+                ("values".into(), values),
+                ("read".into(), native("ytt_data_read")),
+                ("list".into(), native("ytt_data_list")),
+            ]);
+            module.set("data", heap.alloc(data));
+            module.freeze().map_err(|e| format!("{e:?}"))
+        })
+    }
+
+    /// Files of the package already read and parsed: loads use their ids,
+    /// so positions in loaded templates point into them.
+    pub fn with_known_files(
+        mut self,
+        files: HashMap<
+            PathBuf,
+            (
+                crate::source::FileId,
+                std::sync::Arc<crate::source::SourceFile>,
+            ),
+        >,
+        fallback: crate::source::FileId,
+    ) -> Engine {
+        self.known_files = files;
+        self.fallback_file = fallback;
+        self
     }
 
     /// Evaluate annotation arguments in the scope of `module` (a file's code).
@@ -572,6 +708,7 @@ impl Engine {
                 .map(|s| (s.span.begin().get() as usize).saturating_sub(prefix.len())),
             is_syntax: true,
         })?;
+        let _session = SessionGuard::install(&self.session);
         let frozen = Module::with_temp_heap(|m| {
             if let Some(scope) = module {
                 m.import_public_symbols(scope);
@@ -638,6 +775,7 @@ impl Engine {
         args: &[&StarValue],
         named: &[(&str, &StarValue)],
     ) -> Result<StarValue, String> {
+        let _session = SessionGuard::install(&self.session);
         Module::with_temp_heap(|module| {
             let heap = module.heap();
             let mut f = in_module(&module, callee);
@@ -801,11 +939,6 @@ fn json_to_star(value: &serde_json::Value) -> StarValue {
     }
 }
 
-fn json_to_node(value: &serde_json::Value) -> crate::yaml::Node {
-    let span = crate::source::Span::file_start(crate::source::FileId(0));
-    super::schema::star_to_node(&json_to_star(value), span)
-}
-
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 fn base64_encode(bytes: &[u8]) -> String {
@@ -921,9 +1054,17 @@ mod tests {
 
     #[test]
     fn templates_see_the_data_values_as_structs() {
-        let values = serde_json::json!({"db": {"port": 5432, "my-key": "x"}, "ports": [{"n": 1}]});
+        let values = crate::yaml::parse_file(
+            crate::source::FileId(0),
+            "db:\n  port: 5432\n  my-key: x\nports:\n- num: 1\n",
+            &Default::default(),
+        )
+        .expect("values parse")
+        .docs
+        .remove(0)
+        .value;
         let engine = Engine::for_templates(Path::new("."), &values);
-        let text = "#@ load(\"@ytt:data\", \"data\")\n#@ port = data.values.db.port\n#@ odd = getattr(data.values.db, \"my-key\")\n#@ n = data.values.ports[0].n\n";
+        let text = "#@ load(\"@ytt:data\", \"data\")\n#@ port = data.values.db.port\n#@ odd = getattr(data.values.db, \"my-key\")\n#@ n = data.values.ports[0].num\n";
         let module = engine
             .compile_yaml_file("t.yml", text, Path::new("."))
             .unwrap_or_else(|e| panic!("{e:?}"));

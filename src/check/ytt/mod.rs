@@ -13,6 +13,7 @@ pub mod path;
 pub mod render;
 pub mod schema;
 pub mod starlark;
+pub mod template;
 pub mod translate;
 pub mod validate;
 pub mod values;
@@ -36,6 +37,8 @@ pub struct PackageOutcome {
     pub findings: Vec<Finding>,
     /// The final data values, when the checks got that far.
     pub values: Option<Node>,
+    /// Each template file's output documents, when rendering got that far.
+    pub rendered: Option<Vec<(crate::source::FileId, Vec<Document>)>>,
 }
 
 /// Settings of a ytt check.
@@ -48,6 +51,33 @@ pub struct YttSettings {
     pub ignore_unknown_comments: bool,
     /// Skip rendering templates, as `ytt --data-values-inspect` does.
     pub skip_templates: bool,
+    /// ytt's `--implicit-map-key-overrides`.
+    pub implicit_map_key_overrides: bool,
+}
+
+/// The files `ytt -f path` reads, in ytt's order: a file itself; a
+/// directory's files recursively, sorted by path.
+pub fn package_files(path: &Path) -> Vec<std::path::PathBuf> {
+    if !path.is_dir() {
+        return vec![path.to_path_buf()];
+    }
+    let mut found = Vec::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                pending.push(p);
+            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml")) {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -301,20 +331,25 @@ pub fn check_package(
         );
     }
     if !has_errors(findings) && !settings.skip_templates {
-        let renderable: Vec<(&DiscoveredFile, &DocumentSet)> = files
+        let templates: Vec<(&DiscoveredFile, &DocumentSet)> = files
             .iter()
             .copied()
             .zip(parsed.iter().copied())
-            .filter(|(file, set)| is_template(file, set, root) && render::is_renderable(set))
+            .filter(|(file, set)| is_template(file, set, root) && is_yaml_template(&file.path))
             .collect();
         // The engine and the values' conversion only for packages that use them.
-        if !renderable.is_empty() {
-            let renderer = render::Renderer::new(root, &values, !settings.flags.is_empty());
-            for (file, set) in renderable {
-                if !has_errors(findings) {
-                    renderer.check(file, set, &sources.get(file.id), findings);
-                }
-            }
+        if !templates.is_empty() {
+            let known = files
+                .iter()
+                .map(|f| (f.path.clone(), (f.id, sources.get(f.id))))
+                .collect();
+            let options = template::compile::CompileOptions {
+                ignore_unknown_comments: settings.ignore_unknown_comments,
+            };
+            let renderer =
+                render::Renderer::new(root, &values, !settings.flags.is_empty(), known, options);
+            renderer.session_options(settings.implicit_map_key_overrides);
+            outcome.rendered = Some(renderer.check(&templates, sources, findings));
         }
     }
     outcome.values = Some(values);
@@ -497,6 +532,17 @@ fn is_template(file: &DiscoveredFile, set: &DocumentSet, root: &Path) -> bool {
     !is_data && !in_ytt_lib(&file.path, root)
 }
 
+/// A YAML file ytt renders to output (not a `.lib.yml` only loaded).
+fn is_yaml_template(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    (name.ends_with(".yml") || name.ends_with(".yaml"))
+        && !name.ends_with(".lib.yml")
+        && !name.ends_with(".lib.yaml")
+}
+
 /// The index of the first key of `keys` missing below `node`, if any. Only
 /// where a schema declares the map (no consumer value could add the key):
 /// an any-typed value, an array, a scalar or null on the way ends the check.
@@ -581,7 +627,7 @@ fn report_given_deprecated(
 }
 
 /// The `@assert/validate` of a node's comments, evaluated in its file's scope.
-fn assert_validation(
+pub(crate) fn assert_validation(
     comments: &[crate::yaml::Comment],
     code: &Code<'_>,
     errors: &mut Vec<Finding>,
@@ -670,7 +716,7 @@ fn run_asserts(
     }
 }
 
-fn has_errors(findings: &[Finding]) -> bool {
+pub(crate) fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
 }
 

@@ -1,37 +1,64 @@
-//! The part of template rendering that validation needs. In a template whose
-//! own code is only `load()` statements, every `key: #@ expr` is evaluated
-//! with the final data values, as ytt renders it: an explicit failure
-//! (`assert.fail()`, `fail()`) is a finding at its line, and the
-//! `@assert/validate` rules on output nodes run on the rendered values.
-//! Templates with control flow, functions or overlays are left alone: confvet
-//! does not render those, and a guess would give false findings.
+//! Rendering a package's templates with its final data values, as `ytt -f`
+//! does: each template file is compiled (`template`), run on the package's
+//! engine, and gives its output documents, or the failure ytt would stop
+//! on. `@assert/validate` on output nodes then runs on the rendered values.
 
 use super::engine::{Code, Engine};
 use super::path::DataPath;
-use super::schema::star_to_node;
+use super::template::compile::CompileOptions;
 use super::validate::Validator;
-use super::{all_comments, assert_validation};
+use super::{assert_validation, has_errors};
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind, Severity};
-use crate::source::SourceFile;
-use crate::yaml::{Annotated, Comment, CommentKind, DocumentSet, Node, Value};
+use crate::source::{SourceFile, Span};
+use crate::yaml::{Comment, CommentKind, Document, DocumentSet, Node, Value};
+use starlark::environment::FrozenModule;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Evaluates templates of one package with its final data values.
+/// Why a template did not render: where and what ytt would say.
+#[derive(Debug, Clone)]
+pub struct RenderFailure {
+    pub span: Span,
+    pub message: String,
+    /// An explicit `fail()` / `assert.fail()`, as opposed to an error.
+    pub is_fail: bool,
+}
+
+/// A rendered template file.
+pub struct Rendered {
+    pub docs: Vec<Document>,
+    module: FrozenModule,
+}
+
+/// Renders the templates of one package with its final data values.
 pub struct Renderer {
     engine: Engine,
+    options: CompileOptions,
     /// A failure is an error when the consumer gave values (flags, a
     /// scenario); with the values as shipped it is a warning, since a
-    /// package may leave a required value to its consumer (`#@schema/nullable`
-    /// and `or assert.fail(...)`, ytt's idiom before validations).
+    /// package may leave a required value to its consumer.
     fail_severity: Severity,
 }
 
 impl Renderer {
-    pub fn new(root: &Path, values: &Node, consumer_values: bool) -> Renderer {
+    pub fn new(
+        root: &Path,
+        values: &Node,
+        consumer_values: bool,
+        known_files: HashMap<
+            std::path::PathBuf,
+            (crate::source::FileId, std::sync::Arc<SourceFile>),
+        >,
+        options: CompileOptions,
+    ) -> Renderer {
+        let fallback = known_files
+            .values()
+            .next()
+            .map_or(crate::source::FileId(0), |(id, _)| *id);
         Renderer {
-            engine: Engine::for_templates(root, &crate::yaml::emit::to_json(values)),
+            engine: Engine::for_templates(root, values).with_known_files(known_files, fallback),
+            options,
             fail_severity: if consumer_values {
                 Severity::Error
             } else {
@@ -40,33 +67,117 @@ impl Renderer {
         }
     }
 
-    /// Render `set`, the documents of `file`, which [`is_renderable`].
-    pub fn check(
+    /// ytt's `--implicit-map-key-overrides` for this package's renders.
+    pub fn session_options(&self, implicit_map_key_overrides: bool) {
+        self.engine
+            .session()
+            .borrow_mut()
+            .implicit_map_key_overrides = implicit_map_key_overrides;
+    }
+
+    /// Render one template file.
+    pub fn render(
         &self,
         file: &DiscoveredFile,
         set: &DocumentSet,
         source: &SourceFile,
+    ) -> Result<Rendered, RenderFailure> {
+        let line_span = |line: usize| {
+            let start = source.line_start(line);
+            Span::new(file.id, start, start + source.line_text(line).len())
+        };
+        let program =
+            super::template::program(set, source, file.id, self.engine.session(), self.options)
+                .map_err(|e| RenderFailure {
+                    span: e.span.unwrap_or_else(|| line_span(e.line)),
+                    message: e.message,
+                    is_fail: false,
+                })?;
+        let dir = file.path.parent().unwrap_or(Path::new("."));
+        let result = self
+            .engine
+            .run_module(&source.name, &program.translated, dir);
+        let docs = self.engine.session().borrow_mut().take_result(program.id);
+        match result {
+            Ok(module) => Ok(Rendered {
+                docs: docs.unwrap_or_default(),
+                module,
+            }),
+            Err((message, line, _)) => {
+                self.engine.session().borrow_mut().reset_ctxs();
+                let is_fail = message.starts_with("fail:");
+                let message = message
+                    .strip_prefix("fail:")
+                    .map_or(message.clone(), |m| m.trim().to_string());
+                Err(RenderFailure {
+                    span: line_span(line),
+                    message,
+                    is_fail,
+                })
+            }
+        }
+    }
+
+    /// Render every template of a package (ytt's file order), reporting
+    /// failures and output validations as findings; gives each file's
+    /// documents.
+    pub fn check(
+        &self,
+        templates: &[(&DiscoveredFile, &DocumentSet)],
+        sources: &crate::source::Sources,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<(crate::source::FileId, Vec<Document>)> {
+        let mut outputs = Vec::new();
+        for (file, set) in templates {
+            let source = sources.get(file.id);
+            match self.render(file, set, &source) {
+                Ok(rendered) => {
+                    self.validate_output(file.id, &rendered, findings);
+                    outputs.push((file.id, rendered.docs));
+                }
+                Err(failure) => findings.push(self.failure_finding(failure)),
+            }
+        }
+        outputs
+    }
+
+    fn failure_finding(&self, failure: RenderFailure) -> Finding {
+        let (rule, kind, help) = if failure.is_fail {
+            (
+                "ytt/template-fail",
+                Kind::Validation,
+                "`ytt -f` stops here with these data values; give the value the template needs",
+            )
+        } else {
+            (
+                "ytt/template-error",
+                Kind::Validation,
+                "`ytt -f` stops here: the template cannot be rendered with these data values",
+            )
+        };
+        Finding::new(rule, kind, failure.span, failure.message)
+            .with_severity(self.fail_severity)
+            .with_help(help)
+    }
+
+    /// `@assert/validate` on output nodes, run on what they rendered to.
+    fn validate_output(
+        &self,
+        file: crate::source::FileId,
+        rendered: &Rendered,
         findings: &mut Vec<Finding>,
     ) {
-        let dir = file.path.parent().unwrap_or(Path::new("."));
-        let Ok(module) = self
-            .engine
-            .compile_yaml_file(&source.name, &source.text, dir)
-        else {
+        if !rendered.docs.iter().any(has_output_rules) {
             return;
-        };
-        let scopes = HashMap::from([(file.id, module)]);
+        }
+        let scopes = HashMap::from([(file, rendered.module.clone())]);
         let code = Code {
             engine: &self.engine,
             scopes: &scopes,
         };
-        let mut rendering = Rendering {
-            code: &code,
-            fail_severity: self.fail_severity,
-            findings: Vec::new(),
-        };
-        for doc in &set.docs {
+        for doc in &rendered.docs {
             let mut violations = Vec::new();
+            let mut errors = Vec::new();
             let mut validator = Validator {
                 findings: &mut violations,
                 code: &code,
@@ -74,110 +185,77 @@ impl Renderer {
                 root_value: None,
                 is_aborted: false,
             };
-            rendering.walk(&doc.value, &DataPath::root(), &mut validator);
-            rendering.findings.extend(violations);
+            if let Some(validation) = assert_validation(&doc.comments, &code, &mut errors) {
+                validator.run(&doc.value, doc.span, &validation, &DataPath::root(), None);
+            }
+            walk(
+                &doc.value,
+                &DataPath::root(),
+                &code,
+                &mut validator,
+                &mut errors,
+            );
+            findings.extend(errors);
+            findings.extend(violations);
+            if has_errors(findings) {
+                return;
+            }
         }
-        findings.extend(rendering.findings);
     }
 }
 
-/// Only `load()` as own code, and no annotation but `@assert/validate`.
-pub fn is_renderable(set: &DocumentSet) -> bool {
-    let doc_annotations = set.docs.iter().flat_map(|d| d.comments.iter());
-    all_comments(set)
-        .into_iter()
-        .chain(doc_annotations)
-        .all(|comment| match &comment.kind {
-            CommentKind::Code(text) if comment.own_line => text.trim_start().starts_with("load("),
-            CommentKind::Annotation { name, .. } => name == "assert/validate",
-            _ => true,
+fn has_output_rules(doc: &Document) -> bool {
+    fn annotated(comments: &[Comment]) -> bool {
+        comments.iter().any(|c| {
+            matches!(&c.kind, CommentKind::Annotation { name, .. } if name == "assert/validate")
         })
+    }
+    fn node(n: &Node) -> bool {
+        match &n.value {
+            Value::Map(items) => items
+                .iter()
+                .any(|i| annotated(&i.comments) || node(&i.value)),
+            Value::Array(items) => items
+                .iter()
+                .any(|i| annotated(&i.comments) || node(&i.value)),
+            Value::Scalar(_) => false,
+        }
+    }
+    annotated(&doc.comments) || node(&doc.value)
 }
 
-struct Rendering<'a> {
-    code: &'a Code<'a>,
-    fail_severity: Severity,
-    findings: Vec<Finding>,
-}
-
-impl Rendering<'_> {
-    fn walk(&mut self, node: &Node, path: &DataPath, validator: &mut Validator<'_>) {
-        match &node.value {
-            Value::Map(items) => {
-                for item in items {
-                    let item_path = path.key(&item.key.display());
-                    self.item(
+fn walk(
+    node: &Node,
+    path: &DataPath,
+    code: &Code<'_>,
+    validator: &mut Validator<'_>,
+    errors: &mut Vec<Finding>,
+) {
+    match &node.value {
+        Value::Map(items) => {
+            for item in items {
+                let item_path = path.key(&item.key.display());
+                if let Some(validation) = assert_validation(&item.comments, code, errors) {
+                    validator.run(
                         &item.value,
                         item.key_span,
-                        item.comments(),
+                        &validation,
                         &item_path,
-                        node,
-                        validator,
+                        Some(node),
                     );
                 }
+                walk(&item.value, &item_path, code, validator, errors);
             }
-            Value::Array(items) => {
-                for (index, item) in items.iter().enumerate() {
-                    self.item(
-                        &item.value,
-                        item.span,
-                        item.comments(),
-                        &path.index(index),
-                        node,
-                        validator,
-                    );
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let item_path = path.index(index);
+                if let Some(validation) = assert_validation(&item.comments, code, errors) {
+                    validator.run(&item.value, item.span, &validation, &item_path, Some(node));
                 }
+                walk(&item.value, &item_path, code, validator, errors);
             }
-            Value::Scalar(_) => {}
         }
-    }
-
-    /// One map or array item: its `#@ expr` value evaluated, its
-    /// `@assert/validate` run on what it renders to.
-    fn item(
-        &mut self,
-        value: &Node,
-        at: crate::source::Span,
-        comments: &[Comment],
-        path: &DataPath,
-        parent: &Node,
-        validator: &mut Validator<'_>,
-    ) {
-        let inline = comments.iter().find_map(|c| match &c.kind {
-            CommentKind::Code(text) if !c.own_line => Some((c, text)),
-            _ => None,
-        });
-        let rendered = match inline {
-            Some((comment, text)) => {
-                match self.code.eval_args(text, comment.span.file) {
-                    Ok(mut args) if args.positional.len() == 1 => {
-                        Some(star_to_node(&args.positional.remove(0), comment.span))
-                    }
-                    Err(err) if !err.is_syntax && err.message.starts_with("fail:") => {
-                        let message = err.message["fail:".len()..].trim().to_string();
-                        self.findings.push(
-                            Finding::new("ytt/template-fail", Kind::Validation, comment.span, message)
-                                .with_path(path.to_string())
-                                .with_severity(self.fail_severity)
-                                .with_help(
-                                    "`ytt -f` stops here with these data values; give the value the template needs",
-                                ),
-                        );
-                        return;
-                    }
-                    // Anything else ytt would report is left to ytt: confvet
-                    // does not know all of a template's world.
-                    _ => return,
-                }
-            }
-            None => None,
-        };
-        let value = rendered.as_ref().unwrap_or(value);
-        if let Some(validation) = assert_validation(comments, self.code, &mut self.findings) {
-            validator.run(value, at, &validation, path, Some(parent));
-        }
-        if rendered.is_none() {
-            self.walk(value, path, validator);
-        }
+        Value::Scalar(_) => {}
     }
 }

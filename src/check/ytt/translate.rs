@@ -30,10 +30,10 @@ pub struct TranslateError {
 
 /// What one line of code does to the bracket depth and whether, outside
 /// strings and brackets, it ends with `:` (a block opener).
-struct LineShape {
-    code: String,
-    depth_after: i32,
-    opens_block: bool,
+pub(crate) struct LineShape {
+    pub code: String,
+    pub depth_after: i32,
+    pub opens_block: bool,
 }
 
 /// Where a scan of code stands with respect to string literals: which
@@ -71,7 +71,7 @@ impl StringScan {
     }
 }
 
-fn shape(line: &str, depth_before: i32) -> LineShape {
+pub(crate) fn shape(line: &str, depth_before: i32) -> LineShape {
     let mut depth = depth_before;
     let mut strings = StringScan::default();
     let mut end = line.len();
@@ -103,7 +103,7 @@ fn shape(line: &str, depth_before: i32) -> LineShape {
     }
 }
 
-fn keyword(code: &str) -> &str {
+pub(crate) fn keyword(code: &str) -> &str {
     code.split(|c: char| !c.is_alphanumeric() && c != '_')
         .next()
         .unwrap_or("")

@@ -1,6 +1,12 @@
 //! The bridge to starlark-rust: annotation arguments are ordinary Starlark
 //! call arguments (`#@schema/validation min=1, max=3` is `f(min=1, max=3)`),
 //! evaluated as ytt evaluates them and converted into [`StarValue`]s.
+//! Below it, the value types ytt adds to Starlark and the conversions
+//! between YAML nodes and Starlark values that every phase shares.
+
+pub mod convert;
+pub mod fragment;
+pub mod ytt_struct;
 
 use starlark::environment::{Globals, Module};
 use starlark::eval::Evaluator;

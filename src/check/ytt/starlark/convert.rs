@@ -1,0 +1,259 @@
+//! Values between YAML nodes and the Starlark heap, both ways, as ytt's
+//! `core.GoValue` / `core.StarlarkValue` convert them: what a template sets
+//! on a node (`key: #@ expr`), what `data.values` and fragments read as.
+
+use super::fragment::{Fragment, FragmentData};
+use super::ytt_struct::YttStruct;
+use crate::source::Span;
+use crate::yaml::{ArrayItem, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value as NodeValue};
+use starlark::values::dict::DictRef;
+use starlark::values::float::StarlarkFloat;
+use starlark::values::list::ListRef;
+use starlark::values::tuple::TupleRef;
+use starlark::values::{Heap, UnpackValue, Value};
+
+/// Nesting past this is refused rather than recursed into.
+const MAX_DEPTH: usize = 200;
+
+/// A scalar node holding `value`, at `span`.
+pub fn scalar_node(value: ScalarValue, span: Span) -> Node {
+    Node {
+        span,
+        value: NodeValue::Scalar(scalar(value)),
+    }
+}
+
+/// A scalar with no source text of its own (the output writes `resolved`).
+pub fn scalar(value: ScalarValue) -> Scalar {
+    let text = match &value {
+        ScalarValue::Null => "null".to_string(),
+        ScalarValue::Bool(b) => b.to_string(),
+        ScalarValue::Int(i) => i.to_string(),
+        ScalarValue::Float(f) => crate::yaml::scalar::format_float(*f),
+        ScalarValue::Str(s) => s.clone(),
+    };
+    Scalar {
+        text,
+        style: ScalarStyle::Plain,
+        tag: None,
+        resolved: value,
+    }
+}
+
+/// The scalar a Starlark value is, if it is one.
+pub fn value_to_scalar(value: Value<'_>) -> Option<ScalarValue> {
+    if value.is_none() {
+        return Some(ScalarValue::Null);
+    }
+    if let Some(b) = value.unpack_bool() {
+        return Some(ScalarValue::Bool(b));
+    }
+    if let Some(s) = value.unpack_str() {
+        return Some(ScalarValue::Str(s.to_string()));
+    }
+    match value.get_type() {
+        "int" => i64::unpack_value(value)
+            .ok()
+            .flatten()
+            .map(ScalarValue::Int),
+        "float" => StarlarkFloat::unpack_value(value)
+            .ok()
+            .flatten()
+            .map(|f| ScalarValue::Float(f.0)),
+        _ => None,
+    }
+}
+
+pub fn scalar_to_value<'v>(scalar: &ScalarValue, heap: Heap<'v>) -> Value<'v> {
+    match scalar {
+        ScalarValue::Null => Value::new_none(),
+        ScalarValue::Bool(b) => Value::new_bool(*b),
+        ScalarValue::Int(i) => heap.alloc(*i),
+        ScalarValue::Float(f) => heap.alloc(StarlarkFloat(*f)),
+        ScalarValue::Str(s) => heap.alloc(s.as_str()),
+    }
+}
+
+/// A node read from a fragment: scalars as values, maps and arrays as
+/// fragments again (ytt's `NewGoValueWithYAML`).
+pub fn fragment_child<'v>(node: &Node, heap: Heap<'v>) -> Value<'v> {
+    match &node.value {
+        NodeValue::Scalar(s) => scalar_to_value(&s.resolved, heap),
+        _ => heap.alloc(Fragment::new(FragmentData::Node(node.clone()))),
+    }
+}
+
+/// A node as templates see data values: maps as structs, arrays as lists.
+pub fn node_to_struct_value<'v>(node: &Node, heap: Heap<'v>) -> Value<'v> {
+    match &node.value {
+        NodeValue::Scalar(s) => scalar_to_value(&s.resolved, heap),
+        NodeValue::Array(items) => {
+            let values: Vec<Value> = items
+                .iter()
+                .map(|i| node_to_struct_value(&i.value, heap))
+                .collect();
+            heap.alloc(values)
+        }
+        NodeValue::Map(items) => {
+            let fields = items
+                .iter()
+                .map(|i| (i.key.display(), node_to_struct_value(&i.value, heap)))
+                .collect();
+            heap.alloc(YttStruct::new(fields))
+        }
+    }
+}
+
+/// A node as plain Starlark data: maps as dicts, arrays as lists
+/// (`struct.encode`).
+pub fn node_to_plain_value<'v>(node: &Node, heap: Heap<'v>) -> Value<'v> {
+    match &node.value {
+        NodeValue::Scalar(s) => scalar_to_value(&s.resolved, heap),
+        NodeValue::Array(items) => {
+            let values: Vec<Value> = items
+                .iter()
+                .map(|i| node_to_plain_value(&i.value, heap))
+                .collect();
+            heap.alloc(values)
+        }
+        NodeValue::Map(items) => {
+            let pairs: Vec<(Value, Value)> = items
+                .iter()
+                .map(|i| {
+                    (
+                        scalar_to_value(&i.key.resolved, heap),
+                        node_to_plain_value(&i.value, heap),
+                    )
+                })
+                .collect();
+            heap.alloc(starlark::values::dict::AllocDict(pairs))
+        }
+    }
+}
+
+/// What converting a Starlark value into YAML gives: a node, or the
+/// documents of a fragment that holds a document set.
+pub enum Converted {
+    Node(Node),
+    Documents(Vec<crate::yaml::Document>),
+}
+
+/// A Starlark value as a YAML node at `span` (ytt's `AsGoValue` then
+/// `NewASTFromInterface`); fragments keep their own nodes and positions.
+pub fn value_to_node(value: Value<'_>, span: Span) -> Result<Node, String> {
+    match convert(value, span, 0)? {
+        Converted::Node(node) => Ok(node),
+        Converted::Documents(docs) => Ok(Node {
+            span,
+            value: NodeValue::Array(
+                docs.into_iter()
+                    .map(|d| ArrayItem {
+                        span: d.span,
+                        value: d.value,
+                        comments: Vec::new(),
+                    })
+                    .collect(),
+            ),
+        }),
+    }
+}
+
+pub fn convert(value: Value<'_>, span: Span, depth: usize) -> Result<Converted, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "value nested deeper than {MAX_DEPTH} levels cannot be converted to YAML"
+        ));
+    }
+    if let Some(scalar) = value_to_scalar(value) {
+        return Ok(Converted::Node(scalar_node(scalar, span)));
+    }
+    if value.get_type() == "int" {
+        return Err(format!("integer {value} does not fit in 64 bits"));
+    }
+    if let Some(fragment) = Fragment::from_value(value) {
+        return Ok(match &*fragment.data {
+            FragmentData::Nil => Converted::Node(scalar_node(ScalarValue::Null, span)),
+            FragmentData::Node(node) => Converted::Node(node.clone()),
+            FragmentData::Documents(docs) => Converted::Documents(docs.clone()),
+        });
+    }
+    let node = |value| Node { span, value };
+    let item_of = |v: Value<'_>| -> Result<ArrayItem, String> {
+        Ok(ArrayItem {
+            span,
+            value: value_to_node_at(v, span, depth + 1)?,
+            comments: Vec::new(),
+        })
+    };
+    if let Some(list) = ListRef::from_value(value) {
+        let items = list.iter().map(item_of).collect::<Result<_, _>>()?;
+        return Ok(Converted::Node(node(NodeValue::Array(items))));
+    }
+    if let Some(tuple) = TupleRef::from_value(value) {
+        let items = tuple.iter().map(item_of).collect::<Result<_, _>>()?;
+        return Ok(Converted::Node(node(NodeValue::Array(items))));
+    }
+    let map_item = |k: Value<'_>, v: Value<'_>| -> Result<MapItem, String> {
+        let key = value_to_scalar(k)
+            .ok_or_else(|| format!("unknown type {} for conversion to a map key", k.get_type()))?;
+        Ok(MapItem {
+            key_span: span,
+            key: scalar(key),
+            value: value_to_node_at(v, span, depth + 1)?,
+            comments: Vec::new(),
+        })
+    };
+    if let Some(dict) = DictRef::from_value(value) {
+        let items = dict
+            .iter()
+            .map(|(k, v)| map_item(k, v))
+            .collect::<Result<_, _>>()?;
+        return Ok(Converted::Node(node(NodeValue::Map(items))));
+    }
+    if let Some(fields) = YttStruct::from_value(value) {
+        let items = fields
+            .fields()
+            .map(|(k, v)| {
+                Ok(MapItem {
+                    key_span: span,
+                    key: scalar(ScalarValue::Str(k.to_string())),
+                    value: value_to_node_at(v, span, depth + 1)?,
+                    comments: Vec::new(),
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        return Ok(Converted::Node(node(NodeValue::Map(items))));
+    }
+    Err(format!(
+        "unknown type {} for conversion to go value",
+        go_type_name(value)
+    ))
+}
+
+fn value_to_node_at(value: Value<'_>, span: Span, depth: usize) -> Result<Node, String> {
+    match convert(value, span, depth)? {
+        Converted::Node(node) => Ok(node),
+        Converted::Documents(docs) => Ok(Node {
+            span,
+            value: NodeValue::Array(
+                docs.into_iter()
+                    .map(|d| ArrayItem {
+                        span: d.span,
+                        value: d.value,
+                        comments: Vec::new(),
+                    })
+                    .collect(),
+            ),
+        }),
+    }
+}
+
+/// The Go type ytt names in conversion errors.
+fn go_type_name(value: Value<'_>) -> String {
+    match value.get_type() {
+        "function" => "*starlark.Function".into(),
+        "builtin_function_or_method" | "native_function" => "*starlark.Builtin".into(),
+        "struct" => "*starlarkstruct.Struct".into(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,177 @@
+//! Fragment functions (ytt's `ProgramAST.InsertTplCtxs`): a `def` whose own
+//! body starts or sets template nodes opens an evaluation context when it is
+//! called and returns what it built, so `#@ def f():` with YAML inside
+//! returns that YAML. An explicit `return x` still returns `x`; a bare
+//! `return` returns the YAML built so far.
+
+use crate::check::ytt::translate::{keyword, shape};
+
+struct Frame {
+    is_def: bool,
+    uses_tpl: bool,
+    /// Index of the line holding the block's header.
+    header: usize,
+    /// (first, last) line index of each `return` statement directly inside.
+    returns: Vec<(usize, usize)>,
+}
+
+/// A def that builds nodes: its header line, its `end` line and the
+/// (first, last) lines of its `return` statements.
+type FragmentDef = (usize, usize, Vec<(usize, usize)>);
+
+/// Rewrite `code` (ytt's `end`-block dialect, one entry per line) so the
+/// fragment functions of template `id` open and close their contexts.
+pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)> {
+    let mut frames: Vec<Frame> = Vec::new();
+    // (header, end, returns) of each def that builds nodes.
+    let mut fragment_defs: Vec<FragmentDef> = Vec::new();
+    let mut depth = 0;
+    let mut open_return: Option<usize> = None;
+    for (index, (_, raw)) in code.iter().enumerate() {
+        let text = raw.trim();
+        if depth > 0 {
+            depth = shape(text, depth).depth_after.max(0);
+            if depth == 0
+                && let Some(start) = open_return.take()
+                && let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def)
+            {
+                frame.returns.push((start, index));
+            }
+            continue;
+        }
+        let shaped = shape(text, 0);
+        let statement = shaped.code.trim();
+        if statement.is_empty() {
+            continue;
+        }
+        let word = keyword(statement);
+        match word {
+            "end" if statement == "end" => {
+                if let Some(frame) = frames.pop()
+                    && frame.is_def
+                    && frame.uses_tpl
+                {
+                    fragment_defs.push((frame.header, index, frame.returns));
+                }
+                continue;
+            }
+            "elif" | "else" => continue,
+            _ => {}
+        }
+        let builds =
+            statement.contains("__ytt_start_node(") || statement.contains("__ytt_set_node(");
+        if builds && let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def) {
+            frame.uses_tpl = true;
+        }
+        depth = shaped.depth_after.max(0);
+        if word == "return" {
+            if depth == 0 {
+                if let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def) {
+                    frame.returns.push((index, index));
+                }
+            } else {
+                open_return = Some(index);
+            }
+        }
+        if shaped.opens_block {
+            frames.push(Frame {
+                is_def: word == "def",
+                uses_tpl: false,
+                header: index,
+                returns: Vec::new(),
+            });
+        }
+    }
+    if fragment_defs.is_empty() {
+        return code;
+    }
+
+    let mut after: Vec<Vec<String>> = vec![Vec::new(); code.len()];
+    let mut before: Vec<Vec<String>> = vec![Vec::new(); code.len()];
+    let mut replaced: Vec<Option<String>> = vec![None; code.len()];
+    for (header, end, returns) in fragment_defs {
+        after[header].push(format!("__ytt_start_ctx({id})"));
+        before[end].push(format!("return __ytt_end_ctx({id})"));
+        for (first, last) in returns {
+            let text = code[first].1.trim();
+            let value = text["return".len()..].trim();
+            let value_code = shape(value, 0).code;
+            if value_code.trim().is_empty() {
+                replaced[first] = Some(format!("return __ytt_end_ctx({id})"));
+            } else {
+                replaced[first] = Some(format!("return __ytt_end_ctx({id}, {value}"));
+                after[last].insert(0, ")".into());
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(code.len() + 8);
+    for (index, (line, text)) in code.into_iter().enumerate() {
+        for extra in before[index].drain(..) {
+            out.push((line, extra));
+        }
+        out.push((line, replaced[index].take().unwrap_or(text)));
+        for extra in after[index].drain(..) {
+            out.push((line, extra));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<(usize, String)> {
+        text.lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.to_string()))
+            .collect()
+    }
+
+    fn texts(code: &[(usize, String)]) -> Vec<&str> {
+        code.iter().map(|(_, t)| t.as_str()).collect()
+    }
+
+    #[test]
+    fn a_def_that_builds_nodes_opens_and_returns_its_context() {
+        let code = lines("def f(x):\nif x:\nreturn 1\nend\n__ytt_start_node(1, 2)\nend\nx = 1");
+        let out = insert_ctxs(code, 1);
+        assert_eq!(
+            texts(&out),
+            [
+                "def f(x):",
+                "__ytt_start_ctx(1)",
+                "if x:",
+                "return __ytt_end_ctx(1, 1",
+                ")",
+                "end",
+                "__ytt_start_node(1, 2)",
+                "return __ytt_end_ctx(1)",
+                "end",
+                "x = 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn plain_functions_and_nested_defs_are_left_alone() {
+        let code = lines("def f():\ndef g():\nreturn 2\nend\n__ytt_set_node(1, 3)\nreturn\nend");
+        let out = insert_ctxs(code, 1);
+        assert_eq!(
+            texts(&out),
+            [
+                "def f():",
+                "__ytt_start_ctx(1)",
+                "def g():",
+                "return 2",
+                "end",
+                "__ytt_set_node(1, 3)",
+                "return __ytt_end_ctx(1)",
+                "return __ytt_end_ctx(1)",
+                "end"
+            ]
+        );
+        let plain = lines("def h():\nreturn [\n1]\nend");
+        assert_eq!(insert_ctxs(plain.clone(), 1), plain);
+    }
+}

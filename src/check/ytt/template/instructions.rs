@@ -1,0 +1,68 @@
+//! The instructions compiled templates call, as Starlark builtins.
+
+use super::noop::Noop;
+use super::runtime::{self, Ended};
+use starlark::environment::GlobalsBuilder;
+use starlark::values::{Heap, Value};
+
+fn fail(message: String) -> anyhow::Error {
+    anyhow::anyhow!(message)
+}
+
+#[starlark::starlark_module]
+pub fn template_instructions(builder: &mut GlobalsBuilder) {
+    fn __ytt_start_ctx(id: i32) -> anyhow::Result<starlark::values::none::NoneType> {
+        runtime::start_ctx(id as usize).map_err(fail)?;
+        Ok(starlark::values::none::NoneType)
+    }
+
+    fn __ytt_end_ctx<'v>(
+        id: i32,
+        #[starlark(args)] given: starlark::values::tuple::UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> anyhow::Result<Value<'v>> {
+        let given = given.items.first().copied();
+        Ok(match runtime::end_ctx(id as usize, given).map_err(fail)? {
+            Ended::Given(value) => value,
+            Ended::Built(fragment) => {
+                if matches!(
+                    *fragment.data,
+                    crate::check::ytt::starlark::fragment::FragmentData::Nil
+                ) {
+                    Value::new_none()
+                } else {
+                    heap.alloc(fragment)
+                }
+            }
+        })
+    }
+
+    fn __ytt_start_node(id: i32, tag: i32) -> anyhow::Result<starlark::values::none::NoneType> {
+        runtime::start_node(id as usize, tag as usize).map_err(fail)?;
+        Ok(starlark::values::none::NoneType)
+    }
+
+    fn __ytt_set_node<'v>(
+        id: i32,
+        tag: i32,
+        #[starlark(args)] value: starlark::values::tuple::UnpackTuple<Value<'v>>,
+    ) -> anyhow::Result<starlark::values::none::NoneType> {
+        runtime::set_node(id as usize, tag as usize, value.items.first().copied()).map_err(fail)?;
+        Ok(starlark::values::none::NoneType)
+    }
+
+    /// An annotation's arguments are evaluated where ytt evaluates them;
+    /// the annotation itself travels with the node's comments.
+    fn __ytt_annotation<'v>(
+        #[starlark(args)] _args: starlark::values::tuple::UnpackTuple<Value<'v>>,
+        #[starlark(kwargs)] _kwargs: starlark::values::dict::DictRef<'v>,
+    ) -> anyhow::Result<starlark::values::none::NoneType> {
+        Ok(starlark::values::none::NoneType)
+    }
+
+    /// `template.replace(value)`.
+    fn ytt_template_replace<'v>(value: Value<'v>) -> anyhow::Result<Noop> {
+        runtime::replace(value).map_err(fail)?;
+        Ok(Noop)
+    }
+}

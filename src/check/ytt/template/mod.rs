@@ -1,0 +1,61 @@
+//! ytt's template language (ytt's `template` and `yamltemplate` packages):
+//! a YAML template is compiled into a Starlark program (`compile`, `ctxs`)
+//! whose instructions (`instructions`, `runtime`) build the output nodes.
+
+pub mod compile;
+pub mod ctxs;
+pub mod instructions;
+pub mod nodes;
+pub mod noop;
+pub mod runtime;
+
+use super::translate::{Translated, keyword, shape, translate};
+use crate::source::{FileId, SourceFile};
+use crate::yaml::DocumentSet;
+use compile::{CompileError, CompileOptions, compile_yaml};
+use runtime::SharedSession;
+
+/// A YAML template ready to run: its id in `session` and its Starlark.
+pub struct Program {
+    pub id: usize,
+    pub translated: Translated,
+}
+
+/// Compile `set` (the parsed `source`) into a program of `session`.
+pub fn program(
+    set: &DocumentSet,
+    source: &SourceFile,
+    file: FileId,
+    session: &SharedSession,
+    options: CompileOptions,
+) -> Result<Program, CompileError> {
+    let id = session.borrow().next_id();
+    let compiled = compile_yaml(set, source, file, id, options)?;
+    session.borrow_mut().register(compiled.nodes);
+    reject_reserved(&compiled.code)?;
+    let code = ctxs::insert_ctxs(compiled.code, id);
+    let translated = translate(&code).map_err(|e| CompileError {
+        line: e.line,
+        span: None,
+        message: e.message,
+    })?;
+    Ok(Program { id, translated })
+}
+
+/// ytt's dialect closes blocks with `end`, so `pass` is not allowed.
+pub fn reject_reserved(code: &[(usize, String)]) -> Result<(), CompileError> {
+    let mut depth = 0;
+    for (line, text) in code {
+        let shaped = shape(text.trim(), depth);
+        let statement = shaped.code.trim();
+        if depth == 0 && keyword(statement) == "pass" && statement == "pass" {
+            return Err(CompileError {
+                line: *line,
+                span: None,
+                message: "use of reserved keyword 'pass' is not allowed".into(),
+            });
+        }
+        depth = shaped.depth_after.max(0);
+    }
+    Ok(())
+}
