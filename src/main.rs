@@ -109,6 +109,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         strict: flags.strict,
         ignore_unknown_comments: flags.ignore_unknown_comments,
         implicit_map_key_overrides: false,
+        flat_files: None,
         skip_templates: false,
     }
 }
@@ -383,6 +384,9 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
     let root = confvet::source::normalize_path(&root);
     let mut settings = ytt_settings(&args.ytt, cwd);
     settings.implicit_map_key_overrides = args.implicit_map_key_overrides;
+    if paths.iter().all(|p| cwd.join(p).is_file()) {
+        settings.flat_files = Some(paths.iter().map(|p| cwd.join(p)).collect());
+    }
     let refs: Vec<&confvet::discover::DiscoveredFile> = files.iter().collect();
     let outcome = confvet::check::ytt::check_package(&root, &refs, &sources, &settings);
     let stops = |f: &confvet::finding::Finding| {
@@ -401,7 +405,12 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
             findings: &findings,
             sources: &sources,
             units: &[],
-            summary: Default::default(),
+            summary: confvet::report::Summary {
+                files: files.len(),
+                units: 1,
+                errors: findings.len(),
+                ..Default::default()
+            },
         };
         let _ = Format::Text
             .emitter(use_color(ColorChoice::Auto))

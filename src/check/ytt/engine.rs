@@ -425,6 +425,8 @@ pub struct Engine {
         ),
     >,
     fallback_file: crate::source::FileId,
+    /// Set when the package is files named one by one: base name to path.
+    flat_files: Option<HashMap<String, PathBuf>>,
 }
 
 /// A compiled file, or why it failed (message, 1-based line, is_syntax).
@@ -446,6 +448,7 @@ impl Engine {
             session: SharedSession::default(),
             known_files: HashMap::new(),
             fallback_file: crate::source::FileId(0),
+            flat_files: None,
         }
     }
 
@@ -525,6 +528,16 @@ impl Engine {
     fn resolve(&self, dir: &Path, path: &str) -> Result<String, String> {
         if path.starts_with("@ytt:") || path.starts_with("@confvet:") {
             return Ok(path.to_string());
+        }
+        // Files named one by one (`ytt -f a.yml -f lib/b.star`) are known by
+        // their base names only, in one flat directory.
+        if let Some(flat) = &self.flat_files {
+            return flat
+                .get(path)
+                .map(|p| p.to_string_lossy().into_owned())
+                .ok_or_else(|| {
+                    format!("cannot load {path}: Expected to find file '{path}', but did not")
+                });
         }
         // Inside the package by its path, and by where symbolic links on
         // the way lead: a link to code outside the package is refused as
@@ -663,6 +676,16 @@ impl Engine {
             module.set("data", heap.alloc(data));
             module.freeze().map_err(|e| format!("{e:?}"))
         })
+    }
+
+    /// The package is these files named one by one, not a directory.
+    pub fn with_flat_files(mut self, files: &[PathBuf]) -> Engine {
+        let by_name = files
+            .iter()
+            .filter_map(|p| Some((p.file_name()?.to_string_lossy().into_owned(), p.clone())))
+            .collect();
+        self.flat_files = Some(by_name);
+        self
     }
 
     /// Files of the package already read and parsed: loads use their ids,

@@ -53,13 +53,21 @@ pub struct YttSettings {
     pub skip_templates: bool,
     /// ytt's `--implicit-map-key-overrides`.
     pub implicit_map_key_overrides: bool,
+    /// `render` given files one by one (no directory): ytt knows them by
+    /// their base names only.
+    pub flat_files: Option<Vec<std::path::PathBuf>>,
 }
 
 /// The files `ytt -f path` reads, in ytt's order: a file itself; a
 /// directory's files recursively, sorted by path.
 pub fn package_files(path: &Path) -> Vec<std::path::PathBuf> {
+    let is_yaml = |p: &Path| matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml"));
     if !path.is_dir() {
-        return vec![path.to_path_buf()];
+        return if is_yaml(path) {
+            vec![path.to_path_buf()]
+        } else {
+            Vec::new()
+        };
     }
     let mut found = Vec::new();
     let mut pending = vec![path.to_path_buf()];
@@ -346,8 +354,11 @@ pub fn check_package(
             let options = template::compile::CompileOptions {
                 ignore_unknown_comments: settings.ignore_unknown_comments,
             };
-            let renderer =
+            let mut renderer =
                 render::Renderer::new(root, &values, !settings.flags.is_empty(), known, options);
+            if let Some(files) = &settings.flat_files {
+                renderer = renderer.with_flat_files(files);
+            }
             renderer.session_options(settings.implicit_map_key_overrides);
             outcome.rendered = Some(renderer.check(&templates, sources, findings));
         }

@@ -67,6 +67,12 @@ impl Renderer {
         }
     }
 
+    /// The package is files named one by one: loads see them by base name.
+    pub fn with_flat_files(mut self, files: &[std::path::PathBuf]) -> Renderer {
+        self.engine = self.engine.with_flat_files(files);
+        self
+    }
+
     /// ytt's `--implicit-map-key-overrides` for this package's renders.
     pub fn session_options(&self, implicit_map_key_overrides: bool) {
         self.engine
