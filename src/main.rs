@@ -333,7 +333,8 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
         return 1;
     };
     let text = match args.format {
-        ValuesFormat::Yaml => confvet::yaml::emit::to_yaml(values),
+        // As `--data-values-inspect`: empty data values print nothing.
+        ValuesFormat::Yaml => confvet::yaml::emit::document_set_to_yaml(&[Some(values)]),
         ValuesFormat::Json => {
             let mut text = serde_json::to_string_pretty(&confvet::yaml::emit::to_json(values))
                 .unwrap_or_default();

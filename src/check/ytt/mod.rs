@@ -440,35 +440,17 @@ fn check_templates(
                 }
             })
             .collect();
-        let syntax = match translate::translate(&code) {
-            Err(e) => Some((e.line, e.message)),
-            Ok(program) => ::starlark::syntax::AstModule::parse(
+        // Code that does not parse is reported by the render, with ytt's
+        // block sugar (`if/end`, `else/end`) understood.
+        let parses = translate::translate(&code).is_ok_and(|program| {
+            ::starlark::syntax::AstModule::parse(
                 &source.name,
-                program.source.clone(),
+                program.source,
                 &::starlark::syntax::Dialect::Extended,
             )
-            .err()
-            .map(|e| {
-                let line = e
-                    .span()
-                    .map(|s| program.original_line(s.resolve_span().begin.line))
-                    .unwrap_or(1);
-                let message = e.without_diagnostic().to_string();
-                (
-                    line,
-                    message.lines().next().unwrap_or("").trim().to_string(),
-                )
-            }),
-        };
-        if let Some((line, message)) = syntax {
-            let start = source.line_start(line);
-            let end = start + source.line_text(line).len();
-            findings.push(Finding::new(
-                "ytt/starlark-syntax",
-                Kind::Syntax,
-                Span::new(file.id, start, end),
-                format!("template code does not parse: {message}"),
-            ));
+            .is_ok()
+        });
+        if !parses {
             continue;
         }
         // hasattr()/getattr() guard optional values: leave such files alone.

@@ -21,8 +21,18 @@ use std::path::Path;
 pub struct RenderFailure {
     pub span: Span,
     pub message: String,
-    /// An explicit `fail()` / `assert.fail()`, as opposed to an error.
-    pub is_fail: bool,
+    pub cause: Cause,
+}
+
+/// What stopped a render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// An explicit `fail()` / `assert.fail()`.
+    Fail,
+    /// The template's code does not parse: no data value changes that.
+    Syntax,
+    /// Any other error ytt stops on.
+    Error,
 }
 
 /// A rendered template file.
@@ -97,7 +107,11 @@ impl Renderer {
                 .map_err(|e| RenderFailure {
                     span: e.span.unwrap_or_else(|| line_span(e.line)),
                     message: e.message,
-                    is_fail: false,
+                    cause: if e.is_syntax {
+                        Cause::Syntax
+                    } else {
+                        Cause::Error
+                    },
                 })?;
         let dir = file.path.parent().unwrap_or(Path::new("."));
         let result = self
@@ -109,16 +123,20 @@ impl Renderer {
                 docs: docs.unwrap_or_default(),
                 module,
             }),
-            Err((message, line, _)) => {
+            Err((message, line, is_syntax)) => {
                 self.engine.session().borrow_mut().reset_ctxs();
-                let is_fail = message.starts_with("fail:");
+                let cause = match () {
+                    _ if is_syntax => Cause::Syntax,
+                    _ if message.starts_with("fail:") => Cause::Fail,
+                    _ => Cause::Error,
+                };
                 let message = message
                     .strip_prefix("fail:")
                     .map_or(message.clone(), |m| m.trim().to_string());
                 Err(RenderFailure {
                     span: line_span(line),
                     message,
-                    is_fail,
+                    cause,
                 })
             }
         }
@@ -148,18 +166,25 @@ impl Renderer {
     }
 
     fn failure_finding(&self, failure: RenderFailure) -> Finding {
-        let (rule, kind, help) = if failure.is_fail {
-            (
+        let (rule, kind, help) = match failure.cause {
+            Cause::Fail => (
                 "ytt/template-fail",
                 Kind::Validation,
                 "`ytt -f` stops here with these data values; give the value the template needs",
-            )
-        } else {
-            (
+            ),
+            Cause::Error => (
                 "ytt/template-error",
                 Kind::Validation,
                 "`ytt -f` stops here: the template cannot be rendered with these data values",
-            )
+            ),
+            Cause::Syntax => {
+                return Finding::new(
+                    "ytt/starlark-syntax",
+                    Kind::Syntax,
+                    failure.span,
+                    format!("template code does not parse: {}", failure.message),
+                );
+            }
         };
         Finding::new(rule, kind, failure.span, failure.message)
             .with_severity(self.fail_severity)

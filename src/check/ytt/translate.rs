@@ -28,15 +28,113 @@ pub struct TranslateError {
     pub message: String,
 }
 
-/// What one line of code does to the bracket depth and whether, outside
-/// strings and brackets, it ends with `:` (a block opener).
+/// What one line of code does to the statement it is part of: its code
+/// (without a trailing comment), whether it continues the statement of the
+/// lines before, whether the statement goes on after it, and whether it
+/// ends with `:` outside strings and brackets (a block opener).
 pub(crate) struct LineShape {
     pub code: String,
     pub depth_after: i32,
     pub opens_block: bool,
+    /// The statement goes on past this line.
+    pub continues: bool,
 }
 
-/// Where a scan of code stands with respect to string literals: which
+/// Scans code line by line, carrying bracket depth, open string literals
+/// (triple-quoted ones may span lines) and `\` continuations across lines.
+#[derive(Default)]
+pub(crate) struct CodeScanner {
+    depth: i32,
+    /// The open quote character and whether it is tripled.
+    quote: Option<(char, bool)>,
+    backslash: bool,
+}
+
+impl CodeScanner {
+    pub fn line(&mut self, line: &str) -> LineShape {
+        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        let mut end = line.len();
+        let mut last_significant: Option<char> = None;
+        let mut i = 0;
+        let mut escaped = false;
+        while i < chars.len() {
+            let (at, c) = chars[i];
+            if let Some((q, triple)) = self.quote {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    let closes = !triple || line[at..].starts_with(&q.to_string().repeat(3));
+                    if closes {
+                        self.quote = None;
+                        if triple {
+                            i += 2;
+                        }
+                    }
+                }
+                last_significant = Some(c);
+                i += 1;
+                continue;
+            }
+            match c {
+                '"' | '\'' => {
+                    let triple = line[at..].starts_with(&c.to_string().repeat(3));
+                    self.quote = Some((c, triple));
+                    if triple {
+                        i += 2;
+                    }
+                }
+                '#' => {
+                    end = at;
+                    break;
+                }
+                '(' | '[' | '{' => self.depth += 1,
+                ')' | ']' | '}' => self.depth -= 1,
+                _ => {}
+            }
+            if !c.is_whitespace() {
+                last_significant = Some(c);
+            }
+            i += 1;
+        }
+        // A string in single quotes ends with its line unless the line ends
+        // with a backslash.
+        if matches!(self.quote, Some((_, false))) && !escaped {
+            self.quote = None;
+        }
+        let in_string = self.quote.is_some();
+        let code = if in_string {
+            line.to_string()
+        } else {
+            line[..end].trim_end().to_string()
+        };
+        self.backslash = !in_string && code.ends_with('\\');
+        self.depth = self.depth.max(0);
+        let depth = self.depth;
+        LineShape {
+            opens_block: depth == 0
+                && !in_string
+                && !self.backslash
+                && last_significant == Some(':')
+                && code.ends_with(':'),
+            continues: depth > 0 || in_string || self.backslash,
+            depth_after: depth,
+            code,
+        }
+    }
+}
+
+/// The shape of one line on its own, `depth_before` brackets deep.
+pub(crate) fn shape(line: &str, depth_before: i32) -> LineShape {
+    let mut scanner = CodeScanner {
+        depth: depth_before,
+        ..CodeScanner::default()
+    };
+    scanner.line(line)
+}
+
+/// Where a scan of one line stands with respect to string literals: which
 /// quote is open and whether the previous character was a backslash.
 #[derive(Default)]
 struct StringScan {
@@ -68,38 +166,6 @@ impl StringScan {
             self.quote = Some(c);
         }
         is_quote
-    }
-}
-
-pub(crate) fn shape(line: &str, depth_before: i32) -> LineShape {
-    let mut depth = depth_before;
-    let mut strings = StringScan::default();
-    let mut end = line.len();
-    let mut last_significant: Option<char> = None;
-    for (i, c) in line.char_indices() {
-        if strings.in_string(c) || strings.opens(c) {
-            last_significant = Some(c);
-            continue;
-        }
-        match c {
-            '#' => {
-                end = i;
-                break;
-            }
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ => {}
-        }
-        if !c.is_whitespace() {
-            last_significant = Some(c);
-        }
-    }
-    LineShape {
-        code: line[..end].trim_end().to_string(),
-        depth_after: depth,
-        opens_block: depth == 0
-            && last_significant == Some(':')
-            && line[..end].trim_end().ends_with(':'),
     }
 }
 
@@ -149,28 +215,96 @@ pub fn rename_assert(code: &str) -> String {
     out
 }
 
+/// ytt's `**x` takes any mapping (a struct, a fragment); starlark-rust's
+/// takes dicts only. Outside `def` headers and lambda parameters, `**x` in a
+/// call becomes `**__ytt_kwargs(x)`, which makes a dict of a mapping.
+pub fn wrap_kwargs_splats(code: &str) -> String {
+    if !code.contains("**") || keyword(code.trim_start()) == "def" {
+        return code.to_string();
+    }
+    let chars: Vec<(usize, char)> = code.char_indices().collect();
+    let mut out = String::with_capacity(code.len() + 16);
+    let mut strings = StringScan::default();
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        if strings.in_string(c) || strings.opens(c) {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let before = code[..at].trim_end().chars().next_back();
+        if code[at..].starts_with("**")
+            && matches!(before, Some('(' | ','))
+            && let Some(end) = splat_end(code, at + 2)
+        {
+            out.push_str("**__ytt_kwargs(");
+            out.push_str(&code[at + 2..end]);
+            out.push(')');
+            // Continue after the wrapped expression.
+            i = chars.partition_point(|(p, _)| *p < end);
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Where the expression after `**` at `start` ends: a `,` or a closing
+/// bracket at its own depth. None when it ends at `:` (a lambda's
+/// parameters) or with the line.
+fn splat_end(code: &str, start: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut strings = StringScan::default();
+    for (offset, c) in code[start..].char_indices() {
+        if strings.in_string(c) || strings.opens(c) {
+            continue;
+        }
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return Some(start + offset),
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => return Some(start + offset),
+            ':' if depth == 0 => return None,
+            '#' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Translate lines of ytt code (1-based line, text without `#@`) into Starlark.
 pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, TranslateError> {
     let mut out = Translated::default();
     // Open blocks: (opening line, statements seen in the block).
     let mut blocks: Vec<(usize, usize)> = Vec::new();
-    let mut depth = 0;
+    let mut scanner = CodeScanner::default();
     let push = |out: &mut Translated, indent: usize, text: &str, line: usize| {
         out.source.push_str(&"    ".repeat(indent));
         out.source.push_str(text);
         out.source.push('\n');
         out.lines.push(line);
     };
+    let mut continuing = false;
     for (line, raw) in code_lines {
-        let text = rename_assert(raw.trim());
-        if depth > 0 {
-            // A continuation line of a bracketed expression: keep as is.
-            let shaped = shape(&text, depth);
-            depth = shaped.depth_after.max(0);
+        if continuing {
+            // A continuation line (brackets, a multi-line string, a line
+            // ending in a backslash): kept as it is, leading blanks included
+            // (they may be inside a string).
+            let shaped = scanner.line(&wrap_kwargs_splats(&rename_assert(raw)));
+            continuing = shaped.continues;
             push(&mut out, 0, &shaped.code, *line);
+            // A header continued over lines (`if a and \` ...) opens its
+            // block where it ends.
+            if shaped.opens_block {
+                blocks.push((*line, 0));
+            }
             continue;
         }
-        let shaped = shape(&text, 0);
+        let text = wrap_kwargs_splats(&rename_assert(raw.trim()));
+        let shaped = scanner.line(&text);
+        continuing = shaped.continues;
         let code = shaped.code.trim().to_string();
         if code.is_empty() {
             continue;
@@ -218,8 +352,27 @@ pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, Translate
             push(&mut out, blocks.len() + 1, "pass", *line);
             continue;
         }
+        // starlark-rust has no `while`: an unbounded `for` that checks the
+        // condition first (the statement budget still ends endless loops).
+        if word == "while" && shaped.opens_block {
+            let condition = code["while".len()..code.len() - 1].trim();
+            push(
+                &mut out,
+                blocks.len(),
+                "for _ytt_while in range(2147483647):",
+                *line,
+            );
+            push(
+                &mut out,
+                blocks.len() + 1,
+                &format!("if not ({condition}):"),
+                *line,
+            );
+            push(&mut out, blocks.len() + 2, "break", *line);
+            blocks.push((*line, 1));
+            continue;
+        }
         push(&mut out, blocks.len(), &code, *line);
-        depth = shaped.depth_after.max(0);
         if shaped.opens_block {
             blocks.push((*line, 0));
         }
@@ -539,7 +692,41 @@ mod tests {
     #[test]
     fn brackets_span_lines_and_colons_in_lambdas_do_not_open_blocks() {
         let out = translate(&lines("rules = {\n  \"a\": lambda v: v,\n}\ny = 1")).unwrap();
-        assert_eq!(out.source, "rules = {\n\"a\": lambda v: v,\n}\ny = 1\n");
+        assert_eq!(out.source, "rules = {\n  \"a\": lambda v: v,\n}\ny = 1\n");
+    }
+
+    #[test]
+    fn continued_lines_keep_strings_and_open_blocks_where_they_end() {
+        let out = translate(&lines(
+            "def f(v):\nif v and \\\n   v > 1:\nreturn '''a\n  # not a comment\nb'''\nend\nend",
+        ))
+        .unwrap();
+        assert_eq!(
+            out.source,
+            "def f(v):\n    if v and \\\n   v > 1:\n        return '''a\n  # not a comment\nb'''\n"
+        );
+        let out = translate(&lines("n = 0\nwhile n < 3:\nn += 1\nend")).unwrap();
+        assert!(
+            out.source
+                .contains("for _ytt_while in range(2147483647):\n    if not (n < 3):\n        break\n    n += 1"),
+            "{}",
+            out.source
+        );
+    }
+
+    #[test]
+    fn kwargs_splats_take_any_mapping_but_parameters_stay() {
+        assert_eq!(
+            wrap_kwargs_splats("f(a, **m(), b=1)"),
+            "f(a, **__ytt_kwargs(m()), b=1)"
+        );
+        assert_eq!(wrap_kwargs_splats("f(**x)"), "f(**__ytt_kwargs(x))");
+        assert_eq!(wrap_kwargs_splats("def f(**kw):"), "def f(**kw):");
+        assert_eq!(
+            wrap_kwargs_splats("g = lambda a, **kw: kw"),
+            "g = lambda a, **kw: kw"
+        );
+        assert_eq!(wrap_kwargs_splats("s = \"(**x)\""), "s = \"(**x)\"");
     }
 
     #[test]

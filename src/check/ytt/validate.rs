@@ -810,7 +810,6 @@ fn compare(a: &StarValue, b: &StarValue) -> Option<std::cmp::Ordering> {
             }
             Some(x.len().cmp(&y.len()))
         }
-        (StarValue::Dict(x), StarValue::Dict(y)) if x == y => Some(std::cmp::Ordering::Equal),
         (StarValue::None, StarValue::None) => Some(std::cmp::Ordering::Equal),
         _ => match (a.as_number(), b.as_number()) {
             (Some(x), Some(y)) => x.partial_cmp(&y),

@@ -123,19 +123,24 @@ impl<'v> StarlarkValue<'v> for Fragment {
             .ok_or_else(|| error(format!("index {wanted} out of range")))
     }
 
+    /// ytt's fragment is a mapping first: `x in fragment` looks `x` up as
+    /// a key, so for an array or a document set it asks for an index.
     fn is_in(&self, other: Value<'v>) -> starlark::Result<bool> {
-        let heap_free = super::convert::value_to_scalar(other);
+        let wanted = super::convert::value_to_scalar(other);
         Ok(match &*self.data {
             FragmentData::Node(node) => match &node.value {
                 NodeValue::Map(items) => items
                     .iter()
-                    .any(|i| Some(&i.key.resolved) == heap_free.as_ref()),
-                NodeValue::Array(items) => items
-                    .iter()
-                    .any(|i| i.value.as_scalar().map(|s| &s.resolved) == heap_free.as_ref()),
+                    .any(|i| Some(&i.key.resolved) == wanted.as_ref()),
+                NodeValue::Array(_) => other
+                    .unpack_i32()
+                    .is_some_and(|i| i >= 0 && (i as usize) < self.len()),
                 NodeValue::Scalar(_) => false,
             },
-            _ => false,
+            FragmentData::Documents(_) => other
+                .unpack_i32()
+                .is_some_and(|i| i >= 0 && (i as usize) < self.len()),
+            FragmentData::Nil => false,
         })
     }
 

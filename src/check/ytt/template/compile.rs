@@ -23,6 +23,8 @@ pub struct CompileError {
     pub line: usize,
     pub span: Option<Span>,
     pub message: String,
+    /// The code does not parse (as opposed to a template ytt rejects).
+    pub is_syntax: bool,
 }
 
 /// Options ytt's template compiler takes.
@@ -179,7 +181,19 @@ impl Compiler<'_> {
         let mut metas = Metas::default();
         for comment in comments {
             let line = self.line(comment.span);
-            match &comment.kind {
+            // ytt keeps the code as written after `#@ `: blanks inside a
+            // string continued from the line before are part of it.
+            let untrimmed;
+            let kind = match &comment.kind {
+                CommentKind::Code(_) => {
+                    let rest = comment.text.strip_prefix('@').unwrap_or(&comment.text);
+                    let rest = rest.strip_prefix([' ', '\t']).unwrap_or(rest);
+                    untrimmed = CommentKind::Code(rest.trim_end_matches(['\r', '\n']).to_string());
+                    &untrimmed
+                }
+                other => other,
+            };
+            match kind {
                 CommentKind::Code(code) if !comment.own_line => {
                     if has_value {
                         return Err(CompileError {
@@ -189,6 +203,7 @@ impl Compiler<'_> {
                                 "Expected YAML node at {}:{line} to have either computed or YAML value, but found both",
                                 self.source.name
                             ),
+                            is_syntax: false,
                         });
                     }
                     metas.values.push((line, code.clone()));
@@ -202,6 +217,7 @@ impl Compiler<'_> {
                                 "Unexpected code at {}:{line} after use of '*/end', expected YAML node",
                                 self.source.name
                             ),
+                            is_syntax: false,
                         });
                     }
                     let trimmed = code.trim_start();
@@ -217,6 +233,8 @@ impl Compiler<'_> {
                     }
                     metas.blocks.push((line, code));
                 }
+                // `#@comment text` is a ytt comment, like `#! text`.
+                CommentKind::Annotation { name, .. } if name == "comment" => {}
                 CommentKind::Annotation { .. } => metas.annotations.push(comment.clone()),
                 CommentKind::Ytt => {}
                 CommentKind::Plain if self.options.ignore_unknown_comments => {}
@@ -228,6 +246,7 @@ impl Compiler<'_> {
                             "Failed to parse line {line}: '#{}': Expected ytt-formatted string (use '#@' for annotations or code, '#!' for comments)",
                             comment.text
                         ),
+                        is_syntax: false,
                     });
                 }
             }

@@ -4,7 +4,7 @@
 //! returns that YAML. An explicit `return x` still returns `x`; a bare
 //! `return` returns the YAML built so far.
 
-use crate::check::ytt::translate::{keyword, shape};
+use crate::check::ytt::translate::{CodeScanner, keyword, shape};
 
 struct Frame {
     is_def: bool,
@@ -25,26 +25,39 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
     let mut frames: Vec<Frame> = Vec::new();
     // (header, end, returns) of each def that builds nodes.
     let mut fragment_defs: Vec<FragmentDef> = Vec::new();
-    let mut depth = 0;
+    let mut scanner = CodeScanner::default();
+    let mut continuing = false;
     let mut open_return: Option<usize> = None;
+    // The first word of the statement a continuation line belongs to.
+    let mut statement_word = String::new();
     for (index, (_, raw)) in code.iter().enumerate() {
-        let text = raw.trim();
-        if depth > 0 {
-            depth = shape(text, depth).depth_after.max(0);
-            if depth == 0
+        if continuing {
+            let shaped = scanner.line(raw);
+            continuing = shaped.continues;
+            if !continuing
                 && let Some(start) = open_return.take()
                 && let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def)
             {
                 frame.returns.push((start, index));
             }
+            if shaped.opens_block {
+                frames.push(Frame {
+                    is_def: statement_word == "def",
+                    uses_tpl: false,
+                    header: index,
+                    returns: Vec::new(),
+                });
+            }
             continue;
         }
-        let shaped = shape(text, 0);
+        let shaped = scanner.line(raw.trim());
+        continuing = shaped.continues;
         let statement = shaped.code.trim();
         if statement.is_empty() {
             continue;
         }
         let word = keyword(statement);
+        statement_word = word.to_string();
         match word {
             "end" if statement == "end" => {
                 if let Some(frame) = frames.pop()
@@ -63,9 +76,8 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
         if builds && let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def) {
             frame.uses_tpl = true;
         }
-        depth = shaped.depth_after.max(0);
         if word == "return" {
-            if depth == 0 {
+            if !continuing {
                 if let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def) {
                     frame.returns.push((index, index));
                 }

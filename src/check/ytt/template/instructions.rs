@@ -24,16 +24,9 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
         let given = given.items.first().copied();
         Ok(match runtime::end_ctx(id as usize, given).map_err(fail)? {
             Ended::Given(value) => value,
-            Ended::Built(fragment) => {
-                if matches!(
-                    *fragment.data,
-                    crate::check::ytt::starlark::fragment::FragmentData::Nil
-                ) {
-                    Value::new_none()
-                } else {
-                    heap.alloc(fragment)
-                }
-            }
+            // A function that built nothing still returns a fragment (an
+            // empty one), as ytt's does.
+            Ended::Built(fragment) => heap.alloc(fragment),
         })
     }
 
@@ -58,6 +51,25 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
         #[starlark(kwargs)] _kwargs: starlark::values::dict::DictRef<'v>,
     ) -> anyhow::Result<starlark::values::none::NoneType> {
         Ok(starlark::values::none::NoneType)
+    }
+
+    /// `**x` on any mapping: a dict of its items (see `wrap_kwargs_splats`).
+    fn __ytt_kwargs<'v>(value: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+        use crate::check::ytt::starlark::{fragment::Fragment, ytt_struct::YttStruct};
+        if let Some(fields) = YttStruct::from_value(value) {
+            let pairs: Vec<(Value, Value)> =
+                fields.fields().map(|(k, v)| (heap.alloc(k), v)).collect();
+            return Ok(heap.alloc(starlark::values::dict::AllocDict(pairs)));
+        }
+        if Fragment::from_value(value).is_some() {
+            let keys = value.iterate(heap)?;
+            let mut pairs = Vec::new();
+            for key in keys {
+                pairs.push((key, value.at(key, heap)?));
+            }
+            return Ok(heap.alloc(starlark::values::dict::AllocDict(pairs)));
+        }
+        Ok(value)
     }
 
     /// `template.replace(value)`.

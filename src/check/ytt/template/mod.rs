@@ -9,7 +9,7 @@ pub mod nodes;
 pub mod noop;
 pub mod runtime;
 
-use super::translate::{Translated, keyword, shape, translate};
+use super::translate::{CodeScanner, Translated, keyword, translate};
 use crate::source::{FileId, SourceFile};
 use crate::yaml::DocumentSet;
 use compile::{CompileError, CompileOptions, compile_yaml};
@@ -38,24 +38,27 @@ pub fn program(
         line: e.line,
         span: None,
         message: e.message,
+        is_syntax: true,
     })?;
     Ok(Program { id, translated })
 }
 
 /// ytt's dialect closes blocks with `end`, so `pass` is not allowed.
 pub fn reject_reserved(code: &[(usize, String)]) -> Result<(), CompileError> {
-    let mut depth = 0;
+    let mut scanner = CodeScanner::default();
+    let mut continuing = false;
     for (line, text) in code {
-        let shaped = shape(text.trim(), depth);
+        let shaped = scanner.line(if continuing { text } else { text.trim() });
         let statement = shaped.code.trim();
-        if depth == 0 && keyword(statement) == "pass" && statement == "pass" {
+        if !continuing && keyword(statement) == "pass" && statement == "pass" {
             return Err(CompileError {
                 line: *line,
                 span: None,
                 message: "use of reserved keyword 'pass' is not allowed".into(),
+                is_syntax: true,
             });
         }
-        depth = shaped.depth_after.max(0);
+        continuing = shaped.continues;
     }
     Ok(())
 }

@@ -364,6 +364,9 @@ impl Ctx {
             _ => return Err("expected to find a parent node, but was not enough parents".into()),
         };
         let span = self.arena[current].span;
+        // Items of a fragment carry their annotations, so a repeated key is
+        // an error unless overriding is asked for (ytt's `carryMeta`).
+        let strict = Fragment::from_value(value).is_some();
         let converted = convert::convert(value, span, 0)?;
         let (expected, new_items): (&str, Vec<Built>) = match self.arena[current].kind {
             Kind::Doc => ("document set", documents_of(converted, span)?),
@@ -379,7 +382,7 @@ impl Ctx {
             let index = self.arena.len();
             self.arena.push(built);
             if self.arena[parent].kind == Kind::Map {
-                self.make_room(parent, index, false, implicit)?;
+                self.make_room(parent, index, strict, implicit)?;
             }
             indexes.push(index);
         }
