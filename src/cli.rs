@@ -68,6 +68,10 @@ pub struct LintArgs {
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
 
+    /// Check ytt schemas and data values only, as `ytt --data-values-inspect`: render no template
+    #[arg(long)]
+    pub no_render: bool,
+
     /// Report only findings whose fingerprint is not in this baseline FILE
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -109,6 +113,10 @@ pub struct RenderArgs {
     /// Allow an overriding map key without `@yaml/map-key-override`
     #[arg(long = "implicit-map-key-overrides")]
     pub implicit_map_key_overrides: bool,
+
+    /// Write each output file (YAML and text templates) under DIR instead of printing
+    #[arg(long = "output-files", value_name = "DIR")]
+    pub output_files: Option<PathBuf>,
 
     #[command(flatten)]
     pub ytt: YttFlags,

@@ -200,7 +200,10 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         .then(|| progress::TerminalBar::start(progress::DELAY));
     let request = LintRequest {
         paths: args.paths.clone(),
-        ytt: ytt_settings(&args.ytt, cwd),
+        ytt: YttSettings {
+            skip_templates: args.no_render,
+            ..ytt_settings(&args.ytt, cwd)
+        },
         config,
         progress: bar.as_ref().map(|bar| bar.progress()),
     };
@@ -352,6 +355,8 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
 /// `confvet render`: the package's output as `ytt -f PATH...` prints it, or
 /// the findings that stop ytt (exit 1).
 fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
+    use confvet::check::ytt::render;
+    use confvet::source::FileId;
     let paths: Vec<PathBuf> = args.paths.iter().chain(&args.files).cloned().collect();
     if paths.is_empty() {
         eprintln!("confvet: render needs at least one file or directory");
@@ -359,6 +364,11 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
     }
     let sources = Sources::new();
     let mut files = Vec::new();
+    // Text templates (`.txt`): (id, path).
+    let mut texts: Vec<(FileId, PathBuf)> = Vec::new();
+    // Each output file's name, as ytt gives it: its path relative to the
+    // folder given, or the base name of a file given.
+    let mut output_names: std::collections::HashMap<FileId, String> = Default::default();
     for path in &paths {
         let path = cwd.join(path);
         if !path.exists() {
@@ -367,8 +377,30 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         }
         for file in confvet::check::ytt::package_files(&path) {
             if let Some(found) = confvet::discover::read_ytt_file(&file, &sources, cwd) {
+                output_names.insert(found.id, output_name(&path, &file));
                 files.push(found);
             }
+        }
+        for (file, name) in render::text_template_files(&path) {
+            let text = match confvet::source::read_limited(&file).map(String::from_utf8) {
+                Ok(Ok(text)) => text,
+                Ok(Err(_)) => {
+                    eprintln!("confvet: {}: not UTF-8 text", file.display());
+                    return 2;
+                }
+                Err(err) => {
+                    eprintln!("confvet: {}: {err}", file.display());
+                    return 2;
+                }
+            };
+            let name_shown = confvet::source::display_name(&file, cwd);
+            let id = sources.add(confvet::source::SourceFile::new(
+                name_shown,
+                Some(file.clone()),
+                text,
+            ));
+            output_names.insert(id, name);
+            texts.push((id, file));
         }
     }
     let root = paths
@@ -394,20 +426,47 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         f.severity == Severity::Error
             || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
     };
-    if outcome.findings.iter().any(stops) || outcome.rendered.is_none() && outcome.values.is_none()
+    let mut findings: Vec<_> = outcome
+        .findings
+        .iter()
+        .filter(|f| stops(f))
+        .map(|f| f.clone().with_severity(Severity::Error))
+        .collect();
+    // Text templates, once the YAML ones rendered, with the same values.
+    let mut text_outputs = Vec::new();
+    if findings.is_empty()
+        && !texts.is_empty()
+        && let Some(values) = &outcome.values
     {
-        let findings: Vec<_> = outcome
-            .findings
+        let known = files
             .iter()
-            .filter(|f| stops(f))
-            .map(|f| f.clone().with_severity(Severity::Error))
+            .map(|f| (f.path.clone(), (f.id, sources.get(f.id))))
             .collect();
+        let options = confvet::check::ytt::template::compile::CompileOptions {
+            ignore_unknown_comments: settings.ignore_unknown_comments,
+        };
+        let mut renderer =
+            render::Renderer::new(&root, values, !settings.flags.is_empty(), known, options);
+        if let Some(flat) = &settings.flat_files {
+            renderer = renderer.with_flat_files(flat);
+        }
+        renderer.session_options(settings.implicit_map_key_overrides);
+        let mut text_findings = Vec::new();
+        text_outputs = renderer.check_texts(&texts, &sources, &mut text_findings);
+        findings.extend(
+            text_findings
+                .into_iter()
+                .filter(|f| stops(f))
+                .map(|f| f.with_severity(Severity::Error)),
+        );
+    }
+    if !findings.is_empty() || outcome.rendered.is_none() && outcome.values.is_none() {
         let report = Report {
             findings: &findings,
             sources: &sources,
             units: &[],
             summary: confvet::report::Summary {
-                files: files.len(),
+                files: files.len() + texts.len(),
                 units: 1,
                 errors: findings.len(),
                 ..Default::default()
@@ -418,17 +477,120 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
             .emit(&mut std::io::stderr(), &report);
         return 1;
     }
-    let docs: Vec<Option<&confvet::yaml::Node>> = outcome
-        .rendered
-        .iter()
-        .flatten()
+    let rendered = outcome.rendered.iter().flatten();
+    if let Some(dir) = &args.output_files {
+        // ytt's order: text templates, then YAML ones; a YAML template
+        // whose documents are all empty gives no file.
+        let name = |id: &FileId| output_names.get(id).cloned().unwrap_or_default();
+        let mut outputs: Vec<(String, String)> = text_outputs
+            .iter()
+            .map(|(id, text)| (name(id), text.clone()))
+            .collect();
+        for (id, docs) in rendered {
+            let docs: Vec<Option<&confvet::yaml::Node>> =
+                docs.iter().map(|d| Some(&d.value)).collect();
+            let text = confvet::yaml::emit::document_set_to_yaml(&docs);
+            if !text.is_empty() {
+                outputs.push((name(id), text));
+            }
+        }
+        return match write_output_files(dir, cwd, &outputs) {
+            Ok(()) => 0,
+            Err(message) => {
+                eprintln!("confvet: {message}");
+                2
+            }
+        };
+    }
+    let docs: Vec<Option<&confvet::yaml::Node>> = rendered
         .flat_map(|(_, docs)| docs.iter())
         .map(|d| Some(&d.value))
         .collect();
     let text = confvet::yaml::emit::document_set_to_yaml(&docs);
+    if !text_outputs.is_empty() {
+        // ytt's warning, on standard error.
+        eprint!(
+            "\nWarning: Found Non-YAML templates in input. Non-YAML templates are not rendered to standard output.\nIf you want to include those results, use the --output-files or --dangerous-emptied-output-directory flag.\n"
+        );
+    }
     match std::io::stdout().write_all(text.as_bytes()) {
         Ok(()) => 0,
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(_) => 2,
+    }
+}
+
+/// ytt's name for an output file: its path relative to the folder given
+/// (`/`-separated), or the base name of a file given.
+fn output_name(given: &Path, file: &Path) -> String {
+    match file.strip_prefix(given) {
+        Ok(relative) if given.is_dir() => relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+        _ => file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
+}
+
+/// ytt's `--output-files DIR`: each output (name, contents) written to
+/// DIR/name, folders made as needed, files replaced; `creating: PATH` on
+/// standard output before each, PATH joined and cleaned as Go's
+/// `filepath.Join` does. Folders and files get mode 0700, as ytt's.
+fn write_output_files(dir: &Path, cwd: &Path, outputs: &[(String, String)]) -> Result<(), String> {
+    let make_dirs = |path: &Path| -> std::io::Result<()> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(path)
+    };
+    let target = cwd.join(dir);
+    make_dirs(&target).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut stdout = std::io::stdout();
+    for (name, contents) in outputs {
+        let shown = clean_path(&format!("{}/{name}", dir.to_string_lossy()));
+        let _ = writeln!(stdout, "creating: {shown}");
+        let path = cwd.join(&shown);
+        if let Some(parent) = path.parent() {
+            make_dirs(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o700);
+        options
+            .open(&path)
+            .and_then(|mut f| f.write_all(contents.as_bytes()))
+            .map_err(|e| format!("{shown}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Go's `path.Clean`: `.` and empty parts dropped, `..` applied.
+fn clean_path(path: &str) -> String {
+    let rooted = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&last) if last != ".." => {
+                    parts.pop();
+                }
+                _ if rooted => {}
+                _ => parts.push(".."),
+            },
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".into(),
+        (false, false) => joined,
     }
 }

@@ -118,9 +118,23 @@ fn same_data(a: &J, b: &J) -> bool {
     }
 }
 
-fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String> {
+/// What a suite's verdicts are of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// `confvet lint`, templates rendered (the conformance cases).
+    Lint,
+    /// `ytt --data-values-inspect` (the corpus): `confvet lint --no-render`.
+    DataValues,
+    /// The corpus header's full render (`ytt -f .`): fails or not.
+    Render,
+}
+
+fn run_case(system: &str, case_dir: &Path, scratch: &Path, verdict: Verdict) -> Result<(), String> {
     let expect = read_yaml(&case_dir.join("expect.yml"))?;
     copy_dir(case_dir, scratch).map_err(|e| e.to_string())?;
+    if verdict == Verdict::Render {
+        return render_verdict(case_dir, scratch, &expect);
+    }
     let args: Vec<String> = expect
         .get("args")
         .and_then(J::as_array)
@@ -130,6 +144,12 @@ fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String>
                 .collect()
         })
         .unwrap_or_default();
+    // The corpus verdict is `--data-values-inspect`: nothing is rendered.
+    let no_render: &[&str] = if verdict == Verdict::DataValues {
+        &["--no-render"]
+    } else {
+        &[]
+    };
     let env: Vec<(String, String)> = expect
         .get("env")
         .and_then(J::as_object)
@@ -143,6 +163,7 @@ fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String>
     let output = Command::new(bin)
         .current_dir(scratch)
         .args(["lint", ".", "--format", "json"])
+        .args(no_render)
         .args(&args)
         .envs(env.iter().cloned())
         .output()
@@ -220,6 +241,60 @@ fn run_case(system: &str, case_dir: &Path, scratch: &Path) -> Result<(), String>
     }
 }
 
+/// A corpus package whose header records the full render's exit: confvet's
+/// lint (templates rendered, the package's own values) must stop on a
+/// template exactly when `ytt -f .` fails.
+fn render_verdict(case_dir: &Path, scratch: &Path, expect: &J) -> Result<(), String> {
+    let header = std::fs::read_to_string(case_dir.join("expect.yml")).map_err(|e| e.to_string())?;
+    let Some(ytt_fails) = header
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .find_map(|l| l.strip_prefix("# Full render `ytt -f .`: exit "))
+        .map(|rest| !rest.starts_with('0'))
+    else {
+        return Err("no full-render verdict in the header".into());
+    };
+    let args: Vec<String> = expect
+        .get("args")
+        .and_then(J::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let output = Command::new(env!("CARGO_BIN_EXE_confvet"))
+        .current_dir(scratch)
+        .args(["lint", ".", "--format", "json"])
+        .args(&args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let report: J = serde_json::from_slice(&output.stdout).map_err(|e| e.to_string())?;
+    let stops: Vec<String> = report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        // What stops `ytt -f .`: any error, and a template that failed
+        // (a warning with the package's own values).
+        .filter(|f| {
+            f["severity"] == "error"
+                || matches!(
+                    f["rule"].as_str(),
+                    Some("ytt/template-fail" | "ytt/template-error")
+                )
+        })
+        .map(|f| format!("{}:{} {}", f["file"], f["line"], f["message"]))
+        .collect();
+    match (ytt_fails, stops.is_empty()) {
+        (true, true) => Err("ytt -f . fails; confvet rendered it".into()),
+        (false, false) => Err(format!(
+            "ytt -f . renders; confvet stops: {}",
+            stops.join("; ")
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Every directory below `dir` that holds an `expect.yml`.
 fn case_dirs(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -255,7 +330,7 @@ fn read_list(name: &str) -> BTreeSet<String> {
 
 /// Run every case under `root/<system>`, print the counts per system, and
 /// fail when a case on the list `list_name` fails.
-fn run_suite(label: &str, root: &Path, systems: &[&str], list_name: &str) {
+fn run_suite(label: &str, root: &Path, systems: &[&str], list_name: &str, verdict: Verdict) {
     let listed = read_list(list_name);
     let filter = std::env::var("CONFVET_CONFORMANCE_FILTER").unwrap_or_default();
     let verbose = std::env::var_os("CONFVET_CONFORMANCE_VERBOSE").is_some();
@@ -275,7 +350,7 @@ fn run_suite(label: &str, root: &Path, systems: &[&str], list_name: &str) {
             .map(|case| {
                 let name = name_of(case);
                 let scratch = scratch_root.join(&name);
-                (name, run_case(system, case, &scratch))
+                (name, run_case(system, case, &scratch, verdict))
             })
             .collect();
         let passed = results.iter().filter(|(_, r)| r.is_ok()).count();
@@ -316,6 +391,7 @@ fn conformance_cases() {
         &root,
         &["ytt", "kubevirt", "tekton"],
         "conformance-passing.txt",
+        Verdict::Lint,
     );
 }
 
@@ -327,5 +403,29 @@ fn corpus_ytt_packages() {
         println!("skipped: ../shared/corpus/ytt not found; corpus packages not run");
         return;
     }
-    run_suite("corpus", &root, &["ytt"], "corpus-passing.txt");
+    run_suite(
+        "corpus",
+        &root,
+        &["ytt"],
+        "corpus-passing.txt",
+        Verdict::DataValues,
+    );
+}
+
+/// Real ytt packages rendered: confvet stops on a template exactly where
+/// `ytt -f .` fails (the verdict in each package's header).
+#[test]
+fn corpus_ytt_renders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !root.join("ytt").is_dir() {
+        println!("skipped: ../shared/corpus/ytt not found; corpus renders not run");
+        return;
+    }
+    run_suite(
+        "corpus-render",
+        &root,
+        &["ytt"],
+        "corpus-render-passing.txt",
+        Verdict::Render,
+    );
 }

@@ -427,6 +427,19 @@ pub struct Engine {
     fallback_file: crate::source::FileId,
     /// Set when the package is files named one by one: base name to path.
     flat_files: Option<HashMap<String, PathBuf>>,
+    /// Each module's generated-line to source-line map, for call chains.
+    line_maps: RefCell<HashMap<String, Vec<usize>>>,
+}
+
+/// Why running a module failed: the message, the 1-based line in the
+/// module, whether its code does not parse, and the chain of places (module
+/// name, 1-based line) from the outermost call to the failure.
+#[derive(Debug, Clone)]
+pub struct RunFailure {
+    pub message: String,
+    pub line: usize,
+    pub is_syntax: bool,
+    pub chain: Vec<(String, usize)>,
 }
 
 /// A compiled file, or why it failed (message, 1-based line, is_syntax).
@@ -449,6 +462,7 @@ impl Engine {
             known_files: HashMap::new(),
             fallback_file: crate::source::FileId(0),
             flat_files: None,
+            line_maps: RefCell::new(HashMap::new()),
         }
     }
 
@@ -469,12 +483,31 @@ impl Engine {
     }
 
     /// Run translated code as a module (for renders: a compiled template).
-    pub fn run_module(&self, name: &str, translated: &Translated, dir: &Path) -> Compiled {
-        self.run(name, translated, dir)
+    pub fn run_module(
+        &self,
+        name: &str,
+        translated: &Translated,
+        dir: &Path,
+    ) -> Result<FrozenModule, RunFailure> {
+        self.run_detailed(name, translated, dir)
     }
 
     fn run(&self, name: &str, translated: &Translated, dir: &Path) -> Compiled {
+        self.run_detailed(name, translated, dir)
+            .map_err(|f| (f.message, f.line, f.is_syntax))
+    }
+
+    /// Run translated code as a module; a failure keeps its call chain.
+    fn run_detailed(
+        &self,
+        name: &str,
+        translated: &Translated,
+        dir: &Path,
+    ) -> Result<FrozenModule, RunFailure> {
         let _session = SessionGuard::install(&self.session);
+        self.line_maps
+            .borrow_mut()
+            .insert(name.to_string(), translated.lines.clone());
         let loader = Loader {
             engine: self,
             dir: dir.to_path_buf(),
@@ -484,7 +517,12 @@ impl Engine {
                 .span()
                 .map(|s| translated.original_line(s.resolve_span().begin.line))
                 .unwrap_or(1);
-            (first_line(&e.without_diagnostic().to_string()), line, true)
+            RunFailure {
+                message: first_line(&e.without_diagnostic().to_string()),
+                line,
+                is_syntax: true,
+                chain: Vec::new(),
+            }
         })?;
         Module::with_temp_heap(|module| {
             let result = {
@@ -492,26 +530,45 @@ impl Engine {
                 eval.eval_module(ast, &self.globals).map(|_| ())
             };
             if let Err(e) = result {
-                // The innermost place in this file: the failing expression,
-                // else the call that led to a failure in another module.
-                let frames = e
+                // Calls from the outermost in, then the failing expression.
+                let places: Vec<&starlark::codemap::FileSpan> = e
                     .call_stack()
                     .frames
                     .iter()
+                    .filter_map(|f| f.location.as_ref())
+                    .chain(e.span())
+                    .collect();
+                // The innermost place in this file: the failing expression,
+                // else the call that led to a failure in another module.
+                let line = places
+                    .iter()
                     .rev()
-                    .filter_map(|f| f.location.as_ref());
-                let span = e
-                    .span()
-                    .into_iter()
-                    .chain(frames)
                     .find(|l| l.filename() == name)
-                    .cloned();
-                let line = span
                     .map(|s| translated.original_line(s.resolve_span().begin.line))
                     .unwrap_or(1);
-                return Err((first_line(&e.without_diagnostic().to_string()), line, false));
+                let maps = self.line_maps.borrow();
+                let chain = places
+                    .iter()
+                    .filter_map(|place| {
+                        let generated = place.resolve_span().begin.line;
+                        let lines = maps.get(place.filename())?;
+                        let line = lines.get(generated).or(lines.last()).copied()?;
+                        Some((place.filename().to_string(), line))
+                    })
+                    .collect();
+                return Err(RunFailure {
+                    message: first_line(&e.without_diagnostic().to_string()),
+                    line,
+                    is_syntax: false,
+                    chain,
+                });
             }
-            module.freeze().map_err(|e| (format!("{e:?}"), 1, false))
+            module.freeze().map_err(|e| RunFailure {
+                message: format!("{e:?}"),
+                line: 1,
+                is_syntax: false,
+                chain: Vec::new(),
+            })
         })
     }
 
@@ -561,7 +618,13 @@ impl Engine {
                     .find(|candidate| candidate.is_file())
                     .and_then(|p| inside(&p))
             } else {
-                inside(&dir.join(path)).filter(|p| p.is_file())
+                // `/x.star` is relative to the package root (ytt's library
+                // root), anything else to the loading file's directory.
+                let base = match path.strip_prefix('/') {
+                    Some(rest) => self.root.join(rest),
+                    None => dir.join(path),
+                };
+                inside(&base).filter(|p| p.is_file())
             };
         found
             .map(|p| p.to_string_lossy().into_owned())
@@ -644,7 +707,18 @@ impl Engine {
                 std::sync::Arc::new(crate::source::SourceFile::new(path.to_string(), None, text)),
             ),
         };
-        let set = crate::yaml::parse_file(file, &source.text, &Default::default())
+        // A text template (`.lib.txt`): its functions return text.
+        if path.ends_with(".txt") {
+            return super::template::text_program(&source, &self.session)
+                .map(|p| p.translated)
+                .map_err(|e| format!("{path}:{}: {}", e.line, e.message));
+        }
+        // Templates may repeat a key under `if`/`else` or in fragment functions.
+        let options = crate::yaml::ParseOptions {
+            keeps_duplicate_keys: true,
+            ..Default::default()
+        };
+        let set = crate::yaml::parse_file(file, &source.text, &options)
             .map_err(|e| format!("{path}: {}", e.message))?;
         super::template::program(&set, &source, file, &self.session, Default::default())
             .map(|p| p.translated)

@@ -5,6 +5,7 @@
 //! at a time, each step type-checked (confvet reports every step's errors,
 //! ytt only the first); validations on the final values, collect-all.
 
+pub mod awaits;
 pub mod digest;
 pub mod engine;
 pub mod flags;

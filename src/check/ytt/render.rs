@@ -22,6 +22,9 @@ pub struct RenderFailure {
     pub span: Span,
     pub message: String,
     pub cause: Cause,
+    /// The calls that led to the failure, outermost first: (module name as
+    /// loaded, 1-based line).
+    pub chain: Vec<(String, usize)>,
 }
 
 /// What stopped a render.
@@ -41,14 +44,24 @@ pub struct Rendered {
     module: FrozenModule,
 }
 
+/// A file of the package: path, id and text.
+type PackageFile = (
+    std::path::PathBuf,
+    crate::source::FileId,
+    std::sync::Arc<SourceFile>,
+);
+
 /// Renders the templates of one package with its final data values.
 pub struct Renderer {
     engine: Engine,
     options: CompileOptions,
-    /// A failure is an error when the consumer gave values (flags, a
-    /// scenario); with the values as shipped it is a warning, since a
-    /// package may leave a required value to its consumer.
-    fail_severity: Severity,
+    /// The final data values, to tell which failures wait on the consumer.
+    values: Node,
+    /// Values were given by the consumer (flags, a scenario): every failure
+    /// is then an error.
+    consumer_values: bool,
+    files: Vec<PackageFile>,
+    root: std::path::PathBuf,
 }
 
 impl Renderer {
@@ -66,14 +79,17 @@ impl Renderer {
             .values()
             .next()
             .map_or(crate::source::FileId(0), |(id, _)| *id);
+        let files = known_files
+            .iter()
+            .map(|(path, (id, source))| (path.clone(), *id, source.clone()))
+            .collect();
         Renderer {
             engine: Engine::for_templates(root, values).with_known_files(known_files, fallback),
             options,
-            fail_severity: if consumer_values {
-                Severity::Error
-            } else {
-                Severity::Warning
-            },
+            values: values.clone(),
+            consumer_values,
+            files,
+            root: crate::source::normalize_path(root),
         }
     }
 
@@ -112,6 +128,7 @@ impl Renderer {
                     } else {
                         Cause::Error
                     },
+                    chain: Vec::new(),
                 })?;
         let dir = file.path.parent().unwrap_or(Path::new("."));
         let result = self
@@ -123,7 +140,12 @@ impl Renderer {
                 docs: docs.unwrap_or_default(),
                 module,
             }),
-            Err((message, line, is_syntax)) => {
+            Err(super::engine::RunFailure {
+                message,
+                line,
+                is_syntax,
+                chain,
+            }) => {
                 self.engine.session().borrow_mut().reset_ctxs();
                 let cause = match () {
                     _ if is_syntax => Cause::Syntax,
@@ -137,6 +159,7 @@ impl Renderer {
                     span: line_span(line),
                     message,
                     cause,
+                    chain,
                 })
             }
         }
@@ -159,24 +182,86 @@ impl Renderer {
                     self.validate_output(file.id, &rendered, findings);
                     outputs.push((file.id, rendered.docs));
                 }
-                Err(failure) => findings.push(self.failure_finding(failure)),
+                Err(failure) => findings.push(self.failure_finding(failure, &source)),
             }
         }
         outputs
     }
 
-    fn failure_finding(&self, failure: RenderFailure) -> Finding {
-        let (rule, kind, help) = match failure.cause {
-            Cause::Fail => (
-                "ytt/template-fail",
-                Kind::Validation,
-                "`ytt -f` stops here with these data values; give the value the template needs",
-            ),
-            Cause::Error => (
-                "ytt/template-error",
-                Kind::Validation,
-                "`ytt -f` stops here: the template cannot be rendered with these data values",
-            ),
+    /// Render one text template (`.txt`): the text it builds.
+    pub fn render_text(
+        &self,
+        file: crate::source::FileId,
+        path: &Path,
+        source: &SourceFile,
+    ) -> Result<String, RenderFailure> {
+        let line_span = |line: usize| {
+            let start = source.line_start(line);
+            Span::new(file, start, start + source.line_text(line).len())
+        };
+        let session = self.engine.session();
+        let program =
+            super::template::text_program(source, session).map_err(|e| RenderFailure {
+                span: e.span.unwrap_or_else(|| line_span(e.line)),
+                message: e.message,
+                cause: if e.is_syntax {
+                    Cause::Syntax
+                } else {
+                    Cause::Error
+                },
+                chain: Vec::new(),
+            })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let result = self
+            .engine
+            .run_module(&source.name, &program.translated, dir);
+        let text = session.borrow_mut().take_text_result(program.id);
+        match result {
+            Ok(_) => Ok(text.unwrap_or_default()),
+            Err(failure) => {
+                session.borrow_mut().reset_ctxs();
+                let cause = match () {
+                    _ if failure.is_syntax => Cause::Syntax,
+                    _ if failure.message.starts_with("fail:") => Cause::Fail,
+                    _ => Cause::Error,
+                };
+                let message = failure
+                    .message
+                    .strip_prefix("fail:")
+                    .map_or(failure.message.clone(), |m| m.trim().to_string());
+                Err(RenderFailure {
+                    span: line_span(failure.line),
+                    message,
+                    cause,
+                    chain: failure.chain,
+                })
+            }
+        }
+    }
+
+    /// Render text templates (ytt's file order), reporting failures as
+    /// findings; gives each file's text.
+    pub fn check_texts(
+        &self,
+        texts: &[(crate::source::FileId, std::path::PathBuf)],
+        sources: &crate::source::Sources,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<(crate::source::FileId, String)> {
+        let mut outputs = Vec::new();
+        for (file, path) in texts {
+            let source = sources.get(*file);
+            match self.render_text(*file, path, &source) {
+                Ok(text) => outputs.push((*file, text)),
+                Err(failure) => findings.push(self.failure_finding(failure, &source)),
+            }
+        }
+        outputs
+    }
+
+    fn failure_finding(&self, failure: RenderFailure, template: &SourceFile) -> Finding {
+        let (rule, kind) = match failure.cause {
+            Cause::Fail => ("ytt/template-fail", Kind::Validation),
+            Cause::Error => ("ytt/template-error", Kind::Validation),
             Cause::Syntax => {
                 return Finding::new(
                     "ytt/starlark-syntax",
@@ -186,9 +271,105 @@ impl Renderer {
                 );
             }
         };
-        Finding::new(rule, kind, failure.span, failure.message)
-            .with_severity(self.fail_severity)
-            .with_help(help)
+        // The calls that led here, outermost first, each a line of a file
+        // of the package; the last is where it failed.
+        let places: Vec<(Option<Span>, String)> = failure
+            .chain
+            .iter()
+            .filter_map(|(module, line)| self.place(module, *line, template))
+            .collect();
+        let mut lines: Vec<String> = places.iter().map(|(_, text)| text.clone()).collect();
+        let failing_line = template.line_col(failure.span.start as usize).line;
+        lines.push(template.line_text(failing_line).to_string());
+        let awaited = super::awaits::awaited_values(lines.iter().map(String::as_str), &self.values);
+        let comment_rejected = failure.message.contains("Expected ytt-formatted string");
+        let unsupported = failure.message.contains("not a module confvet provides");
+        let (severity, help) = if unsupported {
+            (
+                Severity::Warning,
+                "confvet does not render this yet (see the README's `confvet render`); the template was not checked".to_string(),
+            )
+        } else if self.consumer_values {
+            (
+                Severity::Error,
+                "`ytt -f` stops here with these data values".to_string(),
+            )
+        } else if !awaited.is_empty() {
+            (
+                Severity::Warning,
+                format!(
+                    "`ytt -f` stops here until the consumer gives data value {} (null or absent in the package's own values)",
+                    awaited
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        } else if comment_rejected {
+            (
+                Severity::Warning,
+                "`ytt -f` rejects plain `#` comments in templates unless `--ignore-unknown-comments` is given; use `#!` for comments".to_string(),
+            )
+        } else if failure.cause == Cause::Fail {
+            (
+                Severity::Error,
+                "`ytt -f` stops here with the package's own data values".to_string(),
+            )
+        } else {
+            // An error no data value explains may still be confvet's gap
+            // (overlays, libraries): a warning until the engine is whole.
+            (
+                Severity::Warning,
+                "`ytt -f` stops here with the package's own data values".to_string(),
+            )
+        };
+        let mut finding = Finding::new(rule, kind, failure.span, failure.message)
+            .with_severity(severity)
+            .with_help(help);
+        for (span, _) in places {
+            if let Some(span) = span.filter(|s| *s != failure.span) {
+                finding = finding.with_related(span, "in this call");
+            }
+        }
+        finding
+    }
+
+    /// A place of a call chain: the span (when the file is one confvet
+    /// read) and text of `line` in the package file loaded as `module` (the
+    /// template itself, or a loaded file).
+    fn place(
+        &self,
+        module: &str,
+        line: usize,
+        template: &SourceFile,
+    ) -> Option<(Option<Span>, String)> {
+        let wanted = module.trim_start_matches("./");
+        let known = if module == template.name {
+            self.files.iter().find(|(_, _, s)| s.name == template.name)
+        } else {
+            self.files
+                .iter()
+                .filter(|(path, _, _)| path.to_string_lossy().ends_with(wanted))
+                .min_by_key(|(path, _, _)| path.as_os_str().len())
+        };
+        if let Some((_, id, source)) = known {
+            let start = source.line_start(line);
+            let text = source.line_text(line);
+            return Some((
+                Some(Span::new(*id, start, start + text.len())),
+                text.to_string(),
+            ));
+        }
+        // A `.star` file: read for its text only.
+        let path = crate::source::normalize_path(&self.root.join(wanted));
+        if !path.starts_with(&self.root) {
+            return None;
+        }
+        let bytes = crate::source::read_limited(&path).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        let line_text = text.lines().nth(line.checked_sub(1)?)?.to_string();
+        Some((None, line_text))
     }
 
     /// `@assert/validate` on output nodes, run on what they rendered to.
@@ -233,6 +414,59 @@ impl Renderer {
             }
         }
     }
+}
+
+/// The text templates `ytt -f path` renders: `.txt` files that are not
+/// libraries (`x.lib.txt`) nor in a private library (`_ytt_lib`); a file
+/// itself, or a directory's, by path relative to it (ytt's order). Each
+/// comes with that relative path, its name among ytt's output files.
+pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
+    let is_text_template = |name: &str| {
+        let parts: Vec<&str> = name.split('.').collect();
+        name.ends_with(".txt") && !(parts.len() > 2 && parts[parts.len() - 2] == "lib")
+    };
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    if !path.is_dir() {
+        let name = name_of(path);
+        return if is_text_template(&name) {
+            vec![(path.to_path_buf(), name)]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut found = Vec::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                pending.push(p);
+                continue;
+            }
+            let Ok(relative) = p.strip_prefix(path) else {
+                continue;
+            };
+            let parts: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let in_library = parts[..parts.len().saturating_sub(1)]
+                .iter()
+                .any(|d| d == "_ytt_lib");
+            if is_text_template(&name_of(&p)) && !in_library {
+                found.push((p.clone(), parts.join("/")));
+            }
+        }
+    }
+    found.sort_by(|a, b| a.1.cmp(&b.1));
+    found
 }
 
 fn has_output_rules(doc: &Document) -> bool {

@@ -6,8 +6,9 @@
 //! `if`, `for` and fragment functions decide which nodes are built.
 
 use super::nodes::{Kind, ROOT, Tag, TemplateNode, TemplateNodes};
+use super::text::{self, TextNodes};
 use crate::source::{FileId, SourceFile, Span};
-use crate::yaml::{Comment, CommentKind, Document, DocumentSet, Node, Value};
+use crate::yaml::{Comment, CommentKind, Document, DocumentSet, Node, ScalarValue, Value};
 
 /// A compiled template: the code lines in ytt's `end`-block dialect (each
 /// with its 1-based source line) and the nodes they build.
@@ -15,7 +16,14 @@ use crate::yaml::{Comment, CommentKind, Document, DocumentSet, Node, Value};
 pub struct CompiledTemplate {
     pub code: Vec<(usize, String)>,
     pub nodes: TemplateNodes,
+    /// The text nodes of its `@yaml/text-templated-strings` strings: the
+    /// text template of id `id + 1`.
+    pub text: Option<TextNodes>,
 }
+
+/// The annotation that makes map keys and string values text templates
+/// (split so it does not read as a rule id).
+const TEXT_TEMPLATED_STRINGS: &str = concat!("yaml", "/text-templated-strings");
 
 /// Why a template cannot be compiled: a message at a 1-based line.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +54,9 @@ struct Compiler<'a> {
     options: CompileOptions,
     nodes: TemplateNodes,
     code: Vec<(usize, String)>,
+    /// Under `@yaml/text-templated-strings`.
+    text_strings: bool,
+    text: Option<TextNodes>,
 }
 
 /// Compile the documents of one template file; `id` is its template number
@@ -64,6 +75,8 @@ pub fn compile_yaml(
         options,
         nodes: TemplateNodes::default(),
         code: Vec::new(),
+        text_strings: false,
+        text: None,
     };
     let docs = positioned_documents(set, start);
     let docset = compiler
@@ -83,6 +96,7 @@ pub fn compile_yaml(
     Ok(CompiledTemplate {
         code: compiler.code,
         nodes: compiler.nodes,
+        text: compiler.text,
     })
 }
 
@@ -274,6 +288,13 @@ impl Compiler<'_> {
         let mut node = node;
         node.parent = parent;
         node.annotations = metas.annotations.clone();
+        let key = match &node.key {
+            Some(crate::yaml::Scalar {
+                resolved: ScalarValue::Str(key),
+                ..
+            }) if node.kind == Kind::MapItem => Some(key.clone()),
+            _ => None,
+        };
         let tag = self.nodes.add(node);
         for (line, code) in &metas.blocks {
             self.emit(*line, code.clone());
@@ -291,6 +312,21 @@ impl Compiler<'_> {
                 );
             }
         }
+        // ytt's `buildOpts.TextTemplatedStrings`: for this node and below.
+        let outer_text_strings = self.text_strings;
+        self.text_strings |= metas.annotations.iter().any(|a| {
+            matches!(&a.kind, CommentKind::Annotation { name, .. } if name == TEXT_TEMPLATED_STRINGS)
+        });
+        if self.text_strings
+            && let Some(key) = key
+        {
+            let text_id = self.id + 1;
+            self.text_string(
+                &key,
+                line,
+                format!("__ytt_set_map_item_key({id}, {tag}, (__ytt_end_ctx({text_id})))"),
+            )?;
+        }
         self.emit(line, format!("__ytt_start_node({id}, {tag})"));
         if metas.values.is_empty() {
             self.value(value, tag)?;
@@ -302,6 +338,25 @@ impl Compiler<'_> {
         for _ in 0..metas.needs_end {
             self.emit(line, "end".into());
         }
+        self.text_strings = outer_text_strings;
+        Ok(())
+    }
+
+    /// A string under `@yaml/text-templated-strings` (ytt's `buildString`):
+    /// a text template of id `id + 1`, at the line of its node, whose
+    /// context ends in `end`, the instruction that uses the text built.
+    fn text_string(&mut self, value: &str, line: usize, end: String) -> Result<(), CompileError> {
+        let text_id = self.id + 1;
+        let pieces = text::parse(value, line).map_err(|e| CompileError {
+            line: e.line,
+            span: None,
+            message: e.message,
+            is_syntax: false,
+        })?;
+        let nodes = self.text.get_or_insert_with(TextNodes::default);
+        let code = text::compile(&pieces, text_id, nodes);
+        self.code.extend(text::finish(code, text_id));
+        self.emit(line, end);
         Ok(())
     }
 
@@ -318,9 +373,18 @@ impl Compiler<'_> {
         let id = self.id;
         let line = self.line(value.span);
         match &value.value {
-            Value::Scalar(_) => {
-                self.emit(line, format!("__ytt_set_node({id}, {owner})"));
-            }
+            Value::Scalar(scalar) => match &scalar.resolved {
+                ScalarValue::Str(text) if self.text_strings => {
+                    let text_id = self.id + 1;
+                    let owner_line = self.nodes.get(owner).map_or(line, |n| self.line(n.span));
+                    self.text_string(
+                        text,
+                        owner_line,
+                        format!("__ytt_set_node({id}, {owner}, (__ytt_end_ctx({text_id})))"),
+                    )?;
+                }
+                _ => self.emit(line, format!("__ytt_set_node({id}, {owner})")),
+            },
             Value::Map(items) => {
                 let map = self
                     .nodes

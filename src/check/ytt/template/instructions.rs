@@ -27,6 +27,7 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
             // A function that built nothing still returns a fragment (an
             // empty one), as ytt's does.
             Ended::Built(fragment) => heap.alloc(fragment),
+            Ended::Text(text) => heap.alloc(text),
         })
     }
 
@@ -41,6 +42,35 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
         #[starlark(args)] value: starlark::values::tuple::UnpackTuple<Value<'v>>,
     ) -> anyhow::Result<starlark::values::none::NoneType> {
         runtime::set_node(id as usize, tag as usize, value.items.first().copied()).map_err(fail)?;
+        Ok(starlark::values::none::NoneType)
+    }
+
+    /// `__ytt_start_node` of a text template's node (see `text::finish`).
+    fn __ytt_text_start_node(
+        id: i32,
+        tag: i32,
+    ) -> anyhow::Result<starlark::values::none::NoneType> {
+        runtime::start_node(id as usize, tag as usize).map_err(fail)?;
+        Ok(starlark::values::none::NoneType)
+    }
+
+    /// `__ytt_set_node` of a text template's node.
+    fn __ytt_text_set_node<'v>(
+        id: i32,
+        tag: i32,
+        #[starlark(args)] value: starlark::values::tuple::UnpackTuple<Value<'v>>,
+    ) -> anyhow::Result<starlark::values::none::NoneType> {
+        runtime::set_node(id as usize, tag as usize, value.items.first().copied()).map_err(fail)?;
+        Ok(starlark::values::none::NoneType)
+    }
+
+    /// The key a map item gets when it starts (`@yaml/text-templated-strings`).
+    fn __ytt_set_map_item_key<'v>(
+        id: i32,
+        tag: i32,
+        key: Value<'v>,
+    ) -> anyhow::Result<starlark::values::none::NoneType> {
+        runtime::set_map_item_key(id as usize, tag as usize, key).map_err(fail)?;
         Ok(starlark::values::none::NoneType)
     }
 

@@ -8,6 +8,7 @@ pub mod instructions;
 pub mod nodes;
 pub mod noop;
 pub mod runtime;
+pub mod text;
 
 use super::translate::{CodeScanner, Translated, keyword, translate};
 use crate::source::{FileId, SourceFile};
@@ -32,8 +33,38 @@ pub fn program(
     let id = session.borrow().next_id();
     let compiled = compile_yaml(set, source, file, id, options)?;
     session.borrow_mut().register(compiled.nodes);
+    if let Some(text) = compiled.text {
+        // Its strings' text template: id + 1, as compiled.
+        session.borrow_mut().register_text(text);
+    }
     reject_reserved(&compiled.code)?;
     let code = ctxs::insert_ctxs(compiled.code, id);
+    let translated = translate(&code).map_err(|e| CompileError {
+        line: e.line,
+        span: None,
+        message: e.message,
+        is_syntax: true,
+    })?;
+    Ok(Program { id, translated })
+}
+
+/// Compile a text template (a `.txt` file, `source`) into a program of
+/// `session`; its top level ends with the text it built as the result.
+pub fn text_program(source: &SourceFile, session: &SharedSession) -> Result<Program, CompileError> {
+    let id = session.borrow().next_id();
+    let pieces = text::parse(&source.text, 1).map_err(|e| CompileError {
+        line: e.line,
+        span: None,
+        message: e.message,
+        is_syntax: false,
+    })?;
+    let mut nodes = text::TextNodes::default();
+    let mut code = text::compile(&pieces, id, &mut nodes);
+    let last_line = code.last().map_or(1, |(line, _)| *line);
+    code.push((last_line, format!("__ytt_end_ctx({id}, None)")));
+    session.borrow_mut().register_text(nodes);
+    reject_reserved(&code)?;
+    let code = text::finish(code, id);
     let translated = translate(&code).map_err(|e| CompileError {
         line: e.line,
         span: None,

@@ -6,6 +6,7 @@
 //! and `if` drops them.
 
 use super::nodes::{Kind, Tag, TemplateNode, TemplateNodes};
+use super::text::{TextBuild, TextNodes};
 use crate::check::ytt::starlark::convert::{self, Converted, scalar_node};
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
 use crate::source::Span;
@@ -15,6 +16,7 @@ use crate::yaml::{
 };
 use starlark::values::Value;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -29,6 +31,10 @@ pub struct Session {
     ctxs: Vec<Ctx>,
     /// What each template's top level built, by template id.
     results: Vec<Option<Vec<Document>>>,
+    /// The nodes of text templates, by template id.
+    texts: HashMap<usize, Arc<TextNodes>>,
+    /// What each text template's top level built, by template id.
+    text_results: HashMap<usize, String>,
     /// ytt's `--implicit-map-key-overrides`.
     pub implicit_map_key_overrides: bool,
     /// The package root, for `data.read` and `data.list`.
@@ -99,6 +105,11 @@ struct Ctx {
     root: Option<usize>,
     parents: Vec<usize>,
     parent_tags: Vec<Tag>,
+    /// Map item keys computed before their items start (ytt's
+    /// `pendingMapItemKeys`: `@yaml/text-templated-strings` keys).
+    pending_keys: HashMap<Tag, Scalar>,
+    /// The context of a text template (ytt's text dialect).
+    text: Option<TextBuild>,
 }
 
 impl Session {
@@ -107,6 +118,18 @@ impl Session {
         self.templates.push(Arc::new(nodes));
         self.results.push(None);
         self.templates.len() - 1
+    }
+
+    /// Register a text template's nodes; returns its id.
+    pub fn register_text(&mut self, nodes: TextNodes) -> usize {
+        let id = self.register(TemplateNodes::default());
+        self.texts.insert(id, Arc::new(nodes));
+        id
+    }
+
+    /// What text template `id`'s top level built, once it has run.
+    pub fn take_text_result(&mut self, id: usize) -> Option<String> {
+        self.text_results.remove(&id)
     }
 
     /// The id the next registered template gets.
@@ -142,12 +165,15 @@ impl Session {
 
 pub fn start_ctx(id: usize) -> Result<(), String> {
     with_session(|s| {
+        let text = s.texts.contains_key(&id).then(TextBuild::default);
         s.ctxs.push(Ctx {
             template: id,
             arena: Vec::new(),
             root: None,
             parents: Vec::new(),
             parent_tags: Vec::new(),
+            pending_keys: HashMap::new(),
+            text,
         });
         Ok(())
     })
@@ -157,6 +183,8 @@ pub fn start_ctx(id: usize) -> Result<(), String> {
 pub enum Ended<'v> {
     Given(Value<'v>),
     Built(Fragment),
+    /// What a text context built.
+    Text(String),
 }
 
 pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String> {
@@ -167,6 +195,19 @@ pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String>
             .ok_or("unexpected end of an evaluation context")?;
         if ctx.template != id {
             return Err("evaluation contexts ended out of order".into());
+        }
+        if let Some(text) = ctx.text {
+            let text = text.finish();
+            return Ok(match given {
+                // A text template's top level ends with a given `None`.
+                Some(value) => {
+                    if value.is_none() {
+                        s.text_results.insert(id, text);
+                    }
+                    Ended::Given(value)
+                }
+                None => Ended::Text(text),
+            });
         }
         let built = match ctx.root {
             Some(root) => match ctx.materialize(root) {
@@ -195,14 +236,22 @@ pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String>
 
 pub fn start_node(id: usize, tag: Tag) -> Result<(), String> {
     with_session(|s| {
+        let text = s.texts.get(&id).cloned();
         let (ctx, nodes, implicit) = s.ctx(id)?;
+        if let (Some(nodes), Some(build)) = (text, ctx.text.as_mut()) {
+            return build.start_node(&nodes, tag);
+        }
         ctx.start_node(&nodes, tag, implicit)
     })
 }
 
 pub fn set_node(id: usize, tag: Tag, value: Option<Value<'_>>) -> Result<(), String> {
     with_session(|s| {
+        let text = s.texts.get(&id).cloned();
         let (ctx, nodes, _) = s.ctx(id)?;
+        if let (Some(nodes), Some(build)) = (text, ctx.text.as_mut()) {
+            return build.set_node(&nodes, tag, value);
+        }
         let top = *ctx.parents.last().ok_or("no node to set a value on")?;
         match value {
             None => {
@@ -239,6 +288,27 @@ pub fn set_node(id: usize, tag: Tag, value: Option<Value<'_>>) -> Result<(), Str
     })
 }
 
+/// `__ytt_set_map_item_key`: the key the map item `tag` gets when it
+/// starts (a templated key of `@yaml/text-templated-strings`).
+pub fn set_map_item_key(id: usize, tag: Tag, value: Value<'_>) -> Result<(), String> {
+    with_session(|s| {
+        let (ctx, nodes, _) = s.ctx(id)?;
+        if ctx.text.is_some() {
+            return Err("unsupported operation".into());
+        }
+        let span = nodes.get(tag).ok_or("unknown template node")?.span;
+        let key = match convert::convert(value, span, 0)? {
+            Converted::Node(Node {
+                value: NodeValue::Scalar(scalar),
+                ..
+            }) => scalar,
+            _ => return Err("expected a map item key to be a scalar".into()),
+        };
+        ctx.pending_keys.insert(tag, key);
+        Ok(())
+    })
+}
+
 /// `template.replace(value)`: the current item becomes the items of `value`.
 pub fn replace(value: Value<'_>) -> Result<(), String> {
     with_session(|s| {
@@ -247,6 +317,9 @@ pub fn replace(value: Value<'_>) -> Result<(), String> {
             .ctxs
             .last_mut()
             .ok_or("template.replace outside a template")?;
+        if ctx.text.is_some() {
+            return Err("unsupported operation".into());
+        }
         ctx.replace(value, implicit)
     })
 }
@@ -290,7 +363,11 @@ impl Ctx {
             self.start_node(nodes, template.parent, implicit)?;
         }
         let index = self.arena.len();
-        self.arena.push(Ctx::built_from(template));
+        let mut built = Ctx::built_from(template);
+        if let Some(key) = self.pending_keys.remove(&tag) {
+            built.key = Some(key);
+        }
+        self.arena.push(built);
         if self.root.is_none() {
             self.root = Some(index);
         }
