@@ -756,3 +756,57 @@ fn a_template_failure_warns_as_shipped_and_fails_with_consumer_values() {
         .collect();
     assert_eq!(seen, ["\"ytt/validation\" \"error\" 7"], "{report:#}");
 }
+
+/// A `fail()` in a loaded `.star` file, reached through a call in the
+/// template: the finding is at the template's line, the failing call in the
+/// `.star` file is a related location, and since the value that fails is one
+/// the package gives (not null), it is an error.
+#[test]
+fn a_template_failure_shows_its_call_chain() {
+    let dir = TempDir::new("call-chain");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nreplicas: 0\n");
+    dir.write(
+        "pkg/helpers.star",
+        "load(\"@ytt:assert\", \"assert\")\ndef calc_replicas(n):\n  if n < 1:\n    assert.fail(\"replicas must be at least 1, got {}\".format(n))\n  end\n  return n\nend\n",
+    );
+    dir.write(
+        "pkg/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n#@ load(\"helpers.star\", \"calc_replicas\")\n---\nkind: Deployment\nspec:\n  replicas: #@ calc_replicas(data.values.replicas)\n",
+    );
+    let out = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let report = out.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/template-fail");
+    assert_eq!(list[0]["severity"], "error");
+    assert_eq!(list[0]["line"], 6);
+    let related = list[0]["related"].as_array().expect("related locations");
+    assert_eq!(related.len(), 1, "{report:#}");
+    assert!(
+        related[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("helpers.star")
+    );
+    assert_eq!(related[0]["line"], 4);
+
+    // A null value the package leaves to its consumer: a warning naming it.
+    dir.write(
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\n#@schema/nullable\nreplicas: 0\n",
+    );
+    dir.write(
+        "pkg/helpers.star",
+        "load(\"@ytt:data\", \"data\")\nload(\"@ytt:assert\", \"assert\")\ndef calc_replicas(n):\n  return data.values.replicas or assert.fail(\"replicas is required\")\nend\n",
+    );
+    let out = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let report = out.json();
+    let list = findings(&report);
+    assert_eq!(list[0]["severity"], "warning", "{report:#}");
+    assert!(
+        list[0]["help"].as_str().unwrap().contains("`replicas`"),
+        "{report:#}"
+    );
+}

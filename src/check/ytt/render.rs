@@ -62,6 +62,10 @@ pub struct Renderer {
     consumer_values: bool,
     files: Vec<PackageFile>,
     root: std::path::PathBuf,
+    /// Loaded files read for call chains, by path.
+    loaded: std::cell::RefCell<
+        HashMap<std::path::PathBuf, (crate::source::FileId, std::sync::Arc<SourceFile>)>,
+    >,
 }
 
 impl Renderer {
@@ -90,6 +94,7 @@ impl Renderer {
             consumer_values,
             files,
             root: crate::source::normalize_path(root),
+            loaded: Default::default(),
         }
     }
 
@@ -182,7 +187,7 @@ impl Renderer {
                     self.validate_output(file.id, &rendered, findings);
                     outputs.push((file.id, rendered.docs));
                 }
-                Err(failure) => findings.push(self.failure_finding(failure, &source)),
+                Err(failure) => findings.push(self.failure_finding(failure, &source, sources)),
             }
         }
         outputs
@@ -252,13 +257,18 @@ impl Renderer {
             let source = sources.get(*file);
             match self.render_text(*file, path, &source) {
                 Ok(text) => outputs.push((*file, text)),
-                Err(failure) => findings.push(self.failure_finding(failure, &source)),
+                Err(failure) => findings.push(self.failure_finding(failure, &source, sources)),
             }
         }
         outputs
     }
 
-    fn failure_finding(&self, failure: RenderFailure, template: &SourceFile) -> Finding {
+    fn failure_finding(
+        &self,
+        failure: RenderFailure,
+        template: &SourceFile,
+        sources: &crate::source::Sources,
+    ) -> Finding {
         let (rule, kind) = match failure.cause {
             Cause::Fail => ("ytt/template-fail", Kind::Validation),
             Cause::Error => ("ytt/template-error", Kind::Validation),
@@ -276,7 +286,7 @@ impl Renderer {
         let places: Vec<(Option<Span>, String)> = failure
             .chain
             .iter()
-            .filter_map(|(module, line)| self.place(module, *line, template))
+            .filter_map(|(module, line)| self.place(module, *line, template, sources))
             .collect();
         let mut lines: Vec<String> = places.iter().map(|(_, text)| text.clone()).collect();
         let failing_line = template.line_col(failure.span.start as usize).line;
@@ -335,41 +345,73 @@ impl Renderer {
         finding
     }
 
-    /// A place of a call chain: the span (when the file is one confvet
-    /// read) and text of `line` in the package file loaded as `module` (the
-    /// template itself, or a loaded file).
+    /// A place of a call chain: the span and text of `line` in the package
+    /// file loaded as `module` (the template itself, or a loaded file; a
+    /// `.star` file is read and added to `sources` the first time).
     fn place(
         &self,
         module: &str,
         line: usize,
         template: &SourceFile,
+        sources: &crate::source::Sources,
     ) -> Option<(Option<Span>, String)> {
         let wanted = module.trim_start_matches("./");
         let known = if module == template.name {
-            self.files.iter().find(|(_, _, s)| s.name == template.name)
+            self.files
+                .iter()
+                .find(|(_, _, s)| s.name == template.name)
+                .map(|(_, id, s)| (*id, s.clone()))
         } else {
             self.files
                 .iter()
                 .filter(|(path, _, _)| path.to_string_lossy().ends_with(wanted))
                 .min_by_key(|(path, _, _)| path.as_os_str().len())
+                .map(|(_, id, s)| (*id, s.clone()))
         };
-        if let Some((_, id, source)) = known {
-            let start = source.line_start(line);
-            let text = source.line_text(line);
-            return Some((
-                Some(Span::new(*id, start, start + text.len())),
-                text.to_string(),
-            ));
-        }
-        // A `.star` file: read for its text only.
-        let path = crate::source::normalize_path(&self.root.join(wanted));
+        let (id, source) = match known {
+            Some(found) => found,
+            None => self.loaded_source(wanted, sources)?,
+        };
+        let start = source.line_start(line);
+        let text = source.line_text(line);
+        Some((
+            Some(Span::new(id, start, start + text.len())),
+            text.to_string(),
+        ))
+    }
+
+    /// A loaded file of the package that confvet did not lint itself (a
+    /// `.star` file), read once and added to `sources` for its positions.
+    fn loaded_source(
+        &self,
+        relative: &str,
+        sources: &crate::source::Sources,
+    ) -> Option<(crate::source::FileId, std::sync::Arc<SourceFile>)> {
+        let path = crate::source::normalize_path(&self.root.join(relative));
         if !path.starts_with(&self.root) {
             return None;
         }
+        if let Some(found) = self.loaded.borrow().get(&path) {
+            return Some(found.clone());
+        }
         let bytes = crate::source::read_limited(&path).ok()?;
         let text = String::from_utf8(bytes).ok()?;
-        let line_text = text.lines().nth(line.checked_sub(1)?)?.to_string();
-        Some((None, line_text))
+        let name = self
+            .files
+            .first()
+            .and_then(|(p, _, s)| {
+                // Name it as the package's files are named (relative to
+                // where they are shown from).
+                let shown = std::path::Path::new(&s.name);
+                let dir = p.parent()?.strip_prefix(&self.root).ok()?;
+                let base = shown.ancestors().nth(dir.components().count() + 1)?;
+                Some(base.join(relative).to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| relative.to_string());
+        let id = sources.add(SourceFile::new(name, Some(path.clone()), text));
+        let found = (id, sources.get(id));
+        self.loaded.borrow_mut().insert(path, found.clone());
+        Some(found)
     }
 
     /// `@assert/validate` on output nodes, run on what they rendered to.
@@ -421,10 +463,8 @@ impl Renderer {
 /// itself, or a directory's, by path relative to it (ytt's order). Each
 /// comes with that relative path, its name among ytt's output files.
 pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
-    let is_text_template = |name: &str| {
-        let parts: Vec<&str> = name.split('.').collect();
-        name.ends_with(".txt") && !(parts.len() > 2 && parts[parts.len() - 2] == "lib")
-    };
+    let is_text_template =
+        |name: &str| name.ends_with(".txt") && !super::template::text::is_library(name);
     let name_of = |p: &Path| {
         p.file_name()
             .map(|n| n.to_string_lossy().into_owned())
