@@ -709,6 +709,12 @@ impl Engine {
         };
         // A text template (`.lib.txt`): its functions return text.
         if path.ends_with(".txt") {
+            let name = Path::new(key).file_name().unwrap_or_default();
+            if !super::template::text::is_library(&name.to_string_lossy()) {
+                return Err(format!(
+                    "cannot load {path}: Expected file '{path}' to be a library file, but was not (hint: library filename must end with '.lib.yml' or '.star'; use data.read(...) for loading non-templated file contents)"
+                ));
+            }
             return super::template::text_program(&source, &self.session)
                 .map(|p| p.translated)
                 .map_err(|e| format!("{path}:{}: {}", e.line, e.message));

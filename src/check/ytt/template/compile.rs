@@ -375,11 +375,18 @@ impl Compiler<'_> {
         match &value.value {
             Value::Scalar(scalar) => match &scalar.resolved {
                 ScalarValue::Str(text) if self.text_strings => {
+                    // Code lines at their own lines (ytt counts from the
+                    // item's line, one off for block scalars).
+                    let first_line = match scalar.style {
+                        crate::yaml::ScalarStyle::Literal | crate::yaml::ScalarStyle::Folded => {
+                            line + 1
+                        }
+                        _ => line,
+                    };
                     let text_id = self.id + 1;
-                    let owner_line = self.nodes.get(owner).map_or(line, |n| self.line(n.span));
                     self.text_string(
                         text,
-                        owner_line,
+                        first_line,
                         format!("__ytt_set_node({id}, {owner}, (__ytt_end_ctx({text_id})))"),
                     )?;
                 }

@@ -13,6 +13,13 @@
 use super::ctxs::insert_ctxs;
 use starlark::values::Value;
 
+/// ytt's `File.IsLibrary` for a file name: `x.lib.txt`, `x.lib.yml`; such
+/// a file is only loaded, never output.
+pub fn is_library(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('.').collect();
+    parts.len() > 2 && parts[parts.len() - 2] == "lib"
+}
+
 /// A piece of a parsed text template, at the 1-based line it starts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Piece {
@@ -419,6 +426,12 @@ mod tests {
             parse("(@= \"@\"+\")\" @)", 1).unwrap()[1],
             code(1, "= \"@\"+\")\" ")
         );
+    }
+
+    #[test]
+    fn library_files_are_named_x_lib_ext() {
+        assert!(is_library("funcs.lib.txt") && is_library("a.b.lib.yml"));
+        assert!(!is_library("lib.txt") && !is_library("notes.txt") && !is_library("x.lib"));
     }
 
     #[test]
