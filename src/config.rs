@@ -750,6 +750,7 @@ pub fn check_ytt_package(
         findings: merge_scenarios(&names, runs, sources),
         values: None,
         rendered: None,
+        rendered_texts: None,
     }
 }
 

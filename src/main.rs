@@ -110,6 +110,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         ignore_unknown_comments: flags.ignore_unknown_comments,
         implicit_map_key_overrides: false,
         flat_files: None,
+        text_templates: None,
         skip_templates: false,
     }
 }
@@ -420,46 +421,20 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
     if paths.iter().all(|p| cwd.join(p).is_file()) {
         settings.flat_files = Some(paths.iter().map(|p| cwd.join(p)).collect());
     }
+    settings.text_templates = Some(texts.clone());
     let refs: Vec<&confvet::discover::DiscoveredFile> = files.iter().collect();
     let outcome = confvet::check::ytt::check_package(&root, &refs, &sources, &settings);
     let stops = |f: &confvet::finding::Finding| {
         f.severity == Severity::Error
             || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
     };
-    let mut findings: Vec<_> = outcome
+    let findings: Vec<_> = outcome
         .findings
         .iter()
         .filter(|f| stops(f))
         .map(|f| f.clone().with_severity(Severity::Error))
         .collect();
-    // Text templates, once the YAML ones rendered, with the same values.
-    let mut text_outputs = Vec::new();
-    if findings.is_empty()
-        && !texts.is_empty()
-        && let Some(values) = &outcome.values
-    {
-        let known = files
-            .iter()
-            .map(|f| (f.path.clone(), (f.id, sources.get(f.id))))
-            .collect();
-        let options = confvet::check::ytt::template::compile::CompileOptions {
-            ignore_unknown_comments: settings.ignore_unknown_comments,
-        };
-        let mut renderer =
-            render::Renderer::new(&root, values, !settings.flags.is_empty(), known, options);
-        if let Some(flat) = &settings.flat_files {
-            renderer = renderer.with_flat_files(flat);
-        }
-        renderer.session_options(settings.implicit_map_key_overrides);
-        let mut text_findings = Vec::new();
-        text_outputs = renderer.check_texts(&texts, &sources, &mut text_findings);
-        findings.extend(
-            text_findings
-                .into_iter()
-                .filter(|f| stops(f))
-                .map(|f| f.with_severity(Severity::Error)),
-        );
-    }
+    let text_outputs = outcome.rendered_texts.clone().unwrap_or_default();
     if !findings.is_empty() || outcome.rendered.is_none() && outcome.values.is_none() {
         let report = Report {
             findings: &findings,

@@ -40,6 +40,8 @@ pub struct PackageOutcome {
     pub values: Option<Node>,
     /// Each template file's output documents, when rendering got that far.
     pub rendered: Option<Vec<(crate::source::FileId, Vec<Document>)>>,
+    /// Each text template's (`.txt`) output, when rendering got that far.
+    pub rendered_texts: Option<Vec<(crate::source::FileId, String)>>,
 }
 
 /// Settings of a ytt check.
@@ -57,6 +59,41 @@ pub struct YttSettings {
     /// `render` given files one by one (no directory): ytt knows them by
     /// their base names only.
     pub flat_files: Option<Vec<std::path::PathBuf>>,
+    /// The text templates (`.txt`) of the package, already read into the
+    /// sources; None to find them below the package root.
+    pub text_templates: Option<Vec<(crate::source::FileId, std::path::PathBuf)>>,
+}
+
+/// The text templates (`.txt`, not `.lib.txt`) below `root` outside private
+/// libraries, read into `sources`, named as the package's YAML files are.
+fn text_templates(
+    root: &Path,
+    files: &[&DiscoveredFile],
+    sources: &Sources,
+) -> Vec<(crate::source::FileId, std::path::PathBuf)> {
+    // Where names are shown from: a YAML file's path less its shown name.
+    let shown_from = files.first().and_then(|f| {
+        let name = sources.get(f.id).name.clone();
+        let path = f.path.to_string_lossy().into_owned();
+        path.strip_suffix(&name).map(std::path::PathBuf::from)
+    });
+    render::text_template_files(root)
+        .into_iter()
+        .filter(|(path, _)| !in_ytt_lib(path, root))
+        .filter_map(|(path, _)| {
+            let text = String::from_utf8(crate::source::read_limited(&path).ok()?).ok()?;
+            let name = match &shown_from {
+                Some(base) => crate::source::display_name(&path, base),
+                None => path.to_string_lossy().into_owned(),
+            };
+            let id = sources.add(crate::source::SourceFile::new(
+                name,
+                Some(path.clone()),
+                text,
+            ));
+            Some((id, path))
+        })
+        .collect()
 }
 
 /// The files `ytt -f path` reads, in ytt's order: a file itself; a
@@ -346,8 +383,12 @@ pub fn check_package(
             .zip(parsed.iter().copied())
             .filter(|(file, set)| is_template(file, set, root) && is_yaml_template(&file.path))
             .collect();
+        let texts = match &settings.text_templates {
+            Some(given) => given.clone(),
+            None => text_templates(root, files, sources),
+        };
         // The engine and the values' conversion only for packages that use them.
-        if !templates.is_empty() {
+        if !templates.is_empty() || !texts.is_empty() {
             let known = files
                 .iter()
                 .map(|f| (f.path.clone(), (f.id, sources.get(f.id))))
@@ -362,6 +403,10 @@ pub fn check_package(
             }
             renderer.session_options(settings.implicit_map_key_overrides);
             outcome.rendered = Some(renderer.check(&templates, sources, findings));
+            // Text templates render after the YAML ones, as in ytt.
+            if !texts.is_empty() && !has_errors(findings) {
+                outcome.rendered_texts = Some(renderer.check_texts(&texts, sources, findings));
+            }
         }
     }
     outcome.values = Some(values);

@@ -286,7 +286,15 @@ impl Renderer {
         let places: Vec<(Option<Span>, String)> = failure
             .chain
             .iter()
-            .filter_map(|(module, line)| self.place(module, *line, template, sources))
+            .filter_map(|(module, line)| {
+                if *module == template.name {
+                    let start = template.line_start(*line);
+                    let text = template.line_text(*line);
+                    let span = Span::new(failure.span.file, start, start + text.len());
+                    return Some((Some(span), text.to_string()));
+                }
+                self.place(module, *line, template, sources)
+            })
             .collect();
         let mut lines: Vec<String> = places.iter().map(|(_, text)| text.clone()).collect();
         let failing_line = template.line_col(failure.span.start as usize).line;
