@@ -10,6 +10,7 @@ pub mod digest;
 pub mod engine;
 pub mod flags;
 pub mod formats;
+pub mod modules;
 pub mod path;
 pub mod render;
 pub mod schema;

@@ -1,0 +1,48 @@
+//! `@ytt:data`: `data.values` (the final data values, maps as structs;
+//! an empty struct where ytt gives one: schema and data-values files),
+//! `data.read(path)` and `data.list(path="")` over the package's files.
+
+use super::Context;
+use super::native::{Call, Outcome, YttModule, as_str, builtin, native};
+use crate::check::ytt::starlark::convert::node_to_struct_value;
+use crate::check::ytt::starlark::ytt_struct::YttStruct;
+use crate::check::ytt::template::runtime;
+use starlark::eval::Evaluator;
+use starlark::values::{Heap, Value};
+
+pub fn module<'v>(heap: Heap<'v>, context: &Context) -> Value<'v> {
+    let values = match context.data_values {
+        Some(node) => node_to_struct_value(node, heap),
+        None => heap.alloc(YttStruct::new(Vec::new())),
+    };
+    let members = vec![
+        (
+            "list".to_string(),
+            builtin(heap, "data.list", native!(list)),
+        ),
+        (
+            "read".to_string(),
+            builtin(heap, "data.read", native!(read)),
+        ),
+        ("values".to_string(), values),
+    ];
+    heap.alloc(YttModule::new("data", members))
+}
+
+fn list<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
+    if call.args.len() > 1 {
+        return Err("expected exactly zero or one argument".into());
+    }
+    let path = match call.args.first() {
+        Some(v) => as_str(*v)?,
+        None => "",
+    };
+    let files = runtime::list_package_files(path)?;
+    Ok(call.heap.alloc(files))
+}
+
+fn read<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
+    let path = as_str(call.one()?)?;
+    let text = runtime::read_package_file(path)?;
+    Ok(call.heap.alloc(text))
+}

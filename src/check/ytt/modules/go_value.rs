@@ -1,0 +1,273 @@
+//! The Go values ytt's modules work on. ytt converts a Starlark value into
+//! Go data (`core.StarlarkValue.AsGoValue`) before it encodes it, and Go
+//! data back into Starlark (`core.GoValue.AsStarlarkValue`) after it
+//! decodes; fragments stay YAML nodes on the way (`yamlmeta` values) until
+//! an encoder turns them into plain data (`yamlmeta.NewGoFromAST`). [`Go`]
+//! is that data, so every module converts the same way and refuses what
+//! ytt refuses.
+
+use super::native::go_type;
+use crate::check::ytt::starlark::convert::{self, scalar_to_value, value_to_scalar};
+use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
+use crate::check::ytt::starlark::ytt_struct::YttStruct;
+use crate::source::Span;
+use crate::yaml::{ArrayItem, Document, MapItem, Node, ScalarValue, Value as NodeValue};
+use starlark::values::dict::{AllocDict, DictRef};
+use starlark::values::list::ListRef;
+use starlark::values::tuple::TupleRef;
+use starlark::values::{Heap, Value};
+
+/// Nesting past this is refused rather than recursed into.
+const MAX_DEPTH: usize = 200;
+
+/// Go data, as ytt's modules hold it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Go {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    /// An ordered map (`orderedmap.Map`): keys in insertion order, unique.
+    Map(Vec<(Go, Go)>),
+    List(Vec<Go>),
+    /// A fragment's map or array (`*yamlmeta.Map`, `*yamlmeta.Array`).
+    Node(Node),
+    /// A fragment's document set (`*yamlmeta.DocumentSet`).
+    Docs(Vec<Document>),
+}
+
+impl Go {
+    pub fn from_scalar(scalar: &ScalarValue) -> Go {
+        match scalar {
+            ScalarValue::Null => Go::Null,
+            ScalarValue::Bool(b) => Go::Bool(*b),
+            ScalarValue::Int(i) => Go::Int(*i),
+            ScalarValue::Float(f) => Go::Float(*f),
+            ScalarValue::Str(s) => Go::Str(s.clone()),
+        }
+    }
+
+    fn as_scalar(&self) -> Option<ScalarValue> {
+        Some(match self {
+            Go::Null => ScalarValue::Null,
+            Go::Bool(b) => ScalarValue::Bool(*b),
+            Go::Int(i) => ScalarValue::Int(*i),
+            Go::Float(f) => ScalarValue::Float(*f),
+            Go::Str(s) => ScalarValue::Str(s.clone()),
+            _ => return None,
+        })
+    }
+
+    /// The Go type ytt names in conversion errors.
+    fn go_type(&self) -> &'static str {
+        match self {
+            Go::Node(node) if matches!(node.value, NodeValue::Array(_)) => "*yamlmeta.Array",
+            Go::Node(_) => "*yamlmeta.Map",
+            Go::Docs(_) => "*yamlmeta.DocumentSet",
+            _ => "interface {}",
+        }
+    }
+}
+
+/// Set `key` in an ordered map: a key already there keeps its place.
+pub fn map_set(items: &mut Vec<(Go, Go)>, key: Go, value: Go) {
+    match items.iter_mut().find(|(k, _)| *k == key) {
+        Some(item) => item.1 = value,
+        None => items.push((key, value)),
+    }
+}
+
+/// ytt's `AsGoValue`: a Starlark value as Go data. Functions and values
+/// that do not encode (`url.parse()`'s) are errors, with ytt's words.
+pub fn from_value<'v>(value: Value<'v>, heap: Heap<'v>) -> Result<Go, String> {
+    from_value_at(value, heap, 0)
+}
+
+fn from_value_at<'v>(value: Value<'v>, heap: Heap<'v>, depth: usize) -> Result<Go, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "value nested deeper than {MAX_DEPTH} levels cannot be converted"
+        ));
+    }
+    if let Some(scalar) = value_to_scalar(value) {
+        return Ok(Go::from_scalar(&scalar));
+    }
+    let next = |v: Value<'v>| from_value_at(v, heap, depth + 1);
+    match value.get_type() {
+        "int" => return Err(format!("integer {value} does not fit in 64 bits")),
+        t if t.starts_with("@ytt:") => {
+            return Err(format!(
+                "Unable to convert value: {t} does not automatically encode (hint: use .string())"
+            ));
+        }
+        _ => {}
+    }
+    if let Some(fragment) = Fragment::from_value(value) {
+        return Ok(match &*fragment.data {
+            FragmentData::Nil => Go::Null,
+            FragmentData::Node(node) => Go::Node(node.clone()),
+            FragmentData::Documents(docs) => Go::Docs(docs.clone()),
+        });
+    }
+    if let Some(list) = ListRef::from_value(value) {
+        return list
+            .iter()
+            .map(next)
+            .collect::<Result<_, _>>()
+            .map(Go::List);
+    }
+    if let Some(tuple) = TupleRef::from_value(value) {
+        return tuple
+            .iter()
+            .map(next)
+            .collect::<Result<_, _>>()
+            .map(Go::List);
+    }
+    if let Some(dict) = DictRef::from_value(value) {
+        let mut items = Vec::new();
+        for (k, v) in dict.iter() {
+            map_set(&mut items, next(k)?, next(v)?);
+        }
+        return Ok(Go::Map(items));
+    }
+    if let Some(fields) = YttStruct::from_value(value) {
+        let mut items = Vec::new();
+        for (k, v) in fields.fields() {
+            items.push((Go::Str(k.to_string()), next(v)?));
+        }
+        return Ok(Go::Map(items));
+    }
+    if value.get_type() == "set" {
+        let items = value.iterate(heap).map_err(|e| e.to_string())?;
+        return items.map(next).collect::<Result<_, _>>().map(Go::List);
+    }
+    Err(format!(
+        "unknown type {} for conversion to go value",
+        go_type(value)
+    ))
+}
+
+/// ytt's `NewGoFromAST`: a YAML node as plain Go data.
+pub fn from_node(node: &Node) -> Go {
+    match &node.value {
+        NodeValue::Scalar(s) => Go::from_scalar(&s.resolved),
+        NodeValue::Array(items) => Go::List(items.iter().map(|i| from_node(&i.value)).collect()),
+        NodeValue::Map(items) => {
+            let mut out = Vec::new();
+            for item in items {
+                map_set(
+                    &mut out,
+                    Go::from_scalar(&item.key.resolved),
+                    from_node(&item.value),
+                );
+            }
+            Go::Map(out)
+        }
+    }
+}
+
+/// Fragments inside turned into plain data, for the JSON and TOML
+/// encoders; a document set has no plain form.
+pub fn plain(go: Go) -> Result<Go, String> {
+    Ok(match go {
+        Go::Node(node) => from_node(&node),
+        Go::Docs(_) => {
+            return Err("Unexpected *yamlmeta.DocumentSet value within *yamlmeta.Document".into());
+        }
+        Go::List(items) => Go::List(items.into_iter().map(plain).collect::<Result<_, _>>()?),
+        Go::Map(items) => Go::Map(
+            items
+                .into_iter()
+                .map(|(k, v)| Ok((plain(k)?, plain(v)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        scalar => scalar,
+    })
+}
+
+/// Go data as a YAML node for the YAML emitter; fragments keep their nodes.
+pub fn to_node(go: &Go, span: Span) -> Result<Node, String> {
+    let value = match go {
+        Go::Node(node) => return Ok(node.clone()),
+        Go::Docs(_) => {
+            return Err("Unexpected *yamlmeta.DocumentSet value within *yamlmeta.Document".into());
+        }
+        Go::List(items) => NodeValue::Array(
+            items
+                .iter()
+                .map(|i| {
+                    Ok(ArrayItem {
+                        span,
+                        value: to_node(i, span)?,
+                        comments: Vec::new(),
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+        ),
+        Go::Map(items) => NodeValue::Map(
+            items
+                .iter()
+                .map(|(k, v)| {
+                    let key = k
+                        .as_scalar()
+                        .ok_or("map keys must be scalars for conversion to YAML")?;
+                    Ok(MapItem {
+                        key_span: span,
+                        key: convert::scalar(key),
+                        value: to_node(v, span)?,
+                        comments: Vec::new(),
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+        ),
+        scalar => {
+            return Ok(convert::scalar_node(
+                scalar.as_scalar().unwrap_or(ScalarValue::Null),
+                span,
+            ));
+        }
+    };
+    Ok(Node { span, value })
+}
+
+/// ytt's `NewGoValue(...).AsStarlarkValue()`: maps become dicts, or
+/// structs with `map_is_struct` (whose keys must be strings).
+pub fn to_value<'v>(go: &Go, heap: Heap<'v>, map_is_struct: bool) -> Result<Value<'v>, String> {
+    Ok(match go {
+        Go::List(items) => {
+            let values = items
+                .iter()
+                .map(|i| to_value(i, heap, map_is_struct))
+                .collect::<Result<Vec<_>, _>>()?;
+            heap.alloc(values)
+        }
+        Go::Map(items) if map_is_struct => {
+            let mut fields = Vec::with_capacity(items.len());
+            for (k, v) in items {
+                let Go::Str(key) = k else {
+                    return Err(format!(
+                        "expected struct key {} to be string",
+                        super::json::encode_plain(k).unwrap_or_default()
+                    ));
+                };
+                fields.push((key.clone(), to_value(v, heap, map_is_struct)?));
+            }
+            heap.alloc(YttStruct::new(fields))
+        }
+        Go::Map(items) => {
+            let pairs = items
+                .iter()
+                .map(|(k, v)| Ok((to_value(k, heap, false)?, to_value(v, heap, map_is_struct)?)))
+                .collect::<Result<Vec<_>, String>>()?;
+            heap.alloc(AllocDict(pairs))
+        }
+        Go::Node(_) | Go::Docs(_) => {
+            return Err(format!(
+                "unknown type {} for conversion to starlark value",
+                go.go_type()
+            ));
+        }
+        scalar => scalar_to_value(&scalar.as_scalar().unwrap_or(ScalarValue::Null), heap),
+    })
+}

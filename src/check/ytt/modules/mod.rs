@@ -1,0 +1,87 @@
+//! ytt's standard library, the `@ytt:` modules (ytt's `pkg/yttlibrary` and
+//! `pkg/yttlibraryext`), one file per module. Each builds its module value
+//! (a `module` of builtins, as ytt's `starlarkstruct.Module`) on a heap;
+//! [`load`] maps a load path such as `@ytt:json` to it. The functions keep
+//! ytt's behaviour at the edges: argument checks, the errors they give
+//! (prefixed with the function's name, as ytt's `ErrWrapper` does), how
+//! values convert ([`go_value`]).
+
+pub mod assert;
+pub mod base64;
+pub mod builtins;
+pub mod data;
+pub mod go_value;
+pub mod ip;
+pub mod json;
+pub mod math;
+pub mod md5;
+pub mod module;
+pub mod native;
+pub mod overlay;
+pub mod regexp;
+pub mod sha256;
+pub mod structs;
+pub mod template;
+pub mod toml;
+pub mod url;
+pub mod version;
+pub mod yaml;
+
+use starlark::environment::{FrozenModule, Module};
+use starlark::values::{Heap, Value};
+
+/// What a module needs from the package being evaluated.
+#[derive(Default, Clone, Copy)]
+pub struct Context<'a> {
+    /// The final data values for templates' `data.values`; `None` where ytt
+    /// gives an empty struct (schema and data-values files).
+    pub data_values: Option<&'a crate::yaml::Node>,
+}
+
+type Build = for<'v> fn(Heap<'v>, &Context) -> Value<'v>;
+
+/// The builder of `@ytt:name`.
+fn builder(name: &str) -> Option<Build> {
+    Some(match name {
+        "assert" => assert::module,
+        "base64" => base64::module,
+        "data" => data::module,
+        "ip" => ip::module,
+        "json" => json::module,
+        "math" => math::module,
+        "md5" => md5::module,
+        "module" => module::module,
+        "overlay" => overlay::module,
+        "regexp" => regexp::module,
+        "sha256" => sha256::module,
+        "struct" => structs::module,
+        "template" => template::module,
+        "toml" => toml::module,
+        "url" => url::module,
+        "version" => version::module,
+        "yaml" => yaml::module,
+        _ => return None,
+    })
+}
+
+/// The module a `load()` path names, when it is one of ytt's (`@ytt:...`):
+/// `None` for other paths.
+pub fn load(path: &str, context: &Context) -> Option<Result<FrozenModule, String>> {
+    let name = path.strip_prefix("@ytt:")?;
+    let Some(build) = builder(name) else {
+        return Some(Err(format!(
+            "cannot load {path}: builtin ytt library does not have module '{name}' \
+             (hint: is it available in newer version of ytt?)"
+        )));
+    };
+    Some(Module::with_temp_heap(|module| {
+        let value = build(module.heap(), context);
+        module.set(name, value);
+        if name == "assert" {
+            // `assert` is a keyword of starlark-rust: code reads it as
+            // `assert_` (see `translate::rename_assert`).
+            module.set("assert_", value);
+        }
+        module.freeze().map_err(|e| format!("{e:?}"))
+    }))
+}
