@@ -16,17 +16,19 @@ replicas: 2
 workers: 2
 database:
   host: db
+  #@schema/validation min=1024
   port: 5432
 ";
 
-/// Two validation errors and an unknown key.
+/// Three validation errors (ytt stops before validations on an unknown
+/// key, so every finding here is one phase's).
 const VALUES: &str = "#@data/values
 ---
 replicas: 50
 workers: 30
 database:
   host: db
-  prot: 5433
+  port: 80
 ";
 
 fn package() -> TempDir {
@@ -105,7 +107,7 @@ fn the_baseline_holds_when_lines_move_and_new_findings_still_show() {
 ---
 
 database:
-  prot: 5433
+  port: 80
   host: db
 
 workers: 30
@@ -123,7 +125,7 @@ replicas: 50
         "#@data/values
 ---
 database:
-  prot: 5433
+  port: 80
 workers: 30
 replicas: 50
 namespace: shop-in-the-production-cluster

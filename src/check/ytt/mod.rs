@@ -326,9 +326,10 @@ pub fn check_package(
         value: Value::Map(Vec::new()),
     });
     // 5. Validations on the final values. ytt never gets here after a type
-    // error; confvet does, to report every problem at once, but keeps quiet
-    // about rules on values that already have a type error.
-    if !settings.disable_validation {
+    // or unknown-key error, and neither does confvet: a rule on a value of
+    // the wrong type would only report the same problem again, or a false
+    // one.
+    if !settings.disable_validation && !has_errors(findings) {
         let mistyped: HashSet<Span> = findings.iter().map(|f| f.span).collect();
         let mut violations = Vec::new();
         let mut annotation_errors = Vec::new();
