@@ -111,6 +111,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         implicit_map_key_overrides: false,
         flat_files: None,
         text_templates: None,
+        library_files: None,
         skip_templates: false,
     }
 }
@@ -422,6 +423,7 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         settings.flat_files = Some(paths.iter().map(|p| cwd.join(p)).collect());
     }
     settings.text_templates = Some(texts.clone());
+    settings.library_files = Some(library_files(&paths, cwd));
     let refs: Vec<&confvet::discover::DiscoveredFile> = files.iter().collect();
     let outcome = confvet::check::ytt::check_package(&root, &refs, &sources, &settings);
     let stops = |f: &confvet::finding::Finding| {
@@ -493,6 +495,25 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(_) => 2,
     }
+}
+
+/// Every file `ytt -f PATHS` reads, by the name ytt gives it.
+fn library_files(paths: &[PathBuf], cwd: &Path) -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    for given in paths {
+        let given = cwd.join(given);
+        let mut pending = vec![given.clone()];
+        while let Some(path) = pending.pop() {
+            if path.is_dir() {
+                if let Ok(entries) = std::fs::read_dir(&path) {
+                    pending.extend(entries.flatten().map(|e| e.path()));
+                }
+            } else {
+                files.push((output_name(&given, &path), path));
+            }
+        }
+    }
+    files
 }
 
 /// ytt's name for an output file: its path relative to the folder given

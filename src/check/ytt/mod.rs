@@ -63,6 +63,9 @@ pub struct YttSettings {
     /// The text templates (`.txt`) of the package, already read into the
     /// sources; None to find them below the package root.
     pub text_templates: Option<Vec<(crate::source::FileId, std::path::PathBuf)>>,
+    /// `render`'s files by the names ytt gives them (for `data.list` and
+    /// `data.read`); None: every file below the package root.
+    pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
 }
 
 /// The text templates (`.txt`, not `.lib.txt`) below `root` outside private
@@ -402,6 +405,9 @@ pub fn check_package(
                 render::Renderer::new(root, &values, !settings.flags.is_empty(), known, options);
             if let Some(files) = &settings.flat_files {
                 renderer = renderer.with_flat_files(files);
+            }
+            if let Some(files) = &settings.library_files {
+                renderer = renderer.with_library_files(files.clone());
             }
             renderer.session_options(settings.implicit_map_key_overrides);
             outcome.rendered = Some(renderer.check(&templates, sources, findings));

@@ -41,7 +41,8 @@ pub enum Cause {
 /// A rendered template file.
 pub struct Rendered {
     pub docs: Vec<Document>,
-    module: FrozenModule,
+    /// The template's scope (None for plain YAML, which has no code).
+    module: Option<FrozenModule>,
 }
 
 /// A file of the package: path, id and text.
@@ -104,6 +105,13 @@ impl Renderer {
         self
     }
 
+    /// The package's files by the names ytt gives them, when the package
+    /// is files and folders named on the command line.
+    pub fn with_library_files(self, files: Vec<(String, std::path::PathBuf)>) -> Renderer {
+        self.engine.session().borrow_mut().library_files = Some(files);
+        self
+    }
+
     /// ytt's `--implicit-map-key-overrides` for this package's renders.
     pub fn session_options(&self, implicit_map_key_overrides: bool) {
         self.engine
@@ -119,6 +127,15 @@ impl Renderer {
         set: &DocumentSet,
         source: &SourceFile,
     ) -> Result<Rendered, RenderFailure> {
+        // Plain YAML (no `#@` anywhere) is not a template: ytt passes it
+        // through, the last of repeated keys winning.
+        if !has_templating(set) {
+            let mut docs = set.docs.clone();
+            for doc in &mut docs {
+                override_map_keys(&mut doc.value);
+            }
+            return Ok(Rendered { docs, module: None });
+        }
         let line_span = |line: usize| {
             let start = source.line_start(line);
             Span::new(file.id, start, start + source.line_text(line).len())
@@ -143,7 +160,7 @@ impl Renderer {
         match result {
             Ok(module) => Ok(Rendered {
                 docs: docs.unwrap_or_default(),
-                module,
+                module: Some(module),
             }),
             Err(super::engine::RunFailure {
                 message,
@@ -432,7 +449,11 @@ impl Renderer {
         if !rendered.docs.iter().any(has_output_rules) {
             return;
         }
-        let scopes = HashMap::from([(file, rendered.module.clone())]);
+        let scopes: HashMap<_, _> = rendered
+            .module
+            .iter()
+            .map(|module| (file, module.clone()))
+            .collect();
         let code = Code {
             engine: &self.engine,
             scopes: &scopes,
@@ -515,6 +536,59 @@ pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
     }
     found.sort_by(|a, b| a.1.cmp(&b.1));
     found
+}
+
+/// ytt's `HasTemplating`: some node carries `#@` code or an annotation
+/// (`#@comment` and `#!` comments do not count).
+fn has_templating(set: &DocumentSet) -> bool {
+    fn templating(comments: &[Comment]) -> bool {
+        comments.iter().any(|c| match &c.kind {
+            CommentKind::Code(_) => true,
+            CommentKind::Annotation { name, .. } => name != "comment",
+            CommentKind::Ytt | CommentKind::Plain => false,
+        })
+    }
+    fn node(n: &Node) -> bool {
+        match &n.value {
+            Value::Map(items) => items
+                .iter()
+                .any(|i| templating(&i.comments) || node(&i.value)),
+            Value::Array(items) => items
+                .iter()
+                .any(|i| templating(&i.comments) || node(&i.value)),
+            Value::Scalar(_) => false,
+        }
+    }
+    templating(&set.trailing_comments)
+        || set
+            .docs
+            .iter()
+            .any(|d| templating(&d.comments) || node(&d.value))
+}
+
+/// ytt's `OverrideMapKeys`: of items with the same key the last one's
+/// value stays, where the first one stood.
+fn override_map_keys(node: &mut Node) {
+    match &mut node.value {
+        Value::Map(items) => {
+            let mut kept: Vec<crate::yaml::MapItem> = Vec::with_capacity(items.len());
+            for mut item in std::mem::take(items) {
+                override_map_keys(&mut item.value);
+                match kept
+                    .iter_mut()
+                    .find(|k| k.key.resolved == item.key.resolved)
+                {
+                    Some(earlier) => *earlier = item,
+                    None => kept.push(item),
+                }
+            }
+            *items = kept;
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|i| override_map_keys(&mut i.value)),
+        Value::Scalar(_) => {}
+    }
 }
 
 fn has_output_rules(doc: &Document) -> bool {

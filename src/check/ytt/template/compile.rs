@@ -108,7 +108,7 @@ pub fn compile_yaml(
 fn positioned_documents(set: &DocumentSet, start: Span) -> Vec<Document> {
     let mut docs = set.docs.clone();
     if let Some(first) = docs.first_mut()
-        && (!first.has_start_marker || first.span.start == 0)
+        && !first.has_start_marker
     {
         let comments = std::mem::take(&mut first.comments);
         let mut unassigned = Vec::new();

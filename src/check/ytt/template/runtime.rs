@@ -39,6 +39,10 @@ pub struct Session {
     pub implicit_map_key_overrides: bool,
     /// The package root, for `data.read` and `data.list`.
     pub root: std::path::PathBuf,
+    /// The files of a package given file by file or folder by folder
+    /// (`render`), by the names ytt gives them; None: every file below
+    /// `root`.
+    pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
 }
 
 pub type SharedSession = Rc<RefCell<Session>>;
@@ -628,12 +632,23 @@ fn type_name(node: &Node) -> &'static str {
 /// `data.read(path)`: a file of the package (relative to its root; ytt
 /// reads relative to the library root when the path starts with `/`).
 pub fn read_package_file(path: &str) -> Result<String, String> {
-    let root = with_session(|s| Ok(s.root.clone()))?;
+    let (root, listed) = with_session(|s| Ok((s.root.clone(), s.library_files.clone())))?;
     let relative = path.trim_start_matches('/');
-    let full = crate::source::normalize_path(&root.join(relative));
-    if !full.starts_with(&root) || relative.split('/').any(|p| p == "..") {
-        return Err(format!("Expected to find file '{path}'"));
-    }
+    let full = match listed {
+        // Files named on the command line: known by their names only.
+        Some(files) => files
+            .iter()
+            .find(|(name, _)| name == relative)
+            .map(|(_, p)| p.clone())
+            .ok_or_else(|| format!("Expected to find file '{path}'"))?,
+        None => {
+            let full = crate::source::normalize_path(&root.join(relative));
+            if !full.starts_with(&root) || relative.split('/').any(|p| p == "..") {
+                return Err(format!("Expected to find file '{path}'"));
+            }
+            full
+        }
+    };
     let bytes = crate::source::read_limited(&full)
         .map_err(|_| format!("Expected to find file '{path}'"))?;
     String::from_utf8(bytes).map_err(|_| format!("file '{path}' is not UTF-8 text"))
@@ -641,7 +656,17 @@ pub fn read_package_file(path: &str) -> Result<String, String> {
 
 /// `data.list(path)`: the package's files under `path`, relative to its root.
 pub fn list_package_files(path: &str) -> Result<Vec<String>, String> {
-    let root = with_session(|s| Ok(s.root.clone()))?;
+    let (root, listed) = with_session(|s| Ok((s.root.clone(), s.library_files.clone())))?;
+    if let Some(files) = listed {
+        let prefix = path.trim_start_matches('/').trim_end_matches('/');
+        let mut names: Vec<String> = files
+            .into_iter()
+            .map(|(name, _)| name)
+            .filter(|name| prefix.is_empty() || name.starts_with(&format!("{prefix}/")))
+            .collect();
+        names.sort();
+        return Ok(names);
+    }
     let base = root.join(path.trim_start_matches('/'));
     let mut found = Vec::new();
     let mut pending = vec![base];
