@@ -5,62 +5,21 @@
 //! arguments in their file's scope and calls rule functions with a
 //! statement budget, so an endless loop becomes a finding, not a hang.
 
-use super::starlark::{CallArgs, StarError, StarValue, to_star_value_owned};
+use super::starlark::convert::star_to_value;
+use super::starlark::{CallArgs, StarError, StarValue};
 use super::template::runtime::{SessionGuard, SharedSession};
 use super::translate::{Translated, star_code_lines, translate, yaml_code_lines};
 use starlark::environment::{FrozenModule, Globals, GlobalsBuilder, LibraryExtension, Module};
-use starlark::eval::{BeforeStmtFuncDyn, Evaluator, FileLoader};
-use starlark::syntax::{AstModule, Dialect};
-use starlark::values::dict::AllocDict;
-use starlark::values::list::AllocList;
-use starlark::values::{Heap, OwnedFrozenValue, Value};
+use starlark::eval::FileLoader;
+use starlark::syntax::AstModule;
+use starlark::values::{OwnedFrozenValue, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Statements one rule call may run before it is stopped.
-pub const STATEMENT_BUDGET: usize = 1_000_000;
-
-fn dialect() -> Dialect {
-    Dialect {
-        enable_top_level_stmt: true,
-        ..Dialect::Extended
-    }
-}
-
-/// The most heap one evaluation may hold, checked between statements.
-const HEAP_LIMIT_BYTES: usize = 64 * 1024 * 1024;
-
-/// Stops evaluation after a number of statements, or once its heap has
-/// grown past [`HEAP_LIMIT_BYTES`].
-struct Budget {
-    left: usize,
-}
-
-impl<'e> BeforeStmtFuncDyn<'e> for Budget {
-    fn call<'v>(
-        &mut self,
-        _span: starlark::codemap::FileSpanRef,
-        _continued: bool,
-        eval: &mut Evaluator<'v, '_, 'e>,
-    ) -> starlark::Result<()> {
-        if self.left == 0 {
-            return Err(starlark::Error::new_other(anyhow::anyhow!(
-                "evaluation stopped after {STATEMENT_BUDGET} statements (an endless loop?)"
-            )));
-        }
-        self.left -= 1;
-        // Memory that grows statement by statement (a loop appending to a
-        // list, a string doubled in a loop) stops at the heap limit.
-        if eval.heap().allocated_bytes() > HEAP_LIMIT_BYTES {
-            return Err(starlark::Error::new_other(anyhow::anyhow!(
-                "evaluation stopped: its heap passed {} MiB",
-                HEAP_LIMIT_BYTES / 1024 / 1024
-            )));
-        }
-        Ok(())
-    }
-}
+mod sandbox;
+pub use sandbox::STATEMENT_BUDGET;
+use sandbox::{dialect, sandboxed};
 
 /// One package's Starlark world.
 pub struct Engine {
@@ -435,49 +394,13 @@ impl Engine {
                 let mut eval = sandboxed(&m, self);
                 eval.eval_module(ast, &self.globals).map(|_| ())
             };
-            result.map_err(|e| StarError {
-                message: first_line(&e.without_diagnostic().to_string()),
-                offset: None,
-                is_syntax: false,
-            })?;
-            m.freeze().map_err(|e| StarError {
-                message: format!("{e:?}"),
-                offset: None,
-                is_syntax: false,
-            })
+            result.map_err(|e| run_error(first_line(&e.without_diagnostic().to_string())))?;
+            m.freeze().map_err(|e| run_error(format!("{e:?}")))
         })?;
-        let captured = frozen.get("confvet_args_").map_err(|e| StarError {
-            message: e.to_string(),
-            offset: None,
-            is_syntax: false,
-        })?;
-        let value = captured.value();
-        let pair =
-            starlark::values::tuple::TupleRef::from_value(value).map(|t| t.content().to_vec());
-        let Some([args, kwargs]) = pair.as_deref() else {
-            return Ok(CallArgs::default());
-        };
-        let positional = starlark::values::tuple::TupleRef::from_value(*args)
-            .map(|t| {
-                t.content()
-                    .iter()
-                    .map(|v| to_star_value_owned(*v, &captured, 0))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let named = starlark::values::dict::DictRef::from_value(*kwargs)
-            .map(|d| {
-                d.iter()
-                    .map(|(k, v)| {
-                        (
-                            k.unpack_str().unwrap_or_default().to_string(),
-                            to_star_value_owned(v, &captured, 0),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        Ok(CallArgs { positional, named })
+        let captured = frozen
+            .get("confvet_args_")
+            .map_err(|e| run_error(e.to_string()))?;
+        Ok(super::starlark::convert::captured_call_args(&captured))
     }
 
     /// The Starlark type name of a frozen value.
@@ -503,14 +426,12 @@ impl Engine {
                     _ => return Err(format!("{} is not callable and has no check", f.get_type())),
                 };
             }
-            let positional: Vec<Value> = args.iter().map(|a| alloc(heap, a)).collect();
-            let named: Vec<(&str, Value)> =
-                named.iter().map(|(k, v)| (*k, alloc(heap, v))).collect();
-            let mut eval = sandboxed(&module, self);
-            match eval.eval_function(f, &positional, &named) {
-                Ok(v) => Ok(super::starlark::to_star_value(v, 0)),
-                Err(e) => Err(first_line(&e.without_diagnostic().to_string())),
-            }
+            let positional: Vec<Value> = args.iter().map(|a| star_to_value(heap, a)).collect();
+            let named: Vec<(&str, Value)> = named
+                .iter()
+                .map(|(k, v)| (*k, star_to_value(heap, v)))
+                .collect();
+            self.invoke(&module, f, &positional, &named)
         })
     }
 
@@ -534,19 +455,30 @@ impl Engine {
                 let heap = module.heap();
                 let f = in_module(&module, callee);
                 let ctx = heap.alloc(starlark::values::structs::AllocStruct([
-                    ("parent", alloc(heap, parent)),
-                    ("root", alloc(heap, root)),
+                    ("parent", star_to_value(heap, parent)),
+                    ("root", star_to_value(heap, root)),
                 ]));
-                let mut eval = sandboxed(&module, self);
-                match eval.eval_function(f, &[alloc(heap, value), ctx], &[]) {
-                    Ok(v) => Ok(super::starlark::to_star_value(v, 0)),
-                    Err(e) => Err(first_line(&e.without_diagnostic().to_string())),
-                }
+                self.invoke(&module, f, &[star_to_value(heap, value), ctx], &[])
             }),
             Some(n) => Err(format!(
                 "Failed to evaluate when=: function must accept 1 or 2 arguments ({n} given)"
             )),
             None => self.call(callee, &[value], &[]),
+        }
+    }
+
+    /// Call `f` in `module` with the sandbox's limits; Err is the error text.
+    fn invoke<'v>(
+        &self,
+        module: &Module<'v>,
+        f: Value<'v>,
+        positional: &[Value<'v>],
+        named: &[(&str, Value<'v>)],
+    ) -> Result<StarValue, String> {
+        let mut eval = sandboxed(module, self);
+        match eval.eval_function(f, positional, named) {
+            Ok(v) => Ok(super::starlark::to_star_value(v, 0)),
+            Err(e) => Err(first_line(&e.without_diagnostic().to_string())),
         }
     }
 }
@@ -562,21 +494,6 @@ fn parameter_count(value: Value<'_>) -> Option<usize> {
         }
         _ => None,
     }
-}
-
-/// An evaluator with ytt's limits: loads through `loader` only, a bounded
-/// call stack (recursion ends there) and the statement budget.
-fn sandboxed<'v, 'a, 'e>(
-    module: &'a Module<'v>,
-    loader: &'a dyn FileLoader,
-) -> Evaluator<'v, 'a, 'e> {
-    let mut eval = Evaluator::new(module);
-    eval.set_loader(loader);
-    let _ = eval.set_max_callstack_size(100);
-    eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(Budget {
-        left: STATEMENT_BUDGET,
-    })));
-    eval
 }
 
 /// A frozen value usable in `module`.
@@ -631,144 +548,20 @@ impl FileLoader for Engine {
     }
 }
 
+/// An error evaluating annotation arguments that parsed.
+fn run_error(message: String) -> StarError {
+    StarError {
+        message,
+        offset: None,
+        is_syntax: false,
+    }
+}
+
 fn first_line(message: &str) -> String {
     let text = message.trim();
     let line = text.lines().next().unwrap_or("").trim();
     line.strip_prefix("error: ").unwrap_or(line).to_string()
 }
 
-/// Allocate a converted value on a heap (maps become dicts, arrays lists).
-pub fn alloc<'v>(heap: Heap<'v>, value: &StarValue) -> Value<'v> {
-    match value {
-        StarValue::None => Value::new_none(),
-        StarValue::Bool(b) => Value::new_bool(*b),
-        StarValue::Int(i) => heap.alloc(*i),
-        StarValue::Float(f) => heap.alloc(*f),
-        StarValue::Str(s) => heap.alloc(s.as_str()),
-        StarValue::List(items) => heap.alloc(AllocList(items.iter().map(|i| alloc(heap, i)))),
-        StarValue::Tuple(items) => heap.alloc(starlark::values::tuple::AllocTuple(
-            items.iter().map(|i| alloc(heap, i)),
-        )),
-        StarValue::Dict(items) => heap.alloc(AllocDict(
-            items.iter().map(|(k, v)| (alloc(heap, k), alloc(heap, v))),
-        )),
-        StarValue::Other { repr, .. } => heap.alloc(repr.as_str()),
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn module_value(code: &str, name: &str) -> StarValue {
-        let engine = Engine::new(Path::new("."));
-        let text: String = code.lines().map(|l| format!("#@ {l}\n")).collect();
-        let module = engine
-            .compile_yaml_file("t.yml", &text, Path::new("."))
-            .unwrap_or_else(|e| panic!("{e:?}"));
-        let value = module.get(name).expect("defined");
-        super::super::starlark::to_star_value(value.value(), 0)
-    }
-
-    #[test]
-    fn templates_see_the_data_values_as_structs() {
-        let values = crate::yaml::parse_file(
-            crate::source::FileId(0),
-            "db:\n  port: 5432\n  my-key: x\nports:\n- num: 1\n",
-            &Default::default(),
-        )
-        .expect("values parse")
-        .docs
-        .remove(0)
-        .value;
-        let engine = Engine::for_templates(Path::new("."), &values);
-        let text = "#@ load(\"@ytt:data\", \"data\")\n#@ port = data.values.db.port\n#@ odd = getattr(data.values.db, \"my-key\")\n#@ n = data.values.ports[0].num\n";
-        let module = engine
-            .compile_yaml_file("t.yml", text, Path::new("."))
-            .unwrap_or_else(|e| panic!("{e:?}"));
-        let get = |name: &str| {
-            super::super::starlark::to_star_value(module.get(name).expect("defined").value(), 0)
-        };
-        assert_eq!(get("port"), StarValue::Int(5432));
-        assert_eq!(get("odd"), StarValue::Str("x".into()));
-        assert_eq!(get("n"), StarValue::Int(1));
-        // Schema and data-values files still see an empty struct.
-        let plain = Engine::new(Path::new("."));
-        let empty = plain.compile_yaml_file(
-            "t.yml",
-            "#@ load(\"@ytt:data\", \"data\")\n#@ x = hasattr(data.values, \"db\")\n",
-            Path::new("."),
-        );
-        let empty = empty.unwrap_or_else(|e| panic!("{e:?}"));
-        let has_db = super::super::starlark::to_star_value(empty.get("x").expect("x").value(), 0);
-        assert_eq!(has_db, StarValue::Bool(false));
-    }
-
-    #[test]
-    fn ytt_modules_work() {
-        let code = r#"load("@ytt:json", "json")
-load("@ytt:yaml", "yaml")
-load("@ytt:base64", "base64")
-load("@ytt:url", "url")
-load("@ytt:sha256", "sha256")
-load("@ytt:md5", "md5")
-load("@ytt:ip", "ip")
-load("@ytt:assert", "assert")
-load("@ytt:regexp", "regexp")
-load("@ytt:struct", "struct")
-out = [
-  json.encode({"a": [1, True]}),
-  json.decode('{"b": 2}')["b"],
-  yaml.decode("x: yes\n")["x"],
-  base64.encode("hello"),
-  base64.decode("aGVsbG8="),
-  url.query_param_value_encode("a b&c"),
-  sha256.sum("abc")[:8],
-  md5.sum("")[:8],
-  ip.parse_addr("10.0.0.1").is_ipv4(),
-  assert.try_to(lambda: fail("nope"))[1],
-  regexp.match("^v[0-9]+$", "v12"),
-  struct.make(a=1).a,
-]"#;
-        let StarValue::List(out) = module_value(code, "out") else {
-            panic!("a list")
-        };
-        let expected = vec![
-            StarValue::Str(r#"{"a":[1,true]}"#.into()),
-            // Go's JSON numbers are floats.
-            StarValue::Float(2.0),
-            StarValue::Bool(true),
-            StarValue::Str("aGVsbG8=".into()),
-            StarValue::Str("hello".into()),
-            StarValue::Str("a+b%26c".into()),
-            StarValue::Str("ba7816bf".into()),
-            StarValue::Str("d41d8cd9".into()),
-            StarValue::Bool(true),
-            StarValue::Str("fail: nope".into()),
-            StarValue::Bool(true),
-            StarValue::Int(1),
-        ];
-        assert_eq!(out.len(), expected.len());
-        for (got, want) in out.iter().zip(&expected) {
-            match (got, want) {
-                (StarValue::Str(g), StarValue::Str(w)) => {
-                    assert!(g.contains(w.as_str()), "{g} vs {w}")
-                }
-                _ => assert_eq!(got, want),
-            }
-        }
-    }
-
-    #[test]
-    fn loads_stay_inside_the_package() {
-        let engine = Engine::new(Path::new("/nonexistent/package"));
-        let err = engine
-            .compile_yaml_file(
-                "t.yml",
-                "#@ load(\"../../etc/passwd.star\", \"x\")\n",
-                Path::new("/nonexistent/package"),
-            )
-            .unwrap_err();
-        assert!(err.0.contains("not found in the package"), "{err:?}");
-    }
-}
+mod tests;

@@ -85,3 +85,6 @@ pub fn load(path: &str, context: &Context) -> Option<Result<FrozenModule, String
         module.freeze().map_err(|e| format!("{e:?}"))
     }))
 }
+
+#[cfg(test)]
+mod tests;

@@ -71,7 +71,7 @@ impl fmt::Display for AssertFail {
 
 impl std::error::Error for AssertFail {}
 
-/// The first line of an error's message, without starlark-rust's `error: `.
+/// An error's message as ytt's `err.Error()` gives it.
 pub fn error_text(e: &Error) -> String {
     if let ErrorKind::Fail(inner) = e.kind()
         && let Some(AssertFail(message)) = inner.downcast_ref::<AssertFail>()
@@ -79,8 +79,7 @@ pub fn error_text(e: &Error) -> String {
         return format!("assert.fail: fail: {message}");
     }
     let text = e.without_diagnostic().to_string();
-    let line = text.trim().lines().next().unwrap_or("").trim();
-    go_wording(line.strip_prefix("error: ").unwrap_or(line))
+    go_wording(text.strip_prefix("error: ").unwrap_or(&text))
 }
 
 /// starlark-go's words for what starlark-rust says differently.

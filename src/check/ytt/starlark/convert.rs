@@ -257,3 +257,58 @@ fn go_type_name(value: Value<'_>) -> String {
         other => other.to_string(),
     }
 }
+
+/// A converted value back on a heap (maps become dicts, arrays lists; a
+/// value that did not convert becomes its repr).
+pub fn star_to_value<'v>(heap: Heap<'v>, value: &super::StarValue) -> Value<'v> {
+    use super::StarValue;
+    match value {
+        StarValue::None => Value::new_none(),
+        StarValue::Bool(b) => Value::new_bool(*b),
+        StarValue::Int(i) => heap.alloc(*i),
+        StarValue::Float(f) => heap.alloc(*f),
+        StarValue::Str(s) => heap.alloc(s.as_str()),
+        StarValue::List(items) => heap.alloc(starlark::values::list::AllocList(
+            items.iter().map(|i| star_to_value(heap, i)),
+        )),
+        StarValue::Tuple(items) => heap.alloc(starlark::values::tuple::AllocTuple(
+            items.iter().map(|i| star_to_value(heap, i)),
+        )),
+        StarValue::Dict(items) => heap.alloc(starlark::values::dict::AllocDict(
+            items
+                .iter()
+                .map(|(k, v)| (star_to_value(heap, k), star_to_value(heap, v))),
+        )),
+        StarValue::Other { repr, .. } => heap.alloc(repr.as_str()),
+    }
+}
+
+/// The `(args, kwargs)` pair an annotation's arguments were captured in,
+/// as call arguments that keep handles to the functions among them.
+pub fn captured_call_args(captured: &starlark::values::OwnedFrozenValue) -> super::CallArgs {
+    let pair = TupleRef::from_value(captured.value()).map(|t| t.content().to_vec());
+    let Some([args, kwargs]) = pair.as_deref() else {
+        return super::CallArgs::default();
+    };
+    let positional = TupleRef::from_value(*args)
+        .map(|t| {
+            t.content()
+                .iter()
+                .map(|v| super::to_star_value_owned(*v, captured, 0))
+                .collect()
+        })
+        .unwrap_or_default();
+    let named = DictRef::from_value(*kwargs)
+        .map(|d| {
+            d.iter()
+                .map(|(k, v)| {
+                    (
+                        k.unpack_str().unwrap_or_default().to_string(),
+                        super::to_star_value_owned(v, captured, 0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    super::CallArgs { positional, named }
+}
