@@ -1,22 +1,37 @@
-//! ytt: the data values of a package checked as ytt checks them (spec/ytt.md).
+//! ytt: a package checked as `ytt -f` checks it (spec/ytt.md), phase by
+//! phase, stopping where ytt stops:
 //!
-//! Order, as ytt: YAML syntax of every file; schema documents turned into
-//! types (stops at the first schema error); data-values documents merged one
-//! at a time, each step type-checked (confvet reports every step's errors,
-//! ytt only the first); validations on the final values, collect-all.
+//! 1. YAML syntax of every file (`package` sorts the files and documents);
+//! 2. schema documents turned into types (`schema`; stops at the first
+//!    schema error);
+//! 3. data-values documents merged one at a time, each step type-checked
+//!    (`values`, `flags`; confvet reports every step's errors, ytt only the
+//!    first);
+//! 4. validations on the final values (`validate`, `asserts`), only when no
+//!    type or unknown-key error came before, as in ytt;
+//! 5. templates rendered with the final values (`render` over `template`,
+//!    on the Starlark `engine` with its `modules`), failures as findings,
+//!    then `@assert/validate` on the rendered nodes.
+//!
+//! Below every phase, `starlark` holds the value types and conversions they
+//! share.
 
+mod asserts;
 pub mod awaits;
+mod deprecated;
 pub mod digest;
 pub mod engine;
 pub mod flags;
 pub mod formats;
 pub mod modules;
+mod package;
 pub mod path;
 pub mod render;
 pub mod schema;
 pub mod starlark;
 pub mod template;
 pub mod translate;
+mod undefined;
 pub mod validate;
 pub mod values;
 
@@ -32,6 +47,16 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use validate::Validator;
 use values::{MergeMode, Merger, TypeChecker};
+
+pub(crate) use asserts::assert_validation;
+use asserts::run_asserts;
+use deprecated::report_given_deprecated;
+pub use package::package_files;
+use package::{
+    classify_documents, first_plain_comment, in_ytt_lib, is_template, is_yaml_template,
+    text_templates,
+};
+use undefined::check_templates;
 
 /// What checking one package gives.
 #[derive(Debug, Default)]
@@ -66,68 +91,6 @@ pub struct YttSettings {
     /// `render`'s files by the names ytt gives them (for `data.list` and
     /// `data.read`); None: every file below the package root.
     pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
-}
-
-/// The text templates (`.txt`, not `.lib.txt`) below `root` outside private
-/// libraries, read into `sources`, named as the package's YAML files are.
-fn text_templates(
-    root: &Path,
-    files: &[&DiscoveredFile],
-    sources: &Sources,
-) -> Vec<(crate::source::FileId, std::path::PathBuf)> {
-    // Where names are shown from: a YAML file's path less its shown name.
-    let shown_from = files.first().and_then(|f| {
-        let name = sources.get(f.id).name.clone();
-        let path = f.path.to_string_lossy().into_owned();
-        path.strip_suffix(&name).map(std::path::PathBuf::from)
-    });
-    render::text_template_files(root)
-        .into_iter()
-        .filter(|(path, _)| !in_ytt_lib(path, root))
-        .filter_map(|(path, _)| {
-            let text = String::from_utf8(crate::source::read_limited(&path).ok()?).ok()?;
-            let name = match &shown_from {
-                Some(base) => crate::source::display_name(&path, base),
-                None => path.to_string_lossy().into_owned(),
-            };
-            let id = sources.add(crate::source::SourceFile::new(
-                name,
-                Some(path.clone()),
-                text,
-            ));
-            Some((id, path))
-        })
-        .collect()
-}
-
-/// The files `ytt -f path` reads, in ytt's order: a file itself; a
-/// directory's files recursively, sorted by path.
-pub fn package_files(path: &Path) -> Vec<std::path::PathBuf> {
-    let is_yaml = |p: &Path| matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml"));
-    if !path.is_dir() {
-        return if is_yaml(path) {
-            vec![path.to_path_buf()]
-        } else {
-            Vec::new()
-        };
-    }
-    let mut found = Vec::new();
-    let mut pending = vec![path.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                pending.push(p);
-            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml")) {
-                found.push(p);
-            }
-        }
-    }
-    found.sort();
-    found
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -421,457 +384,8 @@ pub fn check_package(
     outcome
 }
 
-/// Every comment of a file, in source order.
-fn all_comments(set: &DocumentSet) -> Vec<&crate::yaml::Comment> {
-    fn walk<'a>(node: &'a Node, found: &mut Vec<&'a crate::yaml::Comment>) {
-        match &node.value {
-            Value::Map(items) => items.iter().for_each(|i| {
-                found.extend(&i.comments);
-                walk(&i.value, found);
-            }),
-            Value::Array(items) => items.iter().for_each(|i| {
-                found.extend(&i.comments);
-                walk(&i.value, found);
-            }),
-            Value::Scalar(_) => {}
-        }
-    }
-    let mut comments: Vec<&crate::yaml::Comment> = set.trailing_comments.iter().collect();
-    for doc in &set.docs {
-        comments.extend(&doc.comments);
-        walk(&doc.value, &mut comments);
-    }
-    comments.sort_by_key(|c| c.span.start);
-    comments
-}
-
-/// The first plain `#` comment of a file, which ytt rejects in a templated
-/// file unless `--ignore-unknown-comments` is given.
-fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Comment> {
-    all_comments(set)
-        .into_iter()
-        .find(|c| c.kind == crate::yaml::CommentKind::Plain)
-}
-
-/// Templates are not rendered, but their code must parse (ytt would fail to
-/// compile it), and every `data.values.a.b` they read must exist in the
-/// final data values (ytt: `struct has no .b field or method`).
-fn check_templates(
-    files: &[&DiscoveredFile],
-    parsed: &[&DocumentSet],
-    root: &Path,
-    sources: &Sources,
-    values: Option<&Node>,
-    schema: Option<&SchemaType>,
-    findings: &mut Vec<Finding>,
-) {
-    static DATA_VALUES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\bdata\.values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)").unwrap()
-    });
-    for (file, set) in files.iter().zip(parsed) {
-        if !is_template(file, set, root) {
-            continue;
-        }
-        let source = sources.get(file.id);
-        let comments: Vec<&crate::yaml::Comment> = all_comments(set)
-            .into_iter()
-            .filter(|c| matches!(c.kind, crate::yaml::CommentKind::Code(_)))
-            .collect();
-        if comments.is_empty() {
-            continue;
-        }
-        let code: Vec<(usize, String)> = comments
-            .iter()
-            .map(|c| {
-                let line = source.line_col(c.span.start as usize).line;
-                let crate::yaml::CommentKind::Code(text) = &c.kind else {
-                    unreachable!()
-                };
-                if c.own_line {
-                    (line, format!(" {text}"))
-                } else {
-                    (line, format!(" _ = ({text})"))
-                }
-            })
-            .collect();
-        // Code that does not parse is reported by the render, with ytt's
-        // block sugar (`if/end`, `else/end`) understood.
-        let parses = translate::translate(&code).is_ok_and(|program| {
-            ::starlark::syntax::AstModule::parse(
-                &source.name,
-                program.source,
-                &::starlark::syntax::Dialect::Extended,
-            )
-            .is_ok()
-        });
-        if !parses {
-            continue;
-        }
-        // hasattr()/getattr() guard optional values: leave such files alone.
-        let (Some(values), false) = (
-            values,
-            source.text.contains("hasattr(") || source.text.contains("getattr("),
-        ) else {
-            continue;
-        };
-        // Only code that always runs: not inside a def, if or for block, and
-        // nothing after a single-node `if/end`/`for/end` (its extent is a
-        // node, which comments alone do not show).
-        let mut depth = 0usize;
-        let mut is_conditional = false;
-        for comment in &comments {
-            let crate::yaml::CommentKind::Code(text) = &comment.kind else {
-                continue;
-            };
-            if comment.own_line {
-                let statement = text.trim();
-                let word = statement
-                    .split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .next()
-                    .unwrap_or("");
-                if statement[word.len()..].starts_with("/end") {
-                    is_conditional = true;
-                } else if statement == "end" {
-                    depth = depth.saturating_sub(1);
-                } else if statement.ends_with(':') && !matches!(word, "else" | "elif") {
-                    depth += 1;
-                }
-                if depth > 0 || is_conditional || matches!(word, "load" | "def") {
-                    continue;
-                }
-            } else if depth > 0 || is_conditional {
-                continue;
-            }
-            let Some(offset) = comment.text.find(text.as_str()) else {
-                continue;
-            };
-            for found in DATA_VALUES.captures_iter(text) {
-                let keys: Vec<&str> = found[1].split('.').skip(1).collect();
-                if let Some(missing) = missing_key(values, schema, &keys) {
-                    let whole = found.get(0).expect("match");
-                    let start = comment.span.start as usize + 1 + offset + whole.start();
-                    let path = keys[..=missing].join(".");
-                    findings.push(
-                        Finding::new(
-                            "ytt/undefined",
-                            Kind::Reference,
-                            Span::new(file.id, start, start + whole.len()),
-                            format!(
-                                "data.values.{path} does not exist: the data values have no {:?}",
-                                keys[missing]
-                            ),
-                        )
-                        .with_help("declare it in the data-values schema, or fix the name"),
-                    );
-                }
-            }
-        }
-    }
-}
-
-/// A file ytt renders as a template: neither schema nor data values, and
-/// not in a private library (`_ytt_lib`), whose files only its users load.
-fn is_template(file: &DiscoveredFile, set: &DocumentSet, root: &Path) -> bool {
-    let is_data = set
-        .docs
-        .iter()
-        .any(|d| d.has_annotation("data/values") || d.has_annotation("data/values-schema"));
-    !is_data && !in_ytt_lib(&file.path, root)
-}
-
-/// A YAML file ytt renders to output (not a `.lib.yml` only loaded).
-fn is_yaml_template(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    (name.ends_with(".yml") || name.ends_with(".yaml"))
-        && !name.ends_with(".lib.yml")
-        && !name.ends_with(".lib.yaml")
-}
-
-/// The index of the first key of `keys` missing below `node`, if any. Only
-/// where a schema declares the map (no consumer value could add the key):
-/// an any-typed value, an array, a scalar or null on the way ends the check.
-fn missing_key(node: &Node, schema: Option<&SchemaType>, keys: &[&str]) -> Option<usize> {
-    let mut current = node;
-    let mut ty = schema?;
-    for (index, key) in keys.iter().enumerate() {
-        let (Value::Map(items), schema::TypeKind::Map(_)) = (&current.value, &ty.kind) else {
-            return None;
-        };
-        match (
-            items.iter().find(|i| i.key.display() == *key),
-            ty.entry(key),
-        ) {
-            (Some(item), Some(child)) => {
-                current = &item.value;
-                ty = child;
-            }
-            (None, None) => return Some(index),
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// Files in a ytt private library (`_ytt_lib`) below the package root.
-fn in_ytt_lib(path: &Path, root: &Path) -> bool {
-    path.strip_prefix(root)
-        .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "_ytt_lib"))
-}
-
-/// A value given for a `@schema/deprecated` data value is a warning, for a
-/// `@schema/removed` one an error (seed design; ytt says nothing).
-fn report_given_deprecated(
-    node: &Node,
-    ty: &SchemaType,
-    path: &DataPath,
-    findings: &mut Vec<Finding>,
-) {
-    match (&node.value, &ty.kind) {
-        (Value::Map(items), schema::TypeKind::Map(_)) => {
-            for item in items {
-                let key = item.key.display();
-                let Some(child) = ty.entry(&key) else {
-                    continue;
-                };
-                let item_path = path.key(&key);
-                if let Some(notice) = &child.docs.deprecated {
-                    findings.push(
-                        Finding::new(
-                            "ytt/deprecated",
-                            Kind::Deprecated,
-                            item.key_span,
-                            format!("{item_path} is deprecated: {notice}"),
-                        )
-                        .with_path(item_path.to_string())
-                        .with_related(child.span, "deprecated here"),
-                    );
-                }
-                if let Some(notice) = &child.docs.removed {
-                    findings.push(
-                        Finding::new(
-                            "ytt/removed",
-                            Kind::UnknownKey,
-                            item.key_span,
-                            format!("{item_path} was removed: {notice}"),
-                        )
-                        .with_path(item_path.to_string())
-                        .with_related(child.span, "removed here"),
-                    );
-                }
-                report_given_deprecated(&item.value, child, &item_path, findings);
-            }
-        }
-        (Value::Array(items), schema::TypeKind::Array(item_type)) => {
-            for (index, item) in items.iter().enumerate() {
-                report_given_deprecated(&item.value, item_type, &path.index(index), findings);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The `@assert/validate` of a node's comments, evaluated in its file's scope.
-pub(crate) fn assert_validation(
-    comments: &[crate::yaml::Comment],
-    code: &Code<'_>,
-    errors: &mut Vec<Finding>,
-) -> Option<validate::Validation> {
-    let comment = comments.iter().rev().find(|c| {
-        matches!(&c.kind, crate::yaml::CommentKind::Annotation { name, .. } if name == "assert/validate")
-    })?;
-    let crate::yaml::CommentKind::Annotation { args, .. } = &comment.kind else {
-        return None;
-    };
-    let call = match code.eval_args(args, comment.span.file) {
-        Ok(call) => call,
-        Err(err) => {
-            let (rule, kind) = if err.is_syntax {
-                ("ytt/starlark-syntax", Kind::Syntax)
-            } else {
-                ("ytt/undefined", Kind::Reference)
-            };
-            errors.push(Finding::new(
-                rule,
-                kind,
-                comment.span,
-                format!("@assert/validate: {}", err.message),
-            ));
-            return None;
-        }
-    };
-    match validate::parse_validation(&call, comment, "assert/validate") {
-        Ok(validation) => {
-            for note in &validation.compat {
-                errors.push(Finding::new(
-                    "ytt/compat",
-                    Kind::Compat,
-                    comment.span,
-                    note.clone(),
-                ));
-            }
-            Some(validation)
-        }
-        Err(message) => {
-            errors.push(Finding::new(
-                "ytt/rule-annotation",
-                Kind::Schema,
-                comment.span,
-                message,
-            ));
-            None
-        }
-    }
-}
-
-/// Run the `@assert/validate` rules found on the merged data values.
-fn run_asserts(
-    node: &Node,
-    path: &DataPath,
-    validator: &mut Validator<'_>,
-    code: &Code<'_>,
-    errors: &mut Vec<Finding>,
-) {
-    match &node.value {
-        Value::Map(items) => {
-            for item in items {
-                let item_path = path.key(&item.key.display());
-                if let Some(validation) = assert_validation(item.comments(), code, errors) {
-                    validator.run(
-                        &item.value,
-                        item.key_span,
-                        &validation,
-                        &item_path,
-                        Some(node),
-                    );
-                }
-                run_asserts(&item.value, &item_path, validator, code, errors);
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                let item_path = path.index(index);
-                if let Some(validation) = assert_validation(item.comments(), code, errors) {
-                    validator.run(&item.value, item.span, &validation, &item_path, Some(node));
-                }
-                run_asserts(&item.value, &item_path, validator, code, errors);
-            }
-        }
-        Value::Scalar(_) => {}
-    }
-}
-
 pub(crate) fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
-}
-
-/// Put each document of a file in its list; a schema or values file must hold
-/// only such documents, and `@data/values-schema` belongs on a document.
-fn classify_documents<'a>(
-    set: &'a DocumentSet,
-    in_fragment: &dyn Fn(&Document) -> bool,
-    schema_docs: &mut Vec<&'a Document>,
-    value_docs: &mut Vec<&'a Document>,
-    findings: &mut Vec<Finding>,
-) {
-    let is_schema = |d: &Document| d.has_annotation("data/values-schema");
-    let is_values = |d: &Document| d.has_annotation("data/values");
-    let docs: Vec<&Document> = set.docs.iter().filter(|d| !in_fragment(d)).collect();
-    let has_schema = docs.iter().any(|d| is_schema(d));
-    let has_values = docs.iter().any(|d| is_values(d));
-    for doc in docs {
-        if let Value::Map(items) = &doc.value.value {
-            for item in items {
-                if item.has_annotation("data/values-schema") {
-                    findings.push(Finding::new(
-                        "ytt/schema",
-                        Kind::Schema,
-                        item.key_span,
-                        "@data/values-schema annotates a map item; only documents (---) can be annotated with @data/values-schema",
-                    ).with_help("put `---` on the line after the annotation"));
-                }
-            }
-        }
-        if (is_schema(doc) || is_values(doc)) && !doc.has_start_marker {
-            // Without `---` ytt attaches the annotation to the first map item.
-            let name = if is_schema(doc) {
-                "@data/values-schema"
-            } else {
-                "@data/values"
-            };
-            let at = match &doc.value.value {
-                Value::Map(items) if !items.is_empty() => items[0].key_span,
-                _ => doc.span,
-            };
-            findings.push(
-                Finding::new(
-                    "ytt/schema",
-                    Kind::Schema,
-                    at,
-                    format!("{name} annotates a map item; only documents (---) can be annotated with {name}"),
-                )
-                .with_help("put `---` on the line after the annotation"),
-            );
-            continue;
-        }
-        if is_schema(doc) || is_values(doc) {
-            report_duplicate_keys(&doc.value, findings);
-        }
-        if is_schema(doc) {
-            schema_docs.push(doc);
-        } else if is_values(doc) {
-            value_docs.push(doc);
-        } else if (has_schema || has_values) && !doc.value.is_null() {
-            let what = if has_schema { "schema" } else { "data values" };
-            let annotation = if has_schema {
-                "@data/values-schema"
-            } else {
-                "@data/values"
-            };
-            findings.push(
-                Finding::new(
-                    "ytt/schema",
-                    Kind::Schema,
-                    doc.span,
-                    format!("a {what} file must only have {what} documents ({annotation}); this document is not one"),
-                )
-                .with_help("move ordinary documents into a template file of their own"),
-            );
-        }
-    }
-}
-
-/// Schema and data-values documents hold no template code, so a key given
-/// twice there is the error ytt reports after templating.
-fn report_duplicate_keys(node: &Node, findings: &mut Vec<Finding>) {
-    match &node.value {
-        Value::Map(items) => {
-            for (index, item) in items.iter().enumerate() {
-                let key = item.key.display();
-                if let Some(first) = items[..index]
-                    .iter()
-                    .find(|earlier| earlier.key.resolved == item.key.resolved)
-                {
-                    findings.push(
-                        Finding::new(
-                            "yaml/duplicate-key",
-                            Kind::Syntax,
-                            item.key_span,
-                            format!("expected key '{key}' to not be specified again"),
-                        )
-                        .with_related(first.key_span, "first given here"),
-                    );
-                }
-                report_duplicate_keys(&item.value, findings);
-            }
-        }
-        Value::Array(items) => items
-            .iter()
-            .for_each(|i| report_duplicate_keys(&i.value, findings)),
-        Value::Scalar(_) => {}
-    }
 }
 
 /// Build and merge the schema. Ok(None) without schema documents.

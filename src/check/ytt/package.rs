@@ -1,0 +1,239 @@
+//! What each file of a package is to ytt: template, schema, data values,
+//! private library or text template, and the files `ytt -f PATH` reads, in
+//! its order. Documents are sorted into schema and data values here, with
+//! the shape checks ytt makes on them.
+
+use super::render;
+use crate::discover::DiscoveredFile;
+use crate::finding::{Finding, Kind};
+use crate::source::Sources;
+use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
+use std::path::Path;
+
+/// Every comment of a file, in source order.
+pub(super) fn all_comments(set: &DocumentSet) -> Vec<&crate::yaml::Comment> {
+    fn walk<'a>(node: &'a Node, found: &mut Vec<&'a crate::yaml::Comment>) {
+        match &node.value {
+            Value::Map(items) => items.iter().for_each(|i| {
+                found.extend(&i.comments);
+                walk(&i.value, found);
+            }),
+            Value::Array(items) => items.iter().for_each(|i| {
+                found.extend(&i.comments);
+                walk(&i.value, found);
+            }),
+            Value::Scalar(_) => {}
+        }
+    }
+    let mut comments: Vec<&crate::yaml::Comment> = set.trailing_comments.iter().collect();
+    for doc in &set.docs {
+        comments.extend(&doc.comments);
+        walk(&doc.value, &mut comments);
+    }
+    comments.sort_by_key(|c| c.span.start);
+    comments
+}
+
+/// The first plain `#` comment of a file, which ytt rejects in a templated
+/// file unless `--ignore-unknown-comments` is given.
+pub(super) fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Comment> {
+    all_comments(set)
+        .into_iter()
+        .find(|c| c.kind == crate::yaml::CommentKind::Plain)
+}
+
+/// A file ytt renders as a template: neither schema nor data values, and
+/// not in a private library (`_ytt_lib`), whose files only its users load.
+pub(super) fn is_template(file: &DiscoveredFile, set: &DocumentSet, root: &Path) -> bool {
+    let is_data = set
+        .docs
+        .iter()
+        .any(|d| d.has_annotation("data/values") || d.has_annotation("data/values-schema"));
+    !is_data && !in_ytt_lib(&file.path, root)
+}
+
+/// A YAML file ytt renders to output (not a `.lib.yml` only loaded).
+pub(super) fn is_yaml_template(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    (name.ends_with(".yml") || name.ends_with(".yaml"))
+        && !name.ends_with(".lib.yml")
+        && !name.ends_with(".lib.yaml")
+}
+
+/// Files in a ytt private library (`_ytt_lib`) below the package root.
+pub(super) fn in_ytt_lib(path: &Path, root: &Path) -> bool {
+    path.strip_prefix(root)
+        .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "_ytt_lib"))
+}
+
+/// Put each document of a file in its list; a schema or values file must hold
+/// only such documents, and `@data/values-schema` belongs on a document.
+pub(super) fn classify_documents<'a>(
+    set: &'a DocumentSet,
+    in_fragment: &dyn Fn(&Document) -> bool,
+    schema_docs: &mut Vec<&'a Document>,
+    value_docs: &mut Vec<&'a Document>,
+    findings: &mut Vec<Finding>,
+) {
+    let is_schema = |d: &Document| d.has_annotation("data/values-schema");
+    let is_values = |d: &Document| d.has_annotation("data/values");
+    let docs: Vec<&Document> = set.docs.iter().filter(|d| !in_fragment(d)).collect();
+    let has_schema = docs.iter().any(|d| is_schema(d));
+    let has_values = docs.iter().any(|d| is_values(d));
+    for doc in docs {
+        if let Value::Map(items) = &doc.value.value {
+            for item in items {
+                if item.has_annotation("data/values-schema") {
+                    findings.push(Finding::new(
+                        "ytt/schema",
+                        Kind::Schema,
+                        item.key_span,
+                        "@data/values-schema annotates a map item; only documents (---) can be annotated with @data/values-schema",
+                    ).with_help("put `---` on the line after the annotation"));
+                }
+            }
+        }
+        if (is_schema(doc) || is_values(doc)) && !doc.has_start_marker {
+            // Without `---` ytt attaches the annotation to the first map item.
+            let name = if is_schema(doc) {
+                "@data/values-schema"
+            } else {
+                "@data/values"
+            };
+            let at = match &doc.value.value {
+                Value::Map(items) if !items.is_empty() => items[0].key_span,
+                _ => doc.span,
+            };
+            findings.push(
+                Finding::new(
+                    "ytt/schema",
+                    Kind::Schema,
+                    at,
+                    format!("{name} annotates a map item; only documents (---) can be annotated with {name}"),
+                )
+                .with_help("put `---` on the line after the annotation"),
+            );
+            continue;
+        }
+        if is_schema(doc) || is_values(doc) {
+            report_duplicate_keys(&doc.value, findings);
+        }
+        if is_schema(doc) {
+            schema_docs.push(doc);
+        } else if is_values(doc) {
+            value_docs.push(doc);
+        } else if (has_schema || has_values) && !doc.value.is_null() {
+            let what = if has_schema { "schema" } else { "data values" };
+            let annotation = if has_schema {
+                "@data/values-schema"
+            } else {
+                "@data/values"
+            };
+            findings.push(
+                Finding::new(
+                    "ytt/schema",
+                    Kind::Schema,
+                    doc.span,
+                    format!("a {what} file must only have {what} documents ({annotation}); this document is not one"),
+                )
+                .with_help("move ordinary documents into a template file of their own"),
+            );
+        }
+    }
+}
+
+/// Schema and data-values documents hold no template code, so a key given
+/// twice there is the error ytt reports after templating.
+pub(super) fn report_duplicate_keys(node: &Node, findings: &mut Vec<Finding>) {
+    match &node.value {
+        Value::Map(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let key = item.key.display();
+                if let Some(first) = items[..index]
+                    .iter()
+                    .find(|earlier| earlier.key.resolved == item.key.resolved)
+                {
+                    findings.push(
+                        Finding::new(
+                            "yaml/duplicate-key",
+                            Kind::Syntax,
+                            item.key_span,
+                            format!("expected key '{key}' to not be specified again"),
+                        )
+                        .with_related(first.key_span, "first given here"),
+                    );
+                }
+                report_duplicate_keys(&item.value, findings);
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|i| report_duplicate_keys(&i.value, findings)),
+        Value::Scalar(_) => {}
+    }
+}
+
+/// The files `ytt -f path` reads, in ytt's order: a file itself; a
+/// directory's files recursively, sorted by path.
+pub fn package_files(path: &Path) -> Vec<std::path::PathBuf> {
+    let is_yaml = |p: &Path| matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml"));
+    if !path.is_dir() {
+        return if is_yaml(path) {
+            vec![path.to_path_buf()]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut found = Vec::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                pending.push(p);
+            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml")) {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The text templates (`.txt`, not `.lib.txt`) below `root` outside private
+/// libraries, read into `sources`, named as the package's YAML files are.
+pub(super) fn text_templates(
+    root: &Path,
+    files: &[&DiscoveredFile],
+    sources: &Sources,
+) -> Vec<(crate::source::FileId, std::path::PathBuf)> {
+    // Where names are shown from: a YAML file's path less its shown name.
+    let shown_from = files.first().and_then(|f| {
+        let name = sources.get(f.id).name.clone();
+        let path = f.path.to_string_lossy().into_owned();
+        path.strip_suffix(&name).map(std::path::PathBuf::from)
+    });
+    render::text_template_files(root)
+        .into_iter()
+        .filter(|(path, _)| !in_ytt_lib(path, root))
+        .filter_map(|(path, _)| {
+            let text = String::from_utf8(crate::source::read_limited(&path).ok()?).ok()?;
+            let name = match &shown_from {
+                Some(base) => crate::source::display_name(&path, base),
+                None => path.to_string_lossy().into_owned(),
+            };
+            let id = sources.add(crate::source::SourceFile::new(
+                name,
+                Some(path.clone()),
+                text,
+            ));
+            Some((id, path))
+        })
+        .collect()
+}
