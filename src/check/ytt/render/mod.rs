@@ -1,0 +1,334 @@
+//! Rendering a package's templates with its final data values, as `ytt -f`
+//! does: each template file is compiled (`template`), run on the package's
+//! engine, and gives its output documents, or the failure ytt would stop
+//! on. `@assert/validate` on output nodes then runs on the rendered values.
+
+use super::engine::Engine;
+use super::template::compile::CompileOptions;
+use crate::discover::DiscoveredFile;
+use crate::finding::Finding;
+use crate::source::{SourceFile, Span};
+use crate::yaml::{Document, DocumentSet, Node};
+use starlark::environment::FrozenModule;
+use std::collections::HashMap;
+use std::path::Path;
+
+mod failure;
+mod output;
+mod plain;
+
+/// Why a template did not render: where and what ytt would say.
+#[derive(Debug, Clone)]
+pub struct RenderFailure {
+    pub span: Span,
+    pub message: String,
+    pub cause: Cause,
+    /// The calls that led to the failure, outermost first: (module name as
+    /// loaded, 1-based line).
+    pub chain: Vec<(String, usize)>,
+}
+
+/// What stopped a render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// An explicit `fail()` / `assert.fail()`.
+    Fail,
+    /// The template's code does not parse: no data value changes that.
+    Syntax,
+    /// Any other error ytt stops on.
+    Error,
+}
+
+/// A rendered template file.
+pub struct Rendered {
+    pub docs: Vec<Document>,
+    /// The template's scope (None for plain YAML, which has no code).
+    module: Option<FrozenModule>,
+}
+
+/// A file of the package: path, id and text.
+type PackageFile = (
+    std::path::PathBuf,
+    crate::source::FileId,
+    std::sync::Arc<SourceFile>,
+);
+
+/// Renders the templates of one package with its final data values.
+pub struct Renderer {
+    engine: Engine,
+    options: CompileOptions,
+    /// The final data values, to tell which failures wait on the consumer.
+    values: Node,
+    /// Values were given by the consumer (flags, a scenario): every failure
+    /// is then an error.
+    consumer_values: bool,
+    files: Vec<PackageFile>,
+    root: std::path::PathBuf,
+    /// Loaded files read for call chains, by path.
+    loaded: std::cell::RefCell<
+        HashMap<std::path::PathBuf, (crate::source::FileId, std::sync::Arc<SourceFile>)>,
+    >,
+}
+
+impl Renderer {
+    pub fn new(
+        root: &Path,
+        values: &Node,
+        consumer_values: bool,
+        known_files: HashMap<
+            std::path::PathBuf,
+            (crate::source::FileId, std::sync::Arc<SourceFile>),
+        >,
+        options: CompileOptions,
+    ) -> Renderer {
+        let fallback = known_files
+            .values()
+            .next()
+            .map_or(crate::source::FileId(0), |(id, _)| *id);
+        let files = known_files
+            .iter()
+            .map(|(path, (id, source))| (path.clone(), *id, source.clone()))
+            .collect();
+        Renderer {
+            engine: Engine::for_templates(root, values).with_known_files(known_files, fallback),
+            options,
+            values: values.clone(),
+            consumer_values,
+            files,
+            root: crate::source::normalize_path(root),
+            loaded: Default::default(),
+        }
+    }
+
+    /// The package is files named one by one: loads see them by base name.
+    pub fn with_flat_files(mut self, files: &[std::path::PathBuf]) -> Renderer {
+        self.engine = self.engine.with_flat_files(files);
+        self
+    }
+
+    /// The package's files by the names ytt gives them, when the package
+    /// is files and folders named on the command line.
+    pub fn with_library_files(self, files: Vec<(String, std::path::PathBuf)>) -> Renderer {
+        self.engine.session().borrow_mut().library_files = Some(files);
+        self
+    }
+
+    /// ytt's `--implicit-map-key-overrides` for this package's renders.
+    pub fn session_options(&self, implicit_map_key_overrides: bool) {
+        self.engine
+            .session()
+            .borrow_mut()
+            .implicit_map_key_overrides = implicit_map_key_overrides;
+    }
+
+    /// Render one template file.
+    pub fn render(
+        &self,
+        file: &DiscoveredFile,
+        set: &DocumentSet,
+        source: &SourceFile,
+    ) -> Result<Rendered, RenderFailure> {
+        // Plain YAML (no `#@` anywhere) is not a template: ytt passes it
+        // through, the last of repeated keys winning.
+        if !plain::has_templating(set) {
+            let mut docs = set.docs.clone();
+            for doc in &mut docs {
+                plain::override_map_keys(&mut doc.value);
+            }
+            return Ok(Rendered { docs, module: None });
+        }
+        let line_span = |line: usize| {
+            let start = source.line_start(line);
+            Span::new(file.id, start, start + source.line_text(line).len())
+        };
+        let program =
+            super::template::program(set, source, file.id, self.engine.session(), self.options)
+                .map_err(|e| RenderFailure {
+                    span: e.span.unwrap_or_else(|| line_span(e.line)),
+                    message: e.message,
+                    cause: if e.is_syntax {
+                        Cause::Syntax
+                    } else {
+                        Cause::Error
+                    },
+                    chain: Vec::new(),
+                })?;
+        let dir = file.path.parent().unwrap_or(Path::new("."));
+        let result = self
+            .engine
+            .run_module(&source.name, &program.translated, dir);
+        let docs = self.engine.session().borrow_mut().take_result(program.id);
+        match result {
+            Ok(module) => Ok(Rendered {
+                docs: docs.unwrap_or_default(),
+                module: Some(module),
+            }),
+            Err(super::engine::RunFailure {
+                message,
+                line,
+                is_syntax,
+                chain,
+            }) => {
+                self.engine.session().borrow_mut().reset_ctxs();
+                let cause = match () {
+                    _ if is_syntax => Cause::Syntax,
+                    _ if message.starts_with("fail:") => Cause::Fail,
+                    _ => Cause::Error,
+                };
+                let message = message
+                    .strip_prefix("fail:")
+                    .map_or(message.clone(), |m| m.trim().to_string());
+                Err(RenderFailure {
+                    span: line_span(line),
+                    message,
+                    cause,
+                    chain,
+                })
+            }
+        }
+    }
+
+    /// Render every template of a package (ytt's file order), reporting
+    /// failures and output validations as findings; gives each file's
+    /// documents.
+    pub fn check(
+        &self,
+        templates: &[(&DiscoveredFile, &DocumentSet)],
+        sources: &crate::source::Sources,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<(crate::source::FileId, Vec<Document>)> {
+        let mut outputs = Vec::new();
+        for (file, set) in templates {
+            let source = sources.get(file.id);
+            match self.render(file, set, &source) {
+                Ok(rendered) => {
+                    self.validate_output(file.id, &rendered, findings);
+                    outputs.push((file.id, rendered.docs));
+                }
+                Err(failure) => findings.push(self.failure_finding(failure, &source, sources)),
+            }
+        }
+        outputs
+    }
+
+    /// Render one text template (`.txt`): the text it builds.
+    pub fn render_text(
+        &self,
+        file: crate::source::FileId,
+        path: &Path,
+        source: &SourceFile,
+    ) -> Result<String, RenderFailure> {
+        let line_span = |line: usize| {
+            let start = source.line_start(line);
+            Span::new(file, start, start + source.line_text(line).len())
+        };
+        let session = self.engine.session();
+        let program =
+            super::template::text_program(source, session).map_err(|e| RenderFailure {
+                span: e.span.unwrap_or_else(|| line_span(e.line)),
+                message: e.message,
+                cause: if e.is_syntax {
+                    Cause::Syntax
+                } else {
+                    Cause::Error
+                },
+                chain: Vec::new(),
+            })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let result = self
+            .engine
+            .run_module(&source.name, &program.translated, dir);
+        let text = session.borrow_mut().take_text_result(program.id);
+        match result {
+            Ok(_) => Ok(text.unwrap_or_default()),
+            Err(failure) => {
+                session.borrow_mut().reset_ctxs();
+                let cause = match () {
+                    _ if failure.is_syntax => Cause::Syntax,
+                    _ if failure.message.starts_with("fail:") => Cause::Fail,
+                    _ => Cause::Error,
+                };
+                let message = failure
+                    .message
+                    .strip_prefix("fail:")
+                    .map_or(failure.message.clone(), |m| m.trim().to_string());
+                Err(RenderFailure {
+                    span: line_span(failure.line),
+                    message,
+                    cause,
+                    chain: failure.chain,
+                })
+            }
+        }
+    }
+
+    /// Render text templates (ytt's file order), reporting failures as
+    /// findings; gives each file's text.
+    pub fn check_texts(
+        &self,
+        texts: &[(crate::source::FileId, std::path::PathBuf)],
+        sources: &crate::source::Sources,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<(crate::source::FileId, String)> {
+        let mut outputs = Vec::new();
+        for (file, path) in texts {
+            let source = sources.get(*file);
+            match self.render_text(*file, path, &source) {
+                Ok(text) => outputs.push((*file, text)),
+                Err(failure) => findings.push(self.failure_finding(failure, &source, sources)),
+            }
+        }
+        outputs
+    }
+}
+
+/// The text templates `ytt -f path` renders: `.txt` files that are not
+/// libraries (`x.lib.txt`) nor in a private library (`_ytt_lib`); a file
+/// itself, or a directory's, by path relative to it (ytt's order). Each
+/// comes with that relative path, its name among ytt's output files.
+pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
+    let is_text_template =
+        |name: &str| name.ends_with(".txt") && !super::template::text::is_library(name);
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    if !path.is_dir() {
+        let name = name_of(path);
+        return if is_text_template(&name) {
+            vec![(path.to_path_buf(), name)]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut found = Vec::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                pending.push(p);
+                continue;
+            }
+            let Ok(relative) = p.strip_prefix(path) else {
+                continue;
+            };
+            let parts: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let in_library = parts[..parts.len().saturating_sub(1)]
+                .iter()
+                .any(|d| d == "_ytt_lib");
+            if is_text_template(&name_of(&p)) && !in_library {
+                found.push((p.clone(), parts.join("/")));
+            }
+        }
+    }
+    found.sort_by(|a, b| a.1.cmp(&b.1));
+    found
+}

@@ -1,0 +1,117 @@
+//! `@assert/validate` on output nodes, run on what they rendered to (the
+//! seed design's "validating an output document"; the ytt command skips
+//! them).
+
+use super::super::engine::Code;
+use super::super::path::DataPath;
+use super::super::validate::Validator;
+use super::super::{assert_validation, has_errors};
+use super::{Rendered, Renderer};
+use crate::finding::Finding;
+use crate::yaml::{Comment, CommentKind, Document, Node, Value};
+use std::collections::HashMap;
+
+impl Renderer {
+    /// `@assert/validate` on output nodes, run on what they rendered to.
+    pub(super) fn validate_output(
+        &self,
+        file: crate::source::FileId,
+        rendered: &Rendered,
+        findings: &mut Vec<Finding>,
+    ) {
+        if !rendered.docs.iter().any(has_output_rules) {
+            return;
+        }
+        let scopes: HashMap<_, _> = rendered
+            .module
+            .iter()
+            .map(|module| (file, module.clone()))
+            .collect();
+        let code = Code {
+            engine: &self.engine,
+            scopes: &scopes,
+        };
+        for doc in &rendered.docs {
+            let mut violations = Vec::new();
+            let mut errors = Vec::new();
+            let mut validator = Validator {
+                findings: &mut violations,
+                code: &code,
+                root: Some(&doc.value),
+                root_value: None,
+                is_aborted: false,
+            };
+            if let Some(validation) = assert_validation(&doc.comments, &code, &mut errors) {
+                validator.run(&doc.value, doc.span, &validation, &DataPath::root(), None);
+            }
+            walk(
+                &doc.value,
+                &DataPath::root(),
+                &code,
+                &mut validator,
+                &mut errors,
+            );
+            findings.extend(errors);
+            findings.extend(violations);
+            if has_errors(findings) {
+                return;
+            }
+        }
+    }
+}
+
+fn has_output_rules(doc: &Document) -> bool {
+    fn annotated(comments: &[Comment]) -> bool {
+        comments.iter().any(|c| {
+            matches!(&c.kind, CommentKind::Annotation { name, .. } if name == "assert/validate")
+        })
+    }
+    fn node(n: &Node) -> bool {
+        match &n.value {
+            Value::Map(items) => items
+                .iter()
+                .any(|i| annotated(&i.comments) || node(&i.value)),
+            Value::Array(items) => items
+                .iter()
+                .any(|i| annotated(&i.comments) || node(&i.value)),
+            Value::Scalar(_) => false,
+        }
+    }
+    annotated(&doc.comments) || node(&doc.value)
+}
+
+fn walk(
+    node: &Node,
+    path: &DataPath,
+    code: &Code<'_>,
+    validator: &mut Validator<'_>,
+    errors: &mut Vec<Finding>,
+) {
+    match &node.value {
+        Value::Map(items) => {
+            for item in items {
+                let item_path = path.key(&item.key.display());
+                if let Some(validation) = assert_validation(&item.comments, code, errors) {
+                    validator.run(
+                        &item.value,
+                        item.key_span,
+                        &validation,
+                        &item_path,
+                        Some(node),
+                    );
+                }
+                walk(&item.value, &item_path, code, validator, errors);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let item_path = path.index(index);
+                if let Some(validation) = assert_validation(&item.comments, code, errors) {
+                    validator.run(&item.value, item.span, &validation, &item_path, Some(node));
+                }
+                walk(&item.value, &item_path, code, validator, errors);
+            }
+        }
+        Value::Scalar(_) => {}
+    }
+}
