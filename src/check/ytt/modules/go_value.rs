@@ -94,14 +94,11 @@ fn from_value_at<'v>(value: Value<'v>, heap: Heap<'v>, depth: usize) -> Result<G
         return Ok(Go::from_scalar(&scalar));
     }
     let next = |v: Value<'v>| from_value_at(v, heap, depth + 1);
-    match value.get_type() {
-        "int" => return Err(format!("integer {value} does not fit in 64 bits")),
-        t if t.starts_with("@ytt:") => {
-            return Err(format!(
-                "Unable to convert value: {t} does not automatically encode (hint: use .string())"
-            ));
-        }
-        _ => {}
+    if value.get_type() == "int" {
+        return Err(format!("integer {value} does not fit in 64 bits"));
+    }
+    if let Some(hint) = convert::conversion_hint(value) {
+        return Err(hint);
     }
     if let Some(fragment) = Fragment::from_value(value) {
         return Ok(match &*fragment.data {

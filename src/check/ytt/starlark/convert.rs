@@ -224,10 +224,22 @@ pub fn convert(value: Value<'_>, span: Span, depth: usize) -> Result<Converted, 
             .collect::<Result<_, String>>()?;
         return Ok(Converted::Node(node(NodeValue::Map(items))));
     }
+    if let Some(hint) = conversion_hint(value) {
+        return Err(hint);
+    }
     Err(format!(
         "unknown type {} for conversion to go value",
         go_type_name(value)
     ))
+}
+
+/// ytt's `ConversionHint` of the values its modules return that do not
+/// encode (`url.parse()`'s, `ip.parse_addr()`'s).
+pub fn conversion_hint(value: Value<'_>) -> Option<String> {
+    let t = value.get_type();
+    t.starts_with("@ytt:").then(|| {
+        format!("Unable to convert value: {t} does not automatically encode (hint: use .string())")
+    })
 }
 
 fn value_to_node_at(value: Value<'_>, span: Span, depth: usize) -> Result<Node, String> {
