@@ -1,0 +1,386 @@
+//! Rules: a validation annotation's arguments parsed into a [`Validation`]
+//! (custom `(description, check)` rules, named rules, `not_null`, `when=`),
+//! with ytt's error texts, as ytt's pkg/validations/annotations.go.
+
+use super::super::starlark::{CallArgs, Handle, StarValue};
+use crate::source::Span;
+use crate::yaml::Comment;
+
+/// The rules of one annotation.
+#[derive(Debug, Clone)]
+pub struct Validation {
+    /// The annotation comment ("rule declared here").
+    pub span: Span,
+    /// `schema/validation` or `assert/validate`.
+    pub annotation: &'static str,
+    pub not_null: bool,
+    /// The description given as `not_null=("...", True)` (seed design).
+    pub not_null_description: Option<String>,
+    pub custom: Vec<CustomRule>,
+    pub named: Vec<NamedRuleSpec>,
+    /// The `when=` predicate.
+    pub when: Option<Handle>,
+    /// A `when=` was given but could not be kept (not from compiled code):
+    /// the rules are then not run rather than run unconditionally.
+    pub has_when: bool,
+    /// Constructs the ytt command rejects or ignores, which confvet
+    /// implements (seed design): each becomes a `compat` warning.
+    pub compat: Vec<String>,
+}
+
+/// A `(description, check)` rule: a function, an assertion object or a
+/// struct with a `check`; with a third item, the violation message template
+/// (seed design: `{key}`, `{value}`, `{desc}`, `{failure}`).
+#[derive(Debug, Clone)]
+pub struct CustomRule {
+    pub description: String,
+    pub check: Option<Handle>,
+    pub message: Option<String>,
+}
+
+/// A named rule and, when given as `("description", value)`, its description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedRuleSpec {
+    pub rule: NamedRule,
+    pub description: Option<String>,
+}
+
+/// The named rules, in the order ytt runs them; after ytt's own six come the
+/// seed design's, in the order written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NamedRule {
+    MinLen(i64),
+    MaxLen(i64),
+    Min(StarValue),
+    Max(StarValue),
+    /// `None`: every child (`one_not_null=True`).
+    OneNotNull(Option<Vec<String>>),
+    /// The allowed values as written: a list or a tuple.
+    OneOf(StarValue),
+    Format(String),
+    StartsWith(String),
+    EndsWith(String),
+    Contains(StarValue),
+    Matches(String),
+    Even,
+    Odd,
+    MultipleOf(StarValue),
+    Len(i64),
+}
+
+/// The formats of `format=` (seed design).
+pub const FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "email",
+    "hostname",
+    "ip",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "port",
+    "percent",
+    "duration",
+    "quantity",
+];
+
+impl NamedRule {
+    fn order(&self) -> u8 {
+        match self {
+            NamedRule::MinLen(_) => 0,
+            NamedRule::MaxLen(_) => 1,
+            NamedRule::Min(_) => 2,
+            NamedRule::Max(_) => 3,
+            NamedRule::OneNotNull(_) => 4,
+            NamedRule::OneOf(_) => 5,
+            _ => 6,
+        }
+    }
+
+    /// ytt's `must be:` text.
+    pub fn must_be(&self) -> String {
+        match self {
+            NamedRule::MinLen(n) => format!("length >= {n}"),
+            NamedRule::MaxLen(n) => format!("length <= {n}"),
+            NamedRule::Min(x) => format!("a value >= {x}"),
+            NamedRule::Max(x) => format!("a value <= {x}"),
+            NamedRule::OneNotNull(Some(keys)) => format!(
+                "exactly one of {} to be not null",
+                StarValue::List(keys.iter().map(|k| StarValue::Str(k.clone())).collect())
+            ),
+            NamedRule::OneNotNull(None) => "exactly one of all children to be not null".into(),
+            NamedRule::OneOf(values) => format!("one of {values}"),
+            NamedRule::Format(name) => format!("a valid {name}"),
+            NamedRule::StartsWith(prefix) => format!("a string starting with {prefix:?}"),
+            NamedRule::EndsWith(suffix) => format!("a string ending with {suffix:?}"),
+            NamedRule::Contains(item) => format!("a value containing {item}"),
+            NamedRule::Matches(pattern) => format!("a string matching {pattern:?}"),
+            NamedRule::Even => "an even number".into(),
+            NamedRule::Odd => "an odd number".into(),
+            NamedRule::MultipleOf(n) => format!("a multiple of {n}"),
+            NamedRule::Len(n) => format!("length == {n}"),
+        }
+    }
+
+    /// The rule as written (for labels).
+    pub(super) fn written(&self) -> String {
+        match self {
+            NamedRule::MinLen(n) => format!("min_len={n}"),
+            NamedRule::MaxLen(n) => format!("max_len={n}"),
+            NamedRule::Min(x) => format!("min={x}"),
+            NamedRule::Max(x) => format!("max={x}"),
+            NamedRule::OneNotNull(Some(keys)) => format!(
+                "one_not_null={}",
+                StarValue::List(keys.iter().map(|k| StarValue::Str(k.clone())).collect())
+            ),
+            NamedRule::OneNotNull(None) => "one_not_null=True".into(),
+            NamedRule::OneOf(values) => format!("one_of={values}"),
+            NamedRule::Format(name) => format!("format={name:?}"),
+            NamedRule::StartsWith(prefix) => format!("starts_with={prefix:?}"),
+            NamedRule::EndsWith(suffix) => format!("ends_with={suffix:?}"),
+            NamedRule::Contains(item) => format!("contains={item}"),
+            NamedRule::Matches(pattern) => format!("matches={pattern:?}"),
+            NamedRule::Even => "even=True".into(),
+            NamedRule::Odd => "odd=True".into(),
+            NamedRule::MultipleOf(n) => format!("multiple_of={n}"),
+            NamedRule::Len(n) => format!("len={n}"),
+        }
+    }
+}
+
+/// Parse the arguments of a validation annotation, with ytt's error texts.
+pub fn parse_validation(
+    call: &CallArgs,
+    comment: &Comment,
+    annotation: &'static str,
+) -> Result<Validation, String> {
+    let prefix = format!("Invalid @{annotation} annotation - ");
+    let mut validation = Validation {
+        span: comment.span,
+        annotation,
+        not_null: false,
+        not_null_description: None,
+        custom: Vec::new(),
+        named: Vec::new(),
+        when: None,
+        has_when: false,
+        compat: Vec::new(),
+    };
+    if call.positional.is_empty() && call.named.is_empty() {
+        return Err(format!(
+            "{prefix}expected annotation to have 2-tuple as argument(s), but found no arguments"
+        ));
+    }
+    for rule in &call.positional {
+        let StarValue::Tuple(items) = rule else {
+            return Err(format!(
+                "{prefix}expected annotation to have 2-tuple as argument(s), but found: {rule}"
+            ));
+        };
+        if items.len() != 2 && items.len() != 3 {
+            return Err(format!(
+                "{prefix}expected 2-tuple, but found tuple with length {}",
+                items.len()
+            ));
+        }
+        let StarValue::Str(description) = &items[0] else {
+            return Err(format!(
+                "{prefix}expected first item in the 2-tuple to be a string describing a valid value, but was {}",
+                items[0].type_name()
+            ));
+        };
+        if !is_callable(&items[1]) {
+            return Err(format!(
+                "{prefix}expected second item in tuple to be an assertion function or assertion object, but was a {}",
+                items[1].type_name()
+            ));
+        }
+        let message = match items.get(2) {
+            None => None,
+            Some(StarValue::Str(template)) => {
+                validation.compat.push(format!(
+                    "@{annotation}: a third tuple item (a message template) is confvet's; ytt rejects the annotation (expected 2-tuple, but found tuple with length 3)"
+                ));
+                Some(template.clone())
+            }
+            Some(other) => {
+                return Err(format!(
+                    "{prefix}expected the third item of a rule tuple to be a message template string, but was {}",
+                    other.type_name()
+                ));
+            }
+        };
+        validation.custom.push(CustomRule {
+            description: description.clone(),
+            check: handle_of(&items[1]),
+            message,
+        });
+    }
+    for (key, given) in &call.named {
+        // Seed design: a named rule's argument may be ("description", value).
+        let (value, description) = match given {
+            StarValue::Tuple(items)
+                if items.len() == 2
+                    && matches!(items[0], StarValue::Str(_))
+                    && key != "one_of"
+                    && key != "when" =>
+            {
+                validation.compat.push(format!(
+                    "@{annotation}: {key}=(description, value) is confvet's; ytt rejects a tuple argument for {key}="
+                ));
+                let StarValue::Str(description) = &items[0] else {
+                    unreachable!()
+                };
+                (&items[1], Some(description.clone()))
+            }
+            other => (other, None),
+        };
+        let number = |value: &StarValue| -> Result<i64, String> {
+            match value {
+                StarValue::Int(i) => Ok(*i),
+                // ytt truncates: min_len=8.9 means 8.
+                StarValue::Float(f) => Ok(f.trunc() as i64),
+                other => Err(format!(
+                    "{prefix}expected keyword argument \"{key}\" to be a number, but was {}",
+                    other.type_name()
+                )),
+            }
+        };
+        let string = |value: &StarValue| -> Result<String, String> {
+            match value {
+                StarValue::Str(s) => Ok(s.clone()),
+                other => Err(format!(
+                    "{prefix}expected keyword argument \"{key}\" to be a string, but was {}",
+                    other.type_name()
+                )),
+            }
+        };
+        let flag = |value: &StarValue| -> Result<bool, String> {
+            match value {
+                StarValue::Bool(b) => Ok(*b),
+                other => Err(format!(
+                    "{prefix}expected keyword argument \"{key}\" to be a boolean, but was {}",
+                    other.type_name()
+                )),
+            }
+        };
+        let is_seed = !matches!(
+            key.as_str(),
+            "min_len" | "max_len" | "min" | "max" | "not_null" | "one_not_null" | "one_of" | "when"
+        );
+        let rule = match key.as_str() {
+            "min_len" => Some(NamedRule::MinLen(number(value)?)),
+            "max_len" => Some(NamedRule::MaxLen(number(value)?)),
+            "min" => Some(NamedRule::Min(value.clone())),
+            "max" => Some(NamedRule::Max(value.clone())),
+            "not_null" => {
+                validation.not_null = flag(value)?;
+                validation.not_null_description = description.clone();
+                None
+            }
+            "one_not_null" => match value {
+                StarValue::Bool(true) => Some(NamedRule::OneNotNull(None)),
+                StarValue::Bool(false) => {
+                    return Err(format!("{prefix}one_not_null= cannot be False"));
+                }
+                StarValue::List(keys) | StarValue::Tuple(keys) => {
+                    Some(NamedRule::OneNotNull(Some(
+                        keys.iter()
+                            .map(|k| match k {
+                                StarValue::Str(s) => s.clone(),
+                                other => other.to_string(),
+                            })
+                            .collect(),
+                    )))
+                }
+                other => {
+                    return Err(format!(
+                        "{prefix}expected keyword argument \"one_not_null\" to be a sequence or True, but was {}",
+                        other.type_name()
+                    ));
+                }
+            },
+            "one_of" => match value {
+                StarValue::List(_) | StarValue::Tuple(_) => Some(NamedRule::OneOf(value.clone())),
+                other => {
+                    return Err(format!(
+                        "{prefix}expected keyword argument one_of to be a sequence, but was {}",
+                        other.type_name()
+                    ));
+                }
+            },
+            "when" => {
+                validation.has_when = true;
+                validation.when = handle_of(value);
+                if !is_callable(value) {
+                    return Err(format!(
+                        "{prefix}expected keyword argument \"when\" to be a function, but was {}",
+                        value.type_name()
+                    ));
+                }
+                None
+            }
+            "format" => {
+                let name = string(value)?;
+                if !FORMATS.contains(&name.as_str()) {
+                    return Err(format!(
+                        "{prefix}unknown format {name:?} (known: {})",
+                        FORMATS.join(", ")
+                    ));
+                }
+                Some(NamedRule::Format(name))
+            }
+            "starts_with" => Some(NamedRule::StartsWith(string(value)?)),
+            "ends_with" => Some(NamedRule::EndsWith(string(value)?)),
+            "contains" => Some(NamedRule::Contains(value.clone())),
+            "matches" => {
+                let pattern = string(value)?;
+                if let Err(e) = regex::Regex::new(&pattern) {
+                    return Err(format!(
+                        "{prefix}matches= is not a valid regular expression: {e}"
+                    ));
+                }
+                Some(NamedRule::Matches(pattern))
+            }
+            "even" => flag(value)?.then_some(NamedRule::Even),
+            "odd" => flag(value)?.then_some(NamedRule::Odd),
+            "multiple_of" => match value {
+                StarValue::Int(0) => return Err(format!("{prefix}multiple_of= cannot be 0")),
+                StarValue::Int(_) | StarValue::Float(_) => {
+                    Some(NamedRule::MultipleOf(value.clone()))
+                }
+                other => {
+                    return Err(format!(
+                        "{prefix}expected keyword argument \"multiple_of\" to be a number, but was {}",
+                        other.type_name()
+                    ));
+                }
+            },
+            "len" => Some(NamedRule::Len(number(value)?)),
+            other => return Err(format!("{prefix}unknown keyword argument \"{other}\"")),
+        };
+        if is_seed {
+            validation.compat.push(format!(
+                "@{annotation}: {key}= is a named rule of confvet's; ytt rejects it (unknown keyword argument \"{key}\")"
+            ));
+        }
+        if let Some(rule) = rule {
+            validation.named.push(NamedRuleSpec { rule, description });
+        }
+    }
+    validation.named.sort_by_key(|spec| spec.rule.order());
+    Ok(validation)
+}
+
+fn handle_of(value: &StarValue) -> Option<Handle> {
+    match value {
+        StarValue::Other { handle, .. } => handle.clone(),
+        _ => None,
+    }
+}
+
+fn is_callable(value: &StarValue) -> bool {
+    matches!(value, StarValue::Other { type_name, .. } if type_name == "function" || type_name == "builtin_function_or_method" || type_name == "struct")
+}
