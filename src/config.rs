@@ -10,9 +10,7 @@
 
 use crate::check::ytt::{self, PackageOutcome, YttSettings, flags::DataValueFlags};
 use crate::discover::{DiscoverOptions, DiscoveredFile, PathFilter, System};
-use crate::finding::{Finding, Kind, Severity, sort_findings};
-use crate::report::Summary;
-use crate::run::LintResult;
+use crate::finding::{Finding, Kind, Severity};
 use crate::source::{SourceFile, Sources, Span, display_name, normalize_path};
 use crate::yaml::{self, MapItem, Node, ScalarValue, Value};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -201,25 +199,6 @@ impl Config {
     /// then, and the exit code is 1.
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
-    }
-
-    /// The outcome of a run stopped by the configuration's own errors.
-    pub fn blocked_result(&self, sources: &Sources) -> LintResult {
-        let mut findings = self.findings.clone();
-        sort_findings(&mut findings, sources);
-        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
-        let summary = Summary {
-            files: 1,
-            units: 0,
-            errors: count(Severity::Error),
-            warnings: count(Severity::Warning),
-            suppressed: 0,
-        };
-        LintResult {
-            findings,
-            summary,
-            ..LintResult::default()
-        }
     }
 
     /// What the file changes in discovery.

@@ -212,7 +212,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     // A configuration with errors stops the run: nothing is linted.
     let is_blocked = request.config.as_ref().is_some_and(Config::has_errors);
     let mut result = match &request.config {
-        Some(config) if is_blocked => config.blocked_result(&sources),
+        Some(config) if is_blocked => confvet::run::LintResult::blocked_by(config, &sources),
         _ => lint(&request, &sources, cwd),
     };
     if let Some(bar) = bar {

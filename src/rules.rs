@@ -490,6 +490,42 @@ pub fn default_severity(id: &str) -> Severity {
 mod tests {
     use super::*;
 
+    /// Findings take their kind from this table: every `Finding::new(id,
+    /// Kind::K, ...)` in the code must name the kind the table gives `id`.
+    #[test]
+    fn every_finding_has_its_rules_kind() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let pattern =
+            regex::Regex::new(r#"Finding::new\(\s*"([a-z]+/[a-z-]+)",\s*Kind::(\w+)"#).unwrap();
+        let mut stack = vec![root];
+        let mut checked = 0;
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for capture in pattern.captures_iter(&text) {
+                        let Some(rule) = find(&capture[1]) else {
+                            continue;
+                        };
+                        checked += 1;
+                        assert_eq!(
+                            format!("{:?}", rule.kind),
+                            &capture[2],
+                            "{} makes a {} finding of kind {}",
+                            path.display(),
+                            &capture[1],
+                            &capture[2]
+                        );
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "only {checked} findings seen");
+    }
+
     #[test]
     fn every_rule_id_used_in_the_code_is_in_the_table() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

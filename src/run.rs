@@ -45,6 +45,27 @@ pub struct LintResult {
 /// The output documents of each template file of a package.
 pub type RenderedFiles = Vec<(FileId, Vec<crate::yaml::Document>)>;
 
+impl LintResult {
+    /// The outcome of a run stopped by the configuration's own errors.
+    pub fn blocked_by(config: &Config, sources: &Sources) -> LintResult {
+        let mut findings = config.findings.clone();
+        sort_findings(&mut findings, sources);
+        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        let summary = Summary {
+            files: 1,
+            units: 0,
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            suppressed: 0,
+        };
+        LintResult {
+            findings,
+            summary,
+            ..LintResult::default()
+        }
+    }
+}
+
 /// Lint `request.paths`; `cwd` names files in the output.
 pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult {
     let Discovery {

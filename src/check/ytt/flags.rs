@@ -165,7 +165,7 @@ impl DataValueFlags {
                     let id = sources.add(SourceFile::new(name, None, arg.clone()));
                     findings.push(Finding::new(
                         "ytt/flag",
-                        Kind::Reference,
+                        Kind::Syntax,
                         Span::new(id, 0, arg.len()),
                         format!("--data-value-file {arg}: cannot read {path}: {err}"),
                     ));
