@@ -502,16 +502,16 @@ fn library_files(paths: &[PathBuf], cwd: &Path) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
     for given in paths {
         let given = cwd.join(given);
-        let mut pending = vec![given.clone()];
-        while let Some(path) = pending.pop() {
-            if path.is_dir() {
-                if let Ok(entries) = std::fs::read_dir(&path) {
-                    pending.extend(entries.flatten().map(|e| e.path()));
-                }
-            } else {
-                files.push((output_name(&given, &path), path));
-            }
-        }
+        let found = if given.is_dir() {
+            confvet::source::files_below(&given)
+        } else {
+            vec![given.clone()]
+        };
+        files.extend(
+            found
+                .into_iter()
+                .map(|path| (output_name(&given, &path), path)),
+        );
     }
     files
 }

@@ -212,6 +212,28 @@ pub fn display_name(path: &Path, cwd: &Path) -> String {
     text.strip_prefix("./").map_or(text.clone(), str::to_string)
 }
 
+/// Every file below `dir` (folders walked recursively, unreadable ones
+/// skipped), sorted by path.
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// Remove `.` and `..` components without touching the file system.
 pub fn normalize_path(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();

@@ -187,23 +187,10 @@ pub fn package_files(path: &Path) -> Vec<std::path::PathBuf> {
             Vec::new()
         };
     }
-    let mut found = Vec::new();
-    let mut pending = vec![path.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                pending.push(p);
-            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml")) {
-                found.push(p);
-            }
-        }
-    }
-    found.sort();
-    found
+    crate::source::files_below(path)
+        .into_iter()
+        .filter(|p| is_yaml(p))
+        .collect()
 }
 
 /// The text templates (`.txt`, not `.lib.txt`) below `root` outside private

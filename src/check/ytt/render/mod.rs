@@ -303,30 +303,19 @@ pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
         };
     }
     let mut found = Vec::new();
-    let mut pending = vec![path.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+    for p in crate::source::files_below(path) {
+        let Ok(relative) = p.strip_prefix(path) else {
             continue;
         };
-        for entry in entries.flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                pending.push(p);
-                continue;
-            }
-            let Ok(relative) = p.strip_prefix(path) else {
-                continue;
-            };
-            let parts: Vec<String> = relative
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            let in_library = parts[..parts.len().saturating_sub(1)]
-                .iter()
-                .any(|d| d == "_ytt_lib");
-            if is_text_template(&name_of(&p)) && !in_library {
-                found.push((p.clone(), parts.join("/")));
-            }
+        let parts: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let in_library = parts[..parts.len().saturating_sub(1)]
+            .iter()
+            .any(|d| d == "_ytt_lib");
+        if is_text_template(&name_of(&p)) && !in_library {
+            found.push((p.clone(), parts.join("/")));
         }
     }
     found.sort_by(|a, b| a.1.cmp(&b.1));

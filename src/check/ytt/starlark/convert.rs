@@ -143,18 +143,23 @@ pub enum Converted {
 pub fn value_to_node(value: Value<'_>, span: Span) -> Result<Node, String> {
     match convert(value, span, 0)? {
         Converted::Node(node) => Ok(node),
-        Converted::Documents(docs) => Ok(Node {
-            span,
-            value: NodeValue::Array(
-                docs.into_iter()
-                    .map(|d| ArrayItem {
-                        span: d.span,
-                        value: d.value,
-                        comments: Vec::new(),
-                    })
-                    .collect(),
-            ),
-        }),
+        Converted::Documents(docs) => Ok(documents_as_array(docs, span)),
+    }
+}
+
+/// Documents where one node is wanted: an array of their values.
+pub fn documents_as_array(docs: Vec<crate::yaml::Document>, span: Span) -> Node {
+    Node {
+        span,
+        value: NodeValue::Array(
+            docs.into_iter()
+                .map(|d| ArrayItem {
+                    span: d.span,
+                    value: d.value,
+                    comments: d.comments,
+                })
+                .collect(),
+        ),
     }
 }
 
@@ -245,18 +250,7 @@ pub fn conversion_hint(value: Value<'_>) -> Option<String> {
 fn value_to_node_at(value: Value<'_>, span: Span, depth: usize) -> Result<Node, String> {
     match convert(value, span, depth)? {
         Converted::Node(node) => Ok(node),
-        Converted::Documents(docs) => Ok(Node {
-            span,
-            value: NodeValue::Array(
-                docs.into_iter()
-                    .map(|d| ArrayItem {
-                        span: d.span,
-                        value: d.value,
-                        comments: Vec::new(),
-                    })
-                    .collect(),
-            ),
-        }),
+        Converted::Documents(docs) => Ok(documents_as_array(docs, span)),
     }
 }
 

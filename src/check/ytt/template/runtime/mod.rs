@@ -1,0 +1,289 @@
+//! What the instructions of a compiled template do while it runs (ytt's
+//! `template.EvaluationCtx` with the YAML dialect): a stack of evaluation
+//! contexts, one per template run or fragment-function call, each building
+//! its output nodes. Starting a node copies the template node and attaches
+//! it under the nearest started ancestor, which is how `for` repeats nodes
+//! and `if` drops them.
+
+use super::nodes::{Tag, TemplateNodes};
+use super::text::{TextBuild, TextNodes};
+use crate::check::ytt::starlark::convert::{self, Converted, scalar_node};
+use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
+use crate::yaml::{Document, Node, ScalarValue, Value as NodeValue};
+use starlark::values::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+mod build;
+mod files;
+
+use build::{Ctx, Materialized, Slot};
+pub use files::{list_package_files, read_package_file};
+
+/// The annotation that lets a map item override an earlier one of its key
+/// (split so it does not read as a rule id).
+const MAP_KEY_OVERRIDE: &str = concat!("yaml", "/map-key-override");
+
+/// The templates of one render and their running contexts.
+#[derive(Default)]
+pub struct Session {
+    templates: Vec<Arc<TemplateNodes>>,
+    ctxs: Vec<Ctx>,
+    /// What each template's top level built, by template id.
+    results: Vec<Option<Vec<Document>>>,
+    /// The nodes of text templates, by template id.
+    texts: HashMap<usize, Arc<TextNodes>>,
+    /// What each text template's top level built, by template id.
+    text_results: HashMap<usize, String>,
+    /// ytt's `--implicit-map-key-overrides`.
+    pub implicit_map_key_overrides: bool,
+    /// The package root, for `data.read` and `data.list`.
+    pub root: std::path::PathBuf,
+    /// The files of a package given file by file or folder by folder
+    /// (`render`), by the names ytt gives them; None: every file below
+    /// `root`.
+    pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
+}
+
+pub type SharedSession = Rc<RefCell<Session>>;
+
+thread_local! {
+    static CURRENT: RefCell<Option<SharedSession>> = const { RefCell::new(None) };
+}
+
+/// Makes `session` the one instructions on this thread use, until dropped.
+pub struct SessionGuard(Option<SharedSession>);
+
+impl SessionGuard {
+    pub fn install(session: &SharedSession) -> SessionGuard {
+        let previous = CURRENT.with(|c| c.replace(Some(session.clone())));
+        SessionGuard(previous)
+    }
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
+    }
+}
+
+fn with_session<T>(f: impl FnOnce(&mut Session) -> Result<T, String>) -> Result<T, String> {
+    CURRENT.with(|current| {
+        let current = current.borrow();
+        let session = current
+            .as_ref()
+            .ok_or("template instructions run outside a render")?;
+        let mut session = session
+            .try_borrow_mut()
+            .map_err(|_| "template instructions re-entered".to_string())?;
+        f(&mut session)
+    })
+}
+
+impl Session {
+    /// Register a compiled template's nodes; returns its id.
+    pub fn register(&mut self, nodes: TemplateNodes) -> usize {
+        self.templates.push(Arc::new(nodes));
+        self.results.push(None);
+        self.templates.len() - 1
+    }
+
+    /// Register a text template's nodes; returns its id.
+    pub fn register_text(&mut self, nodes: TextNodes) -> usize {
+        let id = self.register(TemplateNodes::default());
+        self.texts.insert(id, Arc::new(nodes));
+        id
+    }
+
+    /// What text template `id`'s top level built, once it has run.
+    pub fn take_text_result(&mut self, id: usize) -> Option<String> {
+        self.text_results.remove(&id)
+    }
+
+    /// The id the next registered template gets.
+    pub fn next_id(&self) -> usize {
+        self.templates.len()
+    }
+
+    /// What template `id`'s top level built, once it has run.
+    pub fn take_result(&mut self, id: usize) -> Option<Vec<Document>> {
+        self.results.get_mut(id).and_then(Option::take)
+    }
+
+    /// Contexts left open by a failed evaluation are dropped.
+    pub fn reset_ctxs(&mut self) {
+        self.ctxs.clear();
+    }
+
+    fn ctx(&mut self, id: usize) -> Result<(&mut Ctx, Arc<TemplateNodes>, bool), String> {
+        let implicit = self.implicit_map_key_overrides;
+        let nodes = self
+            .templates
+            .get(id)
+            .cloned()
+            .ok_or_else(|| format!("unknown template {id}"))?;
+        let ctx = self
+            .ctxs
+            .last_mut()
+            .filter(|c| c.template == id)
+            .ok_or("template instruction outside its evaluation context")?;
+        Ok((ctx, nodes, implicit))
+    }
+}
+
+pub fn start_ctx(id: usize) -> Result<(), String> {
+    with_session(|s| {
+        let text = s.texts.contains_key(&id).then(TextBuild::default);
+        s.ctxs.push(Ctx {
+            template: id,
+            arena: Vec::new(),
+            root: None,
+            parents: Vec::new(),
+            parent_tags: Vec::new(),
+            pending_keys: HashMap::new(),
+            text,
+        });
+        Ok(())
+    })
+}
+
+/// What ending a context returns: the value given, or what it built.
+pub enum Ended<'v> {
+    Given(Value<'v>),
+    Built(Fragment),
+    /// What a text context built.
+    Text(String),
+}
+
+pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String> {
+    with_session(|s| {
+        let ctx = s
+            .ctxs
+            .pop()
+            .ok_or("unexpected end of an evaluation context")?;
+        if ctx.template != id {
+            return Err("evaluation contexts ended out of order".into());
+        }
+        if let Some(text) = ctx.text {
+            let text = text.finish();
+            return Ok(match given {
+                // A text template's top level ends with a given `None`.
+                Some(value) => {
+                    if value.is_none() {
+                        s.text_results.insert(id, text);
+                    }
+                    Ended::Given(value)
+                }
+                None => Ended::Text(text),
+            });
+        }
+        let built = match ctx.root {
+            Some(root) => match ctx.materialize(root) {
+                Materialized::Node(node) => FragmentData::Node(node),
+                Materialized::Documents(docs) => FragmentData::Documents(docs),
+                _ => FragmentData::Nil,
+            },
+            None => FragmentData::Nil,
+        };
+        if s.ctxs.is_empty() || given.is_some() {
+            // A template's top level ends with a given `None`: keep what it
+            // built as the template's output.
+            if let FragmentData::Documents(docs) = &built
+                && given.is_some_and(|v| v.is_none())
+                && let Some(slot) = s.results.get_mut(id)
+            {
+                *slot = Some(docs.clone());
+            }
+        }
+        Ok(match given {
+            Some(value) => Ended::Given(value),
+            None => Ended::Built(Fragment::new(built)),
+        })
+    })
+}
+
+pub fn start_node(id: usize, tag: Tag) -> Result<(), String> {
+    with_session(|s| {
+        let text = s.texts.get(&id).cloned();
+        let (ctx, nodes, implicit) = s.ctx(id)?;
+        if let (Some(nodes), Some(build)) = (text, ctx.text.as_mut()) {
+            return build.start_node(&nodes, tag);
+        }
+        ctx.start_node(&nodes, tag, implicit)
+    })
+}
+
+pub fn set_node(id: usize, tag: Tag, value: Option<Value<'_>>) -> Result<(), String> {
+    with_session(|s| {
+        let text = s.texts.get(&id).cloned();
+        let (ctx, nodes, _) = s.ctx(id)?;
+        if let (Some(nodes), Some(build)) = (text, ctx.text.as_mut()) {
+            return build.set_node(&nodes, tag, value);
+        }
+        let top = *ctx.parents.last().ok_or("no node to set a value on")?;
+        match value {
+            None => {
+                let template = nodes.get(tag).ok_or("unknown template node")?;
+                let span = template.span;
+                let node = template
+                    .scalar
+                    .clone()
+                    .unwrap_or_else(|| scalar_node(ScalarValue::Null, span));
+                ctx.arena[top].slot = Slot::Node(node);
+            }
+            Some(value) if is_noop(value) => {}
+            Some(value) => {
+                let span = ctx.arena[top].span;
+                let node = match convert::convert(value, span, 0)? {
+                    Converted::Node(node) => node,
+                    Converted::Documents(docs) => convert::documents_as_array(docs, span),
+                };
+                ctx.arena[top].slot = Slot::Node(node);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `__ytt_set_map_item_key`: the key the map item `tag` gets when it
+/// starts (a templated key of `@yaml/text-templated-strings`).
+pub fn set_map_item_key(id: usize, tag: Tag, value: Value<'_>) -> Result<(), String> {
+    with_session(|s| {
+        let (ctx, nodes, _) = s.ctx(id)?;
+        if ctx.text.is_some() {
+            return Err("unsupported operation".into());
+        }
+        let span = nodes.get(tag).ok_or("unknown template node")?.span;
+        let key = match convert::convert(value, span, 0)? {
+            Converted::Node(Node {
+                value: NodeValue::Scalar(scalar),
+                ..
+            }) => scalar,
+            _ => return Err("expected a map item key to be a scalar".into()),
+        };
+        ctx.pending_keys.insert(tag, key);
+        Ok(())
+    })
+}
+
+/// `template.replace(value)`: the current item becomes the items of `value`.
+pub fn replace(value: Value<'_>) -> Result<(), String> {
+    with_session(|s| {
+        let implicit = s.implicit_map_key_overrides;
+        let ctx = s
+            .ctxs
+            .last_mut()
+            .ok_or("template.replace outside a template")?;
+        if ctx.text.is_some() {
+            return Err("unsupported operation".into());
+        }
+        ctx.replace(value, implicit)
+    })
+}
+
+fn is_noop(value: Value<'_>) -> bool {
+    value.get_type() == super::noop::NOOP_TYPE
+}
