@@ -2,10 +2,10 @@
 //! into given data values, and the YAML nodes built for them (from Starlark
 //! values of `@schema/default`, or null).
 
-use super::super::starlark::StarValue;
 use super::types::{SchemaType, TypeKind};
+pub use crate::check::ytt::starlark::star_nodes::star_to_node;
 use crate::source::Span;
-use crate::yaml::{ArrayItem, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value};
+use crate::yaml::{MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value};
 
 pub fn null_node(span: Span) -> Node {
     scalar_node(span, ScalarValue::Null)
@@ -20,53 +20,6 @@ fn scalar_node(span: Span, resolved: ScalarValue) -> Node {
             tag: None,
             resolved,
         }),
-    }
-}
-
-/// A Starlark value as a YAML node located at `span` (the annotation).
-pub fn star_to_node(value: &StarValue, span: Span) -> Node {
-    match value {
-        StarValue::None => null_node(span),
-        StarValue::Bool(b) => scalar_node(span, ScalarValue::Bool(*b)),
-        StarValue::Int(i) => scalar_node(span, ScalarValue::Int(*i)),
-        StarValue::Float(f) => scalar_node(span, ScalarValue::Float(*f)),
-        StarValue::Str(s) => scalar_node(span, ScalarValue::Str(s.clone())),
-        StarValue::List(items) | StarValue::Tuple(items) => Node {
-            span,
-            value: Value::Array(
-                items
-                    .iter()
-                    .map(|v| ArrayItem {
-                        span,
-                        value: star_to_node(v, span),
-                        comments: Vec::new(),
-                    })
-                    .collect(),
-            ),
-        },
-        StarValue::Dict(items) => Node {
-            span,
-            value: Value::Map(
-                items
-                    .iter()
-                    .map(|(k, v)| MapItem {
-                        key_span: span,
-                        key: match star_to_node(k, span).value {
-                            Value::Scalar(s) => s,
-                            _ => Scalar {
-                                text: k.to_string(),
-                                style: ScalarStyle::Plain,
-                                tag: None,
-                                resolved: ScalarValue::Str(k.to_string()),
-                            },
-                        },
-                        value: star_to_node(v, span),
-                        comments: Vec::new(),
-                    })
-                    .collect(),
-            ),
-        },
-        StarValue::Other { repr, .. } => scalar_node(span, ScalarValue::Str(repr.clone())),
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod convert;
 pub mod fragment;
+pub mod star_nodes;
 pub mod ytt_struct;
 
 use starlark::environment::{Globals, Module};

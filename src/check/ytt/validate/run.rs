@@ -9,31 +9,10 @@ use super::super::schema::{SchemaType, TypeKind};
 use super::super::starlark::StarValue;
 use super::named::{check_named, found_value};
 use super::rules::Validation;
+pub use crate::check::ytt::starlark::star_nodes::node_to_star;
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
 use crate::yaml::{Node, ScalarValue, Value};
-
-/// A data value as the Starlark value a rule sees.
-pub fn node_to_star(node: &Node) -> StarValue {
-    match &node.value {
-        Value::Scalar(s) => match &s.resolved {
-            ScalarValue::Null => StarValue::None,
-            ScalarValue::Bool(b) => StarValue::Bool(*b),
-            ScalarValue::Int(i) => StarValue::Int(*i),
-            ScalarValue::Float(f) => StarValue::Float(*f),
-            ScalarValue::Str(s) => StarValue::Str(s.clone()),
-        },
-        Value::Map(items) => StarValue::Dict(
-            items
-                .iter()
-                .map(|i| (StarValue::Str(i.key.display()), node_to_star(&i.value)))
-                .collect(),
-        ),
-        Value::Array(items) => {
-            StarValue::List(items.iter().map(|i| node_to_star(&i.value)).collect())
-        }
-    }
-}
 
 /// Runs the rules of a type tree over final data values.
 pub struct Validator<'a> {
