@@ -27,6 +27,7 @@ pub mod modules;
 mod package;
 pub mod path;
 pub mod render;
+pub mod rule;
 pub mod schema;
 pub mod starlark;
 pub mod template;

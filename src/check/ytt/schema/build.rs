@@ -4,8 +4,8 @@
 //! pkg/schema/annotations.go. The type tree itself is built in `infer.rs`.
 
 use super::super::engine::Code;
+use super::super::rule::{Validation, parse_validation};
 use super::super::starlark::{CallArgs, StarValue};
-use super::super::validate::{Validation, parse_validation};
 use super::types::TypeDocs;
 use crate::finding::{Finding, Kind};
 use crate::source::Span;

@@ -3,8 +3,8 @@
 //! `@schema/default` and `@schema/examples` checked against the type.
 
 use super::super::path::DataPath;
+use super::super::rule::Validation;
 use super::super::starlark::StarValue;
-use super::super::validate::Validation;
 use super::build::{SchemaAnnotations, SchemaBuilder, Scope};
 use super::defaults::{default_of, fill_defaults, null_node, star_to_node};
 use super::types::{MapEntry, SchemaType, TypeKind};

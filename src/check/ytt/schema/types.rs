@@ -2,8 +2,8 @@
 //! docs), [`TypeKind`], [`MapEntry`] and [`TypeDocs`], as ytt's
 //! pkg/schema/type.go.
 
+use super::super::rule::Validation;
 use super::super::starlark::StarValue;
-use super::super::validate::Validation;
 use crate::source::Span;
 use crate::yaml::{Node, ScalarValue};
 

@@ -5,10 +5,10 @@
 
 use super::super::engine::Code;
 use super::super::path::DataPath;
+use super::super::rule::Validation;
+use super::super::rule::{check_named, found_value};
 use super::super::schema::{SchemaType, TypeKind};
 use super::super::starlark::StarValue;
-use super::named::{check_named, found_value};
-use super::rules::Validation;
 pub use crate::check::ytt::starlark::star_nodes::node_to_star;
 use crate::finding::{Finding, Kind};
 use crate::source::Span;

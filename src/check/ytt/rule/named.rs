@@ -4,10 +4,10 @@
 //! with Starlark's ordering for `min=`, `max=` and `one_of=`.
 
 use super::super::starlark::StarValue;
-use super::rules::NamedRule;
+use super::NamedRule;
 
 /// A value in a `found` text: strings unquoted, as ytt prints them.
-pub(super) fn found_value(value: &StarValue) -> String {
+pub(crate) fn found_value(value: &StarValue) -> String {
     match value {
         StarValue::Str(s) => s.clone(),
         StarValue::Dict(_) | StarValue::List(_) => {

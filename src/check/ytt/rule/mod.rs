@@ -1,8 +1,18 @@
+//! Validation rules as data: a `@schema/validation` or `@assert/validate`
+//! annotation parsed into a [`Validation`] (custom rules, named rules,
+//! `when=`), and whether a value keeps a named rule (`named`). Below both
+//! `schema` (which attaches rules to types) and `validate` (which runs them).
+//!
 //! Rules: a validation annotation's arguments parsed into a [`Validation`]
 //! (custom `(description, check)` rules, named rules, `not_null`, `when=`),
 //! with ytt's error texts, as ytt's pkg/validations/annotations.go.
 
-use super::super::starlark::{CallArgs, Handle, StarValue};
+mod named;
+
+pub use named::check_named;
+pub(crate) use named::found_value;
+
+use super::starlark::{CallArgs, Handle, StarValue};
 use crate::source::Span;
 use crate::yaml::Comment;
 
