@@ -60,7 +60,7 @@ pub struct RunFailure {
 }
 
 /// A compiled file, or why it failed (message, 1-based line, is_syntax).
-pub type Compiled = Result<FrozenModule, (String, usize, bool)>;
+pub type Compiled = Result<FrozenModule, RunFailure>;
 
 impl Engine {
     pub fn new(root: &Path) -> Engine {
@@ -111,7 +111,6 @@ impl Engine {
 
     fn run(&self, name: &str, translated: &Translated, dir: &Path) -> Compiled {
         self.run_detailed(name, translated, dir)
-            .map_err(|f| (f.message, f.line, f.is_syntax))
     }
 
     /// Run translated code as a module; a failure keeps its call chain.
@@ -194,8 +193,12 @@ impl Engine {
 
     /// Compile the code lines of a ytt YAML file in directory `dir`.
     pub fn compile_yaml_file(&self, name: &str, text: &str, dir: &Path) -> Compiled {
-        let translated =
-            translate(&yaml_code_lines(text)).map_err(|e| (e.message, e.line, true))?;
+        let translated = translate(&yaml_code_lines(text)).map_err(|e| RunFailure {
+            message: e.message,
+            line: e.line,
+            is_syntax: true,
+            chain: Vec::new(),
+        })?;
         self.run(name, &translated, dir)
     }
 
@@ -290,7 +293,7 @@ impl Engine {
         };
         let dir = Path::new(key).parent().unwrap_or(&self.root).to_path_buf();
         self.run(path, &translated, &dir)
-            .map_err(|(message, line, _)| format!("{path}:{line}: {message}"))
+            .map_err(|f| format!("{path}:{}: {}", f.line, f.message))
     }
 
     /// A loaded YAML file (`.lib.yml`) compiled as a template of this

@@ -201,7 +201,12 @@ pub fn check_package(
             // (ytt evaluates it with the values before it); only a schema
             // file that does not compile is reported.
             Err(_) if !is_schema_file => {}
-            Err((message, line, is_syntax)) => {
+            Err(engine::RunFailure {
+                message,
+                line,
+                is_syntax,
+                ..
+            }) => {
                 let start = source.line_start(line);
                 let end = start + source.line_text(line).len();
                 let (rule, kind) = if is_syntax {

@@ -47,5 +47,5 @@ fn loads_stay_inside_the_package() {
             Path::new("/nonexistent/package"),
         )
         .unwrap_err();
-    assert!(err.0.contains("not found in the package"), "{err:?}");
+    assert!(err.message.contains("not found in the package"), "{err:?}");
 }
