@@ -469,3 +469,55 @@ fn starlark_memory_that_grows_statement_by_statement_stops_at_the_heap_limit() {
     }
     assert_healthy_linted(&run.found());
 }
+
+/// One repetition that would allocate gigabytes at once (`"x" * 2000000000`,
+/// `[0] * 1000000000`) in a template, in a rule, or with `*=`: refused before
+/// it allocates (a failed allocation would abort the process), a finding
+/// at its line, and the healthy package beside it still linted.
+#[test]
+fn a_huge_repetition_is_refused_before_it_allocates() {
+    let dir = TempDir::new("hostile-repeat");
+    healthy_package(&dir);
+    dir.write(
+        "bad/template/deploy.yml",
+        "#@ x = \"x\" * 2000000000\n---\nv: #@ len(x)\n",
+    );
+    dir.write(
+        "bad/list/deploy.yml",
+        "#@ x = [0]\n#@ x *= 1000000000\n---\nv: #@ len(x)\n",
+    );
+    dir.write(
+        "bad/rule/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation (\"big\", lambda v: len([0] * 1000000000) > 0)\nx: 1\n",
+    );
+    let run = run_capped(
+        &dir,
+        &[
+            "lint",
+            "bad/template",
+            "bad/list",
+            "bad/rule",
+            "healthy",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    for file in [
+        "bad/template/deploy.yml",
+        "bad/list/deploy.yml",
+        "bad/rule/schema.yml",
+    ] {
+        assert!(
+            findings.iter().any(|f| f["file"] == file
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("excessive repeat"))),
+            "{file}: {findings:?}"
+        );
+    }
+    assert_healthy_linted(&run.found());
+}

@@ -68,6 +68,7 @@ impl Engine {
             GlobalsBuilder::extended_by(&[LibraryExtension::StructType, LibraryExtension::SetType])
                 .with(super::modules::builtins::universe)
                 .with(super::template::instructions::template_instructions)
+                .with(sandbox::guards)
                 .build();
         Engine {
             globals,
@@ -128,7 +129,11 @@ impl Engine {
             engine: self,
             dir: dir.to_path_buf(),
         };
-        let ast = AstModule::parse(name, translated.source.clone(), &dialect()).map_err(|e| {
+        // Repetition is checked before it allocates (a failed allocation
+        // would abort the process).
+        let source = super::translate::guard_repetition(name, &translated.source, &dialect())
+            .unwrap_or_else(|| translated.source.clone());
+        let ast = AstModule::parse(name, source, &dialect()).map_err(|e| {
             let line = e
                 .span()
                 .map(|s| translated.original_line(s.resolve_span().begin.line))
@@ -381,6 +386,8 @@ impl Engine {
         }
         let prefix = "def confvet_capture_(*args, **kwargs):\n    return (args, kwargs)\nconfvet_args_ = confvet_capture_(";
         let program = format!("{prefix}{}\n)\n", super::translate::rename_assert(args));
+        let program = super::translate::guard_repetition("annotation", &program, &dialect())
+            .unwrap_or(program);
         let ast = AstModule::parse("annotation", program, &dialect()).map_err(|e| StarError {
             message: first_line(&e.without_diagnostic().to_string()),
             offset: e

@@ -2,9 +2,10 @@
 //! the engine only, a bounded call stack, a statement budget and a heap
 //! limit, so an endless loop or a runaway list becomes a finding.
 
-use starlark::environment::Module;
+use starlark::environment::{GlobalsBuilder, Module};
 use starlark::eval::{BeforeStmtFuncDyn, Evaluator, FileLoader};
 use starlark::syntax::Dialect;
+use starlark::values::{Heap, UnpackValue, Value};
 
 /// Statements one rule call may run before it is stopped.
 pub const STATEMENT_BUDGET: usize = 1_000_000;
@@ -63,4 +64,48 @@ pub fn sandboxed<'v, 'a, 'e>(
         left: STATEMENT_BUDGET,
     })));
     eval
+}
+
+/// The most a repetition (`"x" * n`, `[0] * n`) may make, in bytes (a list
+/// element counted as 8): the heap limit, checked before allocating.
+const REPEAT_LIMIT_BYTES: u64 = HEAP_LIMIT_BYTES as u64;
+
+/// The size in bytes a sequence's repetition takes per repeat, if `value`
+/// is a string, list or tuple.
+fn unit_bytes(value: Value<'_>) -> Option<u64> {
+    if let Some(text) = value.unpack_str() {
+        return Some(text.len() as u64);
+    }
+    if let Some(list) = starlark::values::list::ListRef::from_value(value) {
+        return Some(list.len() as u64 * 8);
+    }
+    starlark::values::tuple::TupleRef::from_value(value).map(|t| t.len() as u64 * 8)
+}
+
+#[starlark::starlark_module]
+pub fn guards(builder: &mut GlobalsBuilder) {
+    /// `a * b`, refusing a repetition that would pass the heap limit before
+    /// it is made (see translate's `guard_repetition`).
+    fn __ytt_mul<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+        let repeat = match (unit_bytes(a), unit_bytes(b)) {
+            (Some(unit), None) if b.get_type() == "int" => Some((unit, b)),
+            (None, Some(unit)) if a.get_type() == "int" => Some((unit, a)),
+            _ => None,
+        };
+        if let Some((unit, times)) = repeat {
+            let times = i64::unpack_value(times).ok().flatten();
+            let bytes = match times {
+                Some(n) if n <= 0 => Some(0),
+                Some(n) => unit.checked_mul(n as u64),
+                None => None,
+            };
+            if bytes.is_none_or(|b| b > REPEAT_LIMIT_BYTES) {
+                return Err(starlark::Error::new_other(anyhow::anyhow!(
+                    "excessive repeat: the result would pass {} MiB",
+                    REPEAT_LIMIT_BYTES / 1024 / 1024
+                )));
+            }
+        }
+        a.mul(b, heap)
+    }
 }

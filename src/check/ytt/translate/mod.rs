@@ -30,6 +30,7 @@ pub struct TranslateError {
 
 mod legacy;
 mod nesting;
+mod repeat;
 mod rewrite;
 mod scan;
 #[cfg(test)]
@@ -37,6 +38,7 @@ mod tests;
 
 pub use legacy::{star_code_lines, yaml_code_lines, yaml_program};
 pub use nesting::{MAX_NESTING, nesting_error};
+pub use repeat::guard_repetition;
 pub use rewrite::{rename_assert, wrap_kwargs_splats};
 pub(crate) use scan::{CodeScanner, keyword, shape};
 

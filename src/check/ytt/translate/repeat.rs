@@ -1,0 +1,139 @@
+//! Repetition checked before it allocates. `"x" * 2000000000` or
+//! `[0] * 10**9` would make starlark-rust allocate gigabytes in one step,
+//! and a failed allocation aborts the process: no limit checked between
+//! statements can stop it. ytt refuses repetitions past 2^30 elements
+//! ("excessive repeat"); confvet rewrites every `a * b` (and `x *= b`) into
+//! `__ytt_mul(a, b)`, which refuses a repetition past a size limit before
+//! making it and multiplies as `*` does otherwise.
+
+use starlark::syntax::ast::{AssignOp, AstExpr, AstStmt, BinOp, ExprP, StmtP};
+use starlark::syntax::{AstModule, Dialect};
+
+/// One multiplication found in the source: byte ranges of the whole
+/// expression and of its two operands.
+#[derive(Clone)]
+struct Product {
+    whole: (usize, usize),
+    left: (usize, usize),
+    right: (usize, usize),
+    /// `x *= e`: the statement becomes `x = __ytt_mul(x, e)`.
+    assign: bool,
+}
+
+fn range(span: starlark::codemap::Span) -> (usize, usize) {
+    (span.begin().get() as usize, span.end().get() as usize)
+}
+
+fn products_in_expr(expr: &AstExpr, found: &mut Vec<Product>) {
+    if let ExprP::Op(left, BinOp::Multiply, right) = &expr.node {
+        found.push(Product {
+            whole: range(expr.span),
+            left: range(left.span),
+            right: range(right.span),
+            assign: false,
+        });
+    }
+    expr.node.visit_expr(|child| products_in_expr(child, found));
+}
+
+fn products_in_stmt(stmt: &AstStmt, found: &mut Vec<Product>) {
+    if let StmtP::AssignModify(target, AssignOp::Multiply, value) = &stmt.node {
+        found.push(Product {
+            whole: range(stmt.span),
+            left: range(target.span),
+            right: range(value.span),
+            assign: true,
+        });
+    }
+    stmt.node.visit_stmt(|child| products_in_stmt(child, found));
+}
+
+/// `source` with its multiplications guarded; None when it has none or does
+/// not parse (the parse error is then reported as it is).
+pub fn guard_repetition(name: &str, source: &str, dialect: &Dialect) -> Option<String> {
+    if !source.contains('*') {
+        return None;
+    }
+    let ast = AstModule::parse(name, source.to_string(), dialect).ok()?;
+    let mut found = Vec::new();
+    ast.statement()
+        .visit_expr(|e| products_in_expr(e, &mut found));
+    products_in_stmt(ast.statement(), &mut found);
+    if found.is_empty() {
+        return None;
+    }
+    // Outer products first, so that inner ones are rewritten inside them.
+    found.sort_by_key(|p| (p.whole.0, std::cmp::Reverse(p.whole.1)));
+    Some(rewrite(source, 0, source.len(), &found))
+}
+
+/// The text of `source[start..end]` with every product inside rewritten.
+fn rewrite(source: &str, start: usize, end: usize, products: &[Product]) -> String {
+    let mut out = String::with_capacity(end - start + 16);
+    let mut at = start;
+    let mut i = 0;
+    while i < products.len() {
+        let p = &products[i];
+        if p.whole.0 < at || p.whole.1 > end {
+            i += 1;
+            continue;
+        }
+        out.push_str(&source[at..p.whole.0]);
+        // The products inside this one's operands.
+        let inner: Vec<Product> = products[i + 1..]
+            .iter()
+            .filter(|q| q.whole.0 >= p.whole.0 && q.whole.1 <= p.whole.1)
+            .cloned()
+            .collect();
+        let left = rewrite(source, p.left.0, p.left.1, &inner);
+        let right = rewrite(source, p.right.0, p.right.1, &inner);
+        // What lies between the operands: the operator, blanks, maybe a
+        // line break; kept but for the operator, so lines stay where they
+        // were.
+        let between =
+            source[p.left.1..p.right.0].replacen(if p.assign { "*=" } else { "*" }, ",", 1);
+        if p.assign {
+            out.push_str(&format!("{left} = __ytt_mul({left}{between}{right})"));
+        } else {
+            out.push_str(&format!("__ytt_mul({left}{between}{right})"));
+        }
+        at = p.whole.1;
+        // Skip the products inside this one: they are rewritten already.
+        i += 1;
+        while i < products.len() && products[i].whole.0 < p.whole.1 {
+            i += 1;
+        }
+    }
+    out.push_str(&source[at..end]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guarded(source: &str) -> String {
+        guard_repetition("t", source, &Dialect::Extended).unwrap_or_else(|| source.to_string())
+    }
+
+    #[test]
+    fn every_product_becomes_a_guarded_call_and_lines_stay() {
+        assert_eq!(guarded("x = 2 * 3\n"), "x = __ytt_mul(2 , 3)\n");
+        assert_eq!(
+            guarded("x = [0] * (n * 2) + 1\n"),
+            "x = __ytt_mul([0] , (__ytt_mul(n , 2))) + 1\n"
+        );
+        assert_eq!(
+            guarded("x = a * b * c\n"),
+            "x = __ytt_mul(__ytt_mul(a , b) , c)\n"
+        );
+        assert_eq!(guarded("x *= 3\n"), "x = __ytt_mul(x , 3)\n");
+        assert_eq!(guarded("y = (a *\n  b)\n"), "y = (__ytt_mul(a ,\n  b))\n");
+        // Stars that are not products are left alone.
+        assert_eq!(
+            guarded("def f(*a, **k):\n    return g(*a, **k)\n"),
+            "def f(*a, **k):\n    return g(*a, **k)\n"
+        );
+        assert_eq!(guarded("s = \"a * b\"\n"), "s = \"a * b\"\n");
+    }
+}
