@@ -521,3 +521,30 @@ fn a_huge_repetition_is_refused_before_it_allocates() {
     }
     assert_healthy_linted(&run.found());
 }
+
+/// A builtin that materialises a billion elements at once makes
+/// starlark-rust panic: the evaluation stops with a finding, the run goes
+/// on with the healthy package, and `render` exits 1, never 101.
+#[test]
+fn a_billion_element_list_stops_its_evaluation_not_the_run() {
+    let dir = TempDir::new("hostile-list");
+    healthy_package(&dir);
+    dir.write(
+        "bad/deploy.yml",
+        "#@ x = list(range(1000000000))\n---\nv: #@ len(x)\n",
+    );
+    let run = run_capped(&dir, &["lint", "bad", "healthy", "--format", "json"], &[]);
+    assert!(matches!(run.code, Some(0 | 1)), "{}", run.stderr);
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    assert!(
+        findings.iter().any(|f| f["file"] == "bad/deploy.yml"
+            && f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("evaluation stopped"))),
+        "{findings:?}"
+    );
+    assert_healthy_linted(&run.found());
+    let render = run_capped(&dir, &["render", "bad"], &[]);
+    assert_eq!(render.code, Some(1), "{}", render.stderr);
+}

@@ -146,9 +146,26 @@ impl Engine {
             }
         })?;
         Module::with_temp_heap(|module| {
-            let result = {
+            // starlark-rust panics on some allocations it cannot make (a
+            // list of a billion elements): that stops this evaluation, not
+            // the run.
+            let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let mut eval = sandboxed(&module, &loader);
                 eval.eval_module(ast, &self.globals).map(|_| ())
+            }));
+            let result = match evaluated {
+                Ok(result) => result,
+                Err(panic) => {
+                    return Err(RunFailure {
+                        message: format!(
+                            "evaluation stopped: the interpreter failed ({}), most likely on a value too large to make",
+                            crate::finding::panic_message(&panic)
+                        ),
+                        line: 1,
+                        is_syntax: false,
+                        chain: Vec::new(),
+                    });
+                }
             };
             if let Err(e) = result {
                 // Calls from the outermost in, then the failing expression.
