@@ -335,6 +335,9 @@ fn scan(text: &str) -> Scan {
     let mut has_values = false;
     for line in text.lines() {
         let line = line.trim_start();
+        // `key: #@ expr`, `- #@ expr`: a template whose only code is
+        // computed values (a YAML comment follows a blank).
+        is_ytt |= line.contains(" #@");
         match line.as_bytes().first() {
             Some(b'#') if line.starts_with("#@") => {
                 is_ytt = true;

@@ -99,3 +99,15 @@ spec:
     let (code, files) = files_with_findings(&dir, &["lint", "chart", "--format", "json"]);
     assert_eq!((code, files), (0, Vec::<String>::new()));
 }
+
+/// A template whose only code is computed values (`key: #@ expr`) is a ytt
+/// file, and is rendered; a `#@` inside a plain value is not code.
+#[test]
+fn a_template_of_computed_values_only_is_ytt() {
+    let dir = TempDir::new("values-only");
+    dir.write("pkg/deploy.yml", "---\nspec:\n  replicas: #@ 1 + \"2\"\n");
+    dir.write("plain/config.yml", "password: \"a#@b\"\n");
+    let (code, files) = files_with_findings(&dir, &["lint", ".", "--format", "json"]);
+    assert_eq!(code, 0, "{files:?}");
+    assert_eq!(files, ["pkg/deploy.yml"]);
+}

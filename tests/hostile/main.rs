@@ -548,3 +548,45 @@ fn a_billion_element_list_stops_its_evaluation_not_the_run() {
     let render = run_capped(&dir, &["render", "bad"], &[]);
     assert_eq!(render.code, Some(1), "{}", render.stderr);
 }
+
+/// A comprehension runs no statement, so the statement budget never sees
+/// it: its iterations are drawn from a budget of their own, and a runaway
+/// one (a billion iterations, or nested ones multiplying) stops quickly.
+#[test]
+fn a_runaway_comprehension_stops_at_its_iteration_budget() {
+    let dir = TempDir::new("hostile-comprehension");
+    healthy_package(&dir);
+    dir.write(
+        "bad/one/deploy.yml",
+        "---\nv: #@ len([i for i in range(1000000000)])\n",
+    );
+    dir.write(
+        "bad/nested/deploy.yml",
+        "---\nv: #@ len([0 for a in range(100000) for b in range(100000)])\n",
+    );
+    let run = run_capped(
+        &dir,
+        &[
+            "lint",
+            "bad/one",
+            "bad/nested",
+            "healthy",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert!(matches!(run.code, Some(0 | 1)), "{}", run.stderr);
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    for file in ["bad/one/deploy.yml", "bad/nested/deploy.yml"] {
+        assert!(
+            findings.iter().any(|f| f["file"] == file
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("comprehension iterations"))),
+            "{file}: {findings:?}"
+        );
+    }
+    assert_healthy_linted(&run.found());
+}

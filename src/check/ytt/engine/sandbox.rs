@@ -59,6 +59,7 @@ pub fn sandboxed<'v, 'a, 'e>(
 ) -> Evaluator<'v, 'a, 'e> {
     let mut eval = Evaluator::new(module);
     eval.set_loader(loader);
+    ITERATIONS_LEFT.with(|l| l.set(ITERATION_BUDGET));
     let _ = eval.set_max_callstack_size(100);
     eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(Budget {
         left: STATEMENT_BUDGET,
@@ -82,8 +83,33 @@ fn unit_bytes(value: Value<'_>) -> Option<u64> {
     starlark::values::tuple::TupleRef::from_value(value).map(|t| t.len() as u64 * 8)
 }
 
+/// Comprehension iterations one evaluation may run (its statements are
+/// counted by the statement budget; a comprehension runs none).
+const ITERATION_BUDGET: u64 = 1_000_000;
+
+thread_local! {
+    static ITERATIONS_LEFT: std::cell::Cell<u64> = const { std::cell::Cell::new(ITERATION_BUDGET) };
+}
+
 #[starlark::starlark_module]
 pub fn guards(builder: &mut GlobalsBuilder) {
+    /// A comprehension's iterable, its length drawn from the evaluation's
+    /// iteration budget (see translate's `guard_repetition`).
+    fn __ytt_iter<'v>(value: Value<'v>) -> starlark::Result<Value<'v>> {
+        let Ok(length) = value.length() else {
+            return Ok(value);
+        };
+        let length = length.max(0) as u64;
+        let left = ITERATIONS_LEFT.with(|l| l.get());
+        if length > left {
+            return Err(starlark::Error::new_other(anyhow::anyhow!(
+                "evaluation stopped after {ITERATION_BUDGET} comprehension iterations (a runaway comprehension?)"
+            )));
+        }
+        ITERATIONS_LEFT.with(|l| l.set(left - length));
+        Ok(value)
+    }
+
     /// `a * b`, refusing a repetition that would pass the heap limit before
     /// it is made (see translate's `guard_repetition`).
     fn __ytt_mul<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {

@@ -1,16 +1,22 @@
-//! Repetition checked before it allocates. `"x" * 2000000000` or
-//! `[0] * 10**9` would make starlark-rust allocate gigabytes in one step,
-//! and a failed allocation aborts the process: no limit checked between
-//! statements can stop it. ytt refuses repetitions past 2^30 elements
-//! ("excessive repeat"); confvet rewrites every `a * b` (and `x *= b`) into
-//! `__ytt_mul(a, b)`, which refuses a repetition past a size limit before
-//! making it and multiplies as `*` does otherwise.
+//! Work checked before it is done, where starlark-rust has no hook:
+//!
+//! - Repetition. `"x" * 2000000000` or `[0] * 10**9` would make
+//!   starlark-rust allocate gigabytes in one step, and a failed allocation
+//!   aborts the process: no limit checked between statements can stop it.
+//!   ytt refuses repetitions past 2^30 elements ("excessive repeat");
+//!   confvet rewrites every `a * b` (and `x *= b`) into `__ytt_mul(a, b)`,
+//!   which refuses a repetition past a size limit before making it and
+//!   multiplies as `*` does otherwise.
+//! - Comprehensions. `[0 for a in range(10**6) for b in range(10**6)]` runs
+//!   no statement, so the statement budget never sees it; each
+//!   comprehension's `for x in xs` becomes `for x in __ytt_iter(xs)`, which
+//!   draws `len(xs)` from the evaluation's iteration budget.
 
-use starlark::syntax::ast::{AssignOp, AstExpr, AstStmt, BinOp, ExprP, StmtP};
+use starlark::syntax::ast::{AssignOp, AstExpr, AstStmt, BinOp, ClauseP, ExprP, StmtP};
 use starlark::syntax::{AstModule, Dialect};
 
-/// One multiplication found in the source: byte ranges of the whole
-/// expression and of its two operands.
+/// One rewrite found in the source: a multiplication (byte ranges of the
+/// whole expression and of its two operands), or an iterable to wrap.
 #[derive(Clone)]
 struct Product {
     whole: (usize, usize),
@@ -18,6 +24,8 @@ struct Product {
     right: (usize, usize),
     /// `x *= e`: the statement becomes `x = __ytt_mul(x, e)`.
     assign: bool,
+    /// A comprehension's iterable: `whole` becomes `__ytt_iter(whole)`.
+    wrap: bool,
 }
 
 fn range(span: starlark::codemap::Span) -> (usize, usize) {
@@ -25,13 +33,32 @@ fn range(span: starlark::codemap::Span) -> (usize, usize) {
 }
 
 fn products_in_expr(expr: &AstExpr, found: &mut Vec<Product>) {
-    if let ExprP::Op(left, BinOp::Multiply, right) = &expr.node {
-        found.push(Product {
+    match &expr.node {
+        ExprP::Op(left, BinOp::Multiply, right) => found.push(Product {
             whole: range(expr.span),
             left: range(left.span),
             right: range(right.span),
             assign: false,
-        });
+            wrap: false,
+        }),
+        ExprP::ListComprehension(_, first, clauses)
+        | ExprP::DictComprehension(_, first, clauses) => {
+            let fors = std::iter::once(&**first).chain(clauses.iter().filter_map(|c| match c {
+                ClauseP::For(f) => Some(f),
+                ClauseP::If(_) => None,
+            }));
+            for clause in fors {
+                let over = range(clause.over.span);
+                found.push(Product {
+                    whole: over,
+                    left: over,
+                    right: over,
+                    assign: false,
+                    wrap: true,
+                });
+            }
+        }
+        _ => {}
     }
     expr.node.visit_expr(|child| products_in_expr(child, found));
 }
@@ -43,6 +70,7 @@ fn products_in_stmt(stmt: &AstStmt, found: &mut Vec<Product>) {
             left: range(target.span),
             right: range(value.span),
             assign: true,
+            wrap: false,
         });
     }
     stmt.node.visit_stmt(|child| products_in_stmt(child, found));
@@ -51,7 +79,7 @@ fn products_in_stmt(stmt: &AstStmt, found: &mut Vec<Product>) {
 /// `source` with its multiplications guarded; None when it has none or does
 /// not parse (the parse error is then reported as it is).
 pub fn guard_repetition(name: &str, source: &str, dialect: &Dialect) -> Option<String> {
-    if !source.contains('*') {
+    if !source.contains('*') && !source.contains("for") {
         return None;
     }
     let ast = AstModule::parse(name, source.to_string(), dialect).ok()?;
@@ -63,7 +91,8 @@ pub fn guard_repetition(name: &str, source: &str, dialect: &Dialect) -> Option<S
         return None;
     }
     // Outer products first, so that inner ones are rewritten inside them.
-    found.sort_by_key(|p| (p.whole.0, std::cmp::Reverse(p.whole.1)));
+    // A wrapped iterable before a product of the same span.
+    found.sort_by_key(|p| (p.whole.0, std::cmp::Reverse(p.whole.1), !p.wrap));
     Some(rewrite(source, 0, source.len(), &found))
 }
 
@@ -85,6 +114,16 @@ fn rewrite(source: &str, start: usize, end: usize, products: &[Product]) -> Stri
             .filter(|q| q.whole.0 >= p.whole.0 && q.whole.1 <= p.whole.1)
             .cloned()
             .collect();
+        if p.wrap {
+            let inside = rewrite(source, p.whole.0, p.whole.1, &inner);
+            out.push_str(&format!("__ytt_iter({inside})"));
+            at = p.whole.1;
+            i += 1;
+            while i < products.len() && products[i].whole.0 < p.whole.1 {
+                i += 1;
+            }
+            continue;
+        }
         let left = rewrite(source, p.left.0, p.left.1, &inner);
         let right = rewrite(source, p.right.0, p.right.1, &inner);
         // What lies between the operands: the operator, blanks, maybe a
@@ -129,6 +168,14 @@ mod tests {
         );
         assert_eq!(guarded("x *= 3\n"), "x = __ytt_mul(x , 3)\n");
         assert_eq!(guarded("y = (a *\n  b)\n"), "y = (__ytt_mul(a ,\n  b))\n");
+        assert_eq!(
+            guarded("x = [a * 2 for a in range(3) if a for b in xs]\n"),
+            "x = [__ytt_mul(a , 2) for a in __ytt_iter(range(3)) if a for b in __ytt_iter(xs)]\n"
+        );
+        assert_eq!(
+            guarded("d = {k: v for k, v in m.items()}\n"),
+            "d = {k: v for k, v in __ytt_iter(m.items())}\n"
+        );
         // Stars that are not products are left alone.
         assert_eq!(
             guarded("def f(*a, **k):\n    return g(*a, **k)\n"),
