@@ -52,6 +52,7 @@ fn builder(name: &str) -> Option<Build> {
         "md5" => md5::module,
         "module" => module::module,
         "overlay" => overlay::module,
+        "library" => overlay::library_module,
         "regexp" => regexp::module,
         "sha256" => sha256::module,
         "struct" => structs::module,

@@ -46,7 +46,9 @@ impl Renderer {
         let awaited =
             super::super::awaits::awaited_values(lines.iter().map(String::as_str), &self.values);
         let comment_rejected = failure.message.contains("Expected ytt-formatted string");
-        let unsupported = failure.message.contains("not a module confvet provides");
+        let unsupported = failure
+            .message
+            .contains(super::super::modules::overlay::NOT_RENDERED);
         let (severity, help) = if unsupported {
             (
                 Severity::Warning,
