@@ -843,3 +843,42 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
         );
     }
 }
+
+/// A loaded `.star` file that fails while it loads fails every template
+/// that loads it; ytt reports it once, and so does confvet: one finding,
+/// with the failing line of the `.star` file as a related location, judged
+/// by what that line reads (a null value the consumer must give).
+#[test]
+fn a_failing_loaded_file_is_reported_once_with_its_line() {
+    let dir = TempDir::new("load-fails");
+    dir.write(
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\n#@schema/nullable\nrole: \"\"\n",
+    );
+    dir.write(
+        "pkg/values.star",
+        "load(\"@ytt:data\", \"data\")\nload(\"@ytt:assert\", \"assert\")\ndata.values.role or assert.fail(\"role must be given\")\nrole = data.values.role\n",
+    );
+    for name in ["a", "b", "c"] {
+        dir.write(
+            &format!("pkg/{name}.yml"),
+            "#@ load(\"/values.star\", \"role\")\n---\nrole: #@ role\n",
+        );
+    }
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/template-fail");
+    assert_eq!(list[0]["severity"], "warning");
+    assert_eq!(list[0]["message"], "role must be given");
+    let related = list[0]["related"].as_array().expect("related");
+    assert!(
+        related
+            .iter()
+            .any(|r| r["file"] == "pkg/values.star" && r["line"] == 3),
+        "{report:#}"
+    );
+    assert!(list[0]["help"].as_str().unwrap().contains("`role`"));
+}

@@ -110,7 +110,7 @@ impl Renderer {
         template: &SourceFile,
         sources: &crate::source::Sources,
     ) -> Option<(Option<Span>, String)> {
-        let wanted = module.trim_start_matches("./");
+        let wanted = module.trim_start_matches("./").trim_start_matches('/');
         let known = if module == template.name {
             self.files
                 .iter()
@@ -119,7 +119,7 @@ impl Renderer {
         } else {
             self.files
                 .iter()
-                .filter(|(path, _, _)| path.to_string_lossy().ends_with(wanted))
+                .filter(|(path, _, _)| path.to_string_lossy().ends_with(&format!("/{wanted}")))
                 .min_by_key(|(path, _, _)| path.as_os_str().len())
                 .map(|(_, id, s)| (*id, s.clone()))
         };

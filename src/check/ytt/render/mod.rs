@@ -28,6 +28,41 @@ pub struct RenderFailure {
     pub chain: Vec<(String, usize)>,
 }
 
+impl RenderFailure {
+    /// A failed run as a render failure. A failure inside a loaded file
+    /// (`values.star:10: fail: ...`) adds that place to the call chain, so
+    /// it is shown, and judged by what its line reads.
+    fn from_run(
+        failure: super::engine::RunFailure,
+        line_span: impl Fn(usize) -> Span,
+    ) -> RenderFailure {
+        static IN_LOADED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"^(\S+\.(?:star|ya?ml|txt)):(\d+): (.*)$").expect("valid pattern")
+        });
+        let mut chain = failure.chain;
+        let mut message = failure.message;
+        if let Some(found) = IN_LOADED.captures(&message) {
+            let line = found[2].parse().unwrap_or(1);
+            chain.push((found[1].to_string(), line));
+            message = found[3].to_string();
+        }
+        let cause = match () {
+            _ if failure.is_syntax => Cause::Syntax,
+            _ if message.starts_with("fail:") => Cause::Fail,
+            _ => Cause::Error,
+        };
+        let message = message
+            .strip_prefix("fail:")
+            .map_or(message.clone(), |m| m.trim().to_string());
+        RenderFailure {
+            span: line_span(failure.line),
+            message,
+            cause,
+            chain,
+        }
+    }
+}
+
 /// What stopped a render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cause {
@@ -37,6 +72,22 @@ pub enum Cause {
     Syntax,
     /// Any other error ytt stops on.
     Error,
+}
+
+/// Failures already reported: a loaded file that fails fails every template
+/// loading it, and ytt reports it once.
+#[derive(Default)]
+struct ReportedFailures(std::collections::HashSet<(String, Option<(String, usize)>)>);
+
+impl ReportedFailures {
+    fn is_new(&mut self, failure: &RenderFailure) -> bool {
+        // Only failures inside another file repeat for each template.
+        let Some(place) = failure.chain.last() else {
+            return true;
+        };
+        self.0
+            .insert((failure.message.clone(), Some(place.clone())))
+    }
 }
 
 /// A rendered template file.
@@ -163,27 +214,9 @@ impl Renderer {
                 docs: docs.unwrap_or_default(),
                 module: Some(module),
             }),
-            Err(super::engine::RunFailure {
-                message,
-                line,
-                is_syntax,
-                chain,
-            }) => {
+            Err(failure) => {
                 self.engine.session().borrow_mut().reset_ctxs();
-                let cause = match () {
-                    _ if is_syntax => Cause::Syntax,
-                    _ if message.starts_with("fail:") => Cause::Fail,
-                    _ => Cause::Error,
-                };
-                let message = message
-                    .strip_prefix("fail:")
-                    .map_or(message.clone(), |m| m.trim().to_string());
-                Err(RenderFailure {
-                    span: line_span(line),
-                    message,
-                    cause,
-                    chain,
-                })
+                Err(RenderFailure::from_run(failure, line_span))
             }
         }
     }
@@ -198,6 +231,7 @@ impl Renderer {
         findings: &mut Vec<Finding>,
     ) -> Vec<(crate::source::FileId, Vec<Document>)> {
         let mut outputs = Vec::new();
+        let mut reported = ReportedFailures::default();
         for (file, set) in templates {
             let source = sources.get(file.id);
             match self.render(file, set, &source) {
@@ -205,7 +239,10 @@ impl Renderer {
                     self.validate_output(file.id, &rendered, findings);
                     outputs.push((file.id, rendered.docs));
                 }
-                Err(failure) => findings.push(self.failure_finding(failure, &source, sources)),
+                Err(failure) if reported.is_new(&failure) => {
+                    findings.push(self.failure_finding(failure, &source, sources))
+                }
+                Err(_) => {}
             }
         }
         outputs
@@ -243,21 +280,7 @@ impl Renderer {
             Ok(_) => Ok(text.unwrap_or_default()),
             Err(failure) => {
                 session.borrow_mut().reset_ctxs();
-                let cause = match () {
-                    _ if failure.is_syntax => Cause::Syntax,
-                    _ if failure.message.starts_with("fail:") => Cause::Fail,
-                    _ => Cause::Error,
-                };
-                let message = failure
-                    .message
-                    .strip_prefix("fail:")
-                    .map_or(failure.message.clone(), |m| m.trim().to_string());
-                Err(RenderFailure {
-                    span: line_span(failure.line),
-                    message,
-                    cause,
-                    chain: failure.chain,
-                })
+                Err(RenderFailure::from_run(failure, line_span))
             }
         }
     }
