@@ -358,6 +358,12 @@ pub fn is_ambiguous_for_strict(text: &str, style: ScalarStyle) -> bool {
 /// exponent is < -4 or >= 6, as Go decides for the shortest form:
 /// `1e+06`, `123456`, `1e-05`, `0.0001`, `+Inf`, `NaN`.
 pub fn format_float(f: f64) -> String {
+    format_float_g(f, None)
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', precision, 64)`: `significant` digits
+/// (trailing zeros dropped), or the shortest that round-trip when `None`.
+pub fn format_float_g(f: f64, significant: Option<usize>) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -373,11 +379,19 @@ pub fn format_float(f: f64) -> String {
     if f == 0.0 {
         return format!("{sign}0");
     }
-    // Rust's `{:e}` gives the shortest round-trip digits: "1.2345e-7".
-    let e = format!("{:e}", f.abs());
+    // Rust's `{:e}` gives the shortest round-trip digits: "1.2345e-7";
+    // `{:.Ne}` rounds to N + 1 significant digits.
+    let e = match significant {
+        Some(n) => format!("{:.*e}", n.saturating_sub(1), f.abs()),
+        None => format!("{:e}", f.abs()),
+    };
     let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = match digits.trim_end_matches('0') {
+        "" => "0",
+        trimmed => trimmed,
+    };
     let nd = digits.len() as i32;
     if !(-4..6).contains(&exp) {
         let mut out = String::from(sign);

@@ -13,54 +13,7 @@ use starlark::values::{UnpackValue, Value};
 
 /// Go's `strconv.FormatFloat(f, 'g', 6, 64)`.
 pub fn format_float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
-    }
-    // Six significant digits, then Go's choice of form and trimmed zeros.
-    let e = format!("{:.5e}", f);
-    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    let sign = if negative { "-" } else { "" };
-    if !(-4..6).contains(&exp) {
-        let mut out = format!("{sign}{}", &digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        let exp_sign = if exp < 0 { '-' } else { '+' };
-        return format!("{out}e{exp_sign}{:02}", exp.abs());
-    }
-    let point = exp + 1;
-    let body = if point <= 0 {
-        format!("0.{}{digits}", "0".repeat((-point) as usize))
-    } else if point as usize >= digits.len() {
-        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
-    } else {
-        format!(
-            "{}.{}",
-            &digits[..point as usize],
-            &digits[point as usize..]
-        )
-    };
-    format!("{sign}{body}")
+    crate::yaml::scalar::format_float_g(f, Some(6))
 }
 
 fn has_float(value: Value<'_>, depth: usize) -> bool {
