@@ -11,7 +11,6 @@ use super::template::runtime::{SessionGuard, SharedSession};
 use super::translate::{Translated, star_code_lines, translate, yaml_code_lines};
 use starlark::environment::{FrozenModule, Globals, GlobalsBuilder, LibraryExtension, Module};
 use starlark::eval::FileLoader;
-use starlark::syntax::AstModule;
 use starlark::values::{OwnedFrozenValue, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -131,20 +130,19 @@ impl Engine {
         };
         // Repetition is checked before it allocates (a failed allocation
         // would abort the process).
-        let source = super::translate::guard_repetition(name, &translated.source, &dialect())
-            .unwrap_or_else(|| translated.source.clone());
-        let ast = AstModule::parse(name, source, &dialect()).map_err(|e| {
-            let line = e
-                .span()
-                .map(|s| translated.original_line(s.resolve_span().begin.line))
-                .unwrap_or(1);
-            RunFailure {
-                message: first_line(&e.without_diagnostic().to_string()),
-                line,
-                is_syntax: true,
-                chain: Vec::new(),
-            }
-        })?;
+        let ast = super::translate::parse_guarded(name, translated.source.clone(), &dialect())
+            .map_err(|e| {
+                let line = e
+                    .span()
+                    .map(|s| translated.original_line(s.resolve_span().begin.line))
+                    .unwrap_or(1);
+                RunFailure {
+                    message: first_line(&e.without_diagnostic().to_string()),
+                    line,
+                    is_syntax: true,
+                    chain: Vec::new(),
+                }
+            })?;
         Module::with_temp_heap(|module| {
             // starlark-rust panics on some allocations it cannot make (a
             // list of a billion elements): that stops this evaluation, not
@@ -401,17 +399,18 @@ impl Engine {
                 is_syntax: true,
             });
         }
-        let prefix = "def confvet_capture_(*args, **kwargs):\n    return (args, kwargs)\nconfvet_args_ = confvet_capture_(";
+        let prefix = super::starlark::CAPTURE_PREFIX;
         let program = format!("{prefix}{}\n)\n", super::translate::rename_assert(args));
-        let program = super::translate::guard_repetition("annotation", &program, &dialect())
-            .unwrap_or(program);
-        let ast = AstModule::parse("annotation", program, &dialect()).map_err(|e| StarError {
-            message: first_line(&e.without_diagnostic().to_string()),
-            offset: e
-                .span()
-                .map(|s| (s.span.begin().get() as usize).saturating_sub(prefix.len())),
-            is_syntax: true,
-        })?;
+        let ast =
+            super::translate::parse_guarded("annotation", program, &dialect()).map_err(|e| {
+                StarError {
+                    message: first_line(&e.without_diagnostic().to_string()),
+                    offset: e
+                        .span()
+                        .map(|s| (s.span.begin().get() as usize).saturating_sub(prefix.len())),
+                    is_syntax: true,
+                }
+            })?;
         let _session = SessionGuard::install(&self.session);
         let frozen = Module::with_temp_heap(|m| {
             if let Some(scope) = module {

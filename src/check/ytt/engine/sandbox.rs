@@ -94,7 +94,7 @@ thread_local! {
 #[starlark::starlark_module]
 pub fn guards(builder: &mut GlobalsBuilder) {
     /// A comprehension's iterable, its length drawn from the evaluation's
-    /// iteration budget (see translate's `guard_repetition`).
+    /// iteration budget (see translate's `parse_guarded`).
     fn __ytt_iter<'v>(value: Value<'v>) -> starlark::Result<Value<'v>> {
         let Ok(length) = value.length() else {
             return Ok(value);
@@ -111,7 +111,7 @@ pub fn guards(builder: &mut GlobalsBuilder) {
     }
 
     /// `a * b`, refusing a repetition that would pass the heap limit before
-    /// it is made (see translate's `guard_repetition`).
+    /// it is made (see translate's `parse_guarded`).
     fn __ytt_mul<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
         let repeat = match (unit_bytes(a), unit_bytes(b)) {
             (Some(unit), None) if b.get_type() == "int" => Some((unit, b)),

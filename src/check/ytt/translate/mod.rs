@@ -38,7 +38,7 @@ mod tests;
 
 pub use legacy::{star_code_lines, yaml_code_lines, yaml_program};
 pub use nesting::{MAX_NESTING, nesting_error};
-pub use repeat::guard_repetition;
+pub use repeat::parse_guarded;
 pub use rewrite::{rename_assert, wrap_kwargs_splats};
 pub(crate) use scan::{CodeScanner, keyword, shape};
 

@@ -76,24 +76,22 @@ fn products_in_stmt(stmt: &AstStmt, found: &mut Vec<Product>) {
     stmt.node.visit_stmt(|child| products_in_stmt(child, found));
 }
 
-/// `source` with its multiplications guarded; None when it has none or does
-/// not parse (the parse error is then reported as it is).
-pub fn guard_repetition(name: &str, source: &str, dialect: &Dialect) -> Option<String> {
-    if !source.contains('*') && !source.contains("for") {
-        return None;
-    }
-    let ast = AstModule::parse(name, source.to_string(), dialect).ok()?;
+/// Parse `source` with its multiplications and comprehensions guarded: it
+/// is parsed once, and again only when it has something to rewrite (the
+/// rewrite keeps every line where it was). A parse error is `source`'s own.
+pub fn parse_guarded(name: &str, source: String, dialect: &Dialect) -> starlark::Result<AstModule> {
+    let ast = AstModule::parse(name, source.clone(), dialect)?;
     let mut found = Vec::new();
     ast.statement()
         .visit_expr(|e| products_in_expr(e, &mut found));
     products_in_stmt(ast.statement(), &mut found);
     if found.is_empty() {
-        return None;
+        return Ok(ast);
     }
     // Outer products first, so that inner ones are rewritten inside them.
     // A wrapped iterable before a product of the same span.
     found.sort_by_key(|p| (p.whole.0, std::cmp::Reverse(p.whole.1), !p.wrap));
-    Some(rewrite(source, 0, source.len(), &found))
+    AstModule::parse(name, rewrite(&source, 0, source.len(), &found), dialect)
 }
 
 /// The text of `source[start..end]` with every product inside rewritten.
@@ -151,8 +149,15 @@ fn rewrite(source: &str, start: usize, end: usize, products: &[Product]) -> Stri
 mod tests {
     use super::*;
 
+    /// The rewritten text (what `parse_guarded` parses).
     fn guarded(source: &str) -> String {
-        guard_repetition("t", source, &Dialect::Extended).unwrap_or_else(|| source.to_string())
+        let ast = AstModule::parse("t", source.to_string(), &Dialect::Extended).unwrap();
+        let mut found = Vec::new();
+        ast.statement()
+            .visit_expr(|e| products_in_expr(e, &mut found));
+        products_in_stmt(ast.statement(), &mut found);
+        found.sort_by_key(|p| (p.whole.0, std::cmp::Reverse(p.whole.1), !p.wrap));
+        rewrite(source, 0, source.len(), &found)
     }
 
     #[test]
