@@ -118,6 +118,19 @@ fn same_data(a: &J, b: &J) -> bool {
     }
 }
 
+/// The command-line arguments a case gives (`args:`).
+fn expect_args(expect: &J) -> Vec<String> {
+    expect
+        .get("args")
+        .and_then(J::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// What a suite's verdicts are of.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Verdict {
@@ -135,15 +148,7 @@ fn run_case(system: &str, case_dir: &Path, scratch: &Path, verdict: Verdict) -> 
     if verdict == Verdict::Render {
         return render_verdict(case_dir, scratch, &expect);
     }
-    let args: Vec<String> = expect
-        .get("args")
-        .and_then(J::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let args = expect_args(&expect);
     // The corpus verdict is `--data-values-inspect`: nothing is rendered.
     let no_render: &[&str] = if verdict == Verdict::DataValues {
         &["--no-render"]
@@ -254,15 +259,7 @@ fn render_verdict(case_dir: &Path, scratch: &Path, expect: &J) -> Result<(), Str
     else {
         return Err("no full-render verdict in the header".into());
     };
-    let args: Vec<String> = expect
-        .get("args")
-        .and_then(J::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let args = expect_args(expect);
     let output = Command::new(env!("CARGO_BIN_EXE_confvet"))
         .current_dir(scratch)
         .args(["lint", ".", "--format", "json"])

@@ -61,8 +61,9 @@ pub(crate) fn assert_validation(
     }
 }
 
-/// Run the `@assert/validate` rules found on the merged data values.
-pub(super) fn run_asserts(
+/// Run the `@assert/validate` rules found on the nodes below `node`: the
+/// merged data values, or a template's rendered output.
+pub(crate) fn run_asserts(
     node: &Node,
     path: &DataPath,
     validator: &mut Validator<'_>,

@@ -50,7 +50,7 @@ use validate::Validator;
 use values::{MergeMode, Merger, TypeChecker};
 
 pub(crate) use asserts::assert_validation;
-use asserts::run_asserts;
+pub(crate) use asserts::run_asserts;
 use deprecated::report_given_deprecated;
 pub use package::package_files;
 use package::{

@@ -27,17 +27,11 @@ impl Renderer {
         };
         // The calls that led here, outermost first, each a line of a file
         // of the package; the last is where it failed.
-        let places: Vec<(Option<Span>, String)> = failure
+        let places: Vec<(Span, String)> = failure
             .chain
             .iter()
             .filter_map(|(module, line)| {
-                if *module == template.name {
-                    let start = template.line_start(*line);
-                    let text = template.line_text(*line);
-                    let span = Span::new(failure.span.file, start, start + text.len());
-                    return Some((Some(span), text.to_string()));
-                }
-                self.place(module, *line, template, sources)
+                self.place(module, *line, template, failure.span.file, sources)
             })
             .collect();
         let mut lines: Vec<String> = places.iter().map(|(_, text)| text.clone()).collect();
@@ -93,7 +87,7 @@ impl Renderer {
             .with_severity(severity)
             .with_help(help);
         for (span, _) in places {
-            if let Some(span) = span.filter(|s| *s != failure.span) {
+            if span != failure.span {
                 finding = finding.with_related(span, "in this call");
             }
         }
@@ -108,31 +102,28 @@ impl Renderer {
         module: &str,
         line: usize,
         template: &SourceFile,
+        template_file: crate::source::FileId,
         sources: &crate::source::Sources,
-    ) -> Option<(Option<Span>, String)> {
-        let wanted = module.trim_start_matches("./").trim_start_matches('/');
-        let known = if module == template.name {
-            self.files
-                .iter()
-                .find(|(_, _, s)| s.name == template.name)
-                .map(|(_, id, s)| (*id, s.clone()))
-        } else {
-            self.files
-                .iter()
-                .filter(|(path, _, _)| path.to_string_lossy().ends_with(&format!("/{wanted}")))
-                .min_by_key(|(path, _, _)| path.as_os_str().len())
-                .map(|(_, id, s)| (*id, s.clone()))
+    ) -> Option<(Span, String)> {
+        let at = |id, source: &SourceFile| {
+            let span = super::whole_line(source, id, line);
+            (span, source.line_text(line).to_string())
         };
+        if module == template.name {
+            return Some(at(template_file, template));
+        }
+        let wanted = module.trim_start_matches("./").trim_start_matches('/');
+        let known = self
+            .files
+            .iter()
+            .filter(|(path, _, _)| path.to_string_lossy().ends_with(&format!("/{wanted}")))
+            .min_by_key(|(path, _, _)| path.as_os_str().len())
+            .map(|(_, id, s)| (*id, s.clone()));
         let (id, source) = match known {
             Some(found) => found,
             None => self.loaded_source(wanted, sources)?,
         };
-        let start = source.line_start(line);
-        let text = source.line_text(line);
-        Some((
-            Some(Span::new(id, start, start + text.len())),
-            text.to_string(),
-        ))
+        Some(at(id, &source))
     }
 
     /// A loaded file of the package that confvet did not lint itself (a

@@ -28,7 +28,30 @@ pub struct RenderFailure {
     pub chain: Vec<(String, usize)>,
 }
 
+/// The span of a whole line of a file.
+fn whole_line(source: &SourceFile, file: crate::source::FileId, line: usize) -> Span {
+    let start = source.line_start(line);
+    Span::new(file, start, start + source.line_text(line).len())
+}
+
 impl RenderFailure {
+    /// A template that does not compile.
+    fn from_compile(
+        error: super::template::compile::CompileError,
+        line_span: impl Fn(usize) -> Span,
+    ) -> RenderFailure {
+        RenderFailure {
+            span: error.span.unwrap_or_else(|| line_span(error.line)),
+            message: error.message,
+            cause: if error.is_syntax {
+                Cause::Syntax
+            } else {
+                Cause::Error
+            },
+            chain: Vec::new(),
+        }
+    }
+
     /// A failed run as a render failure. A failure inside a loaded file
     /// (`values.star:10: fail: ...`) adds that place to the call chain, so
     /// it is shown, and judged by what its line reads.
@@ -188,22 +211,10 @@ impl Renderer {
             }
             return Ok(Rendered { docs, module: None });
         }
-        let line_span = |line: usize| {
-            let start = source.line_start(line);
-            Span::new(file.id, start, start + source.line_text(line).len())
-        };
+        let line_span = |line: usize| whole_line(source, file.id, line);
         let program =
             super::template::program(set, source, file.id, self.engine.session(), self.options)
-                .map_err(|e| RenderFailure {
-                    span: e.span.unwrap_or_else(|| line_span(e.line)),
-                    message: e.message,
-                    cause: if e.is_syntax {
-                        Cause::Syntax
-                    } else {
-                        Cause::Error
-                    },
-                    chain: Vec::new(),
-                })?;
+                .map_err(|e| RenderFailure::from_compile(e, line_span))?;
         let dir = file.path.parent().unwrap_or(Path::new("."));
         let result = self
             .engine
@@ -255,22 +266,10 @@ impl Renderer {
         path: &Path,
         source: &SourceFile,
     ) -> Result<String, RenderFailure> {
-        let line_span = |line: usize| {
-            let start = source.line_start(line);
-            Span::new(file, start, start + source.line_text(line).len())
-        };
+        let line_span = |line: usize| whole_line(source, file, line);
         let session = self.engine.session();
-        let program =
-            super::template::text_program(source, session).map_err(|e| RenderFailure {
-                span: e.span.unwrap_or_else(|| line_span(e.line)),
-                message: e.message,
-                cause: if e.is_syntax {
-                    Cause::Syntax
-                } else {
-                    Cause::Error
-                },
-                chain: Vec::new(),
-            })?;
+        let program = super::template::text_program(source, session)
+            .map_err(|e| RenderFailure::from_compile(e, line_span))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let result = self
             .engine

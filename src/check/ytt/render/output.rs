@@ -5,7 +5,7 @@
 use super::super::engine::Code;
 use super::super::path::DataPath;
 use super::super::validate::Validator;
-use super::super::{assert_validation, has_errors};
+use super::super::{assert_validation, has_errors, run_asserts};
 use super::{Rendered, Renderer};
 use crate::finding::Finding;
 use crate::yaml::{Comment, CommentKind, Document, Node, Value};
@@ -44,11 +44,11 @@ impl Renderer {
             if let Some(validation) = assert_validation(&doc.comments, &code, &mut errors) {
                 validator.run(&doc.value, doc.span, &validation, &DataPath::root(), None);
             }
-            walk(
+            run_asserts(
                 &doc.value,
                 &DataPath::root(),
-                &code,
                 &mut validator,
+                &code,
                 &mut errors,
             );
             findings.extend(errors);
@@ -78,40 +78,4 @@ fn has_output_rules(doc: &Document) -> bool {
         }
     }
     annotated(&doc.comments) || node(&doc.value)
-}
-
-fn walk(
-    node: &Node,
-    path: &DataPath,
-    code: &Code<'_>,
-    validator: &mut Validator<'_>,
-    errors: &mut Vec<Finding>,
-) {
-    match &node.value {
-        Value::Map(items) => {
-            for item in items {
-                let item_path = path.key(&item.key.display());
-                if let Some(validation) = assert_validation(&item.comments, code, errors) {
-                    validator.run(
-                        &item.value,
-                        item.key_span,
-                        &validation,
-                        &item_path,
-                        Some(node),
-                    );
-                }
-                walk(&item.value, &item_path, code, validator, errors);
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                let item_path = path.index(index);
-                if let Some(validation) = assert_validation(&item.comments, code, errors) {
-                    validator.run(&item.value, item.span, &validation, &item_path, Some(node));
-                }
-                walk(&item.value, &item_path, code, validator, errors);
-            }
-        }
-        Value::Scalar(_) => {}
-    }
 }

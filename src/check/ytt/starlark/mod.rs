@@ -144,7 +144,9 @@ pub struct StarError {
     pub is_syntax: bool,
 }
 
-const CAPTURE_PREFIX: &str = "def confvet_capture_(*args, **kwargs):\n    return (args, kwargs)\nconfvet_args_ = confvet_capture_(";
+/// The program annotation arguments are evaluated in: a call that
+/// captures them.
+pub(crate) const CAPTURE_PREFIX: &str = "def confvet_capture_(*args, **kwargs):\n    return (args, kwargs)\nconfvet_args_ = confvet_capture_(";
 
 /// Evaluate the text of annotation arguments.
 pub fn eval_annotation_args(args: &str) -> Result<CallArgs, StarError> {

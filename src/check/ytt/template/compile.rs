@@ -35,6 +35,18 @@ pub struct CompileError {
     pub is_syntax: bool,
 }
 
+impl CompileError {
+    /// Code that does not parse, at a 1-based line.
+    pub fn syntax(line: usize, message: String) -> CompileError {
+        CompileError {
+            line,
+            span: None,
+            message,
+            is_syntax: true,
+        }
+    }
+}
+
 /// Options ytt's template compiler takes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CompileOptions {

@@ -39,12 +39,7 @@ pub fn program(
     }
     reject_reserved(&compiled.code)?;
     let code = ctxs::insert_ctxs(compiled.code, id);
-    let translated = translate(&code).map_err(|e| CompileError {
-        line: e.line,
-        span: None,
-        message: e.message,
-        is_syntax: true,
-    })?;
+    let translated = translate(&code).map_err(|e| CompileError::syntax(e.line, e.message))?;
     Ok(Program { id, translated })
 }
 
@@ -65,12 +60,7 @@ pub fn text_program(source: &SourceFile, session: &SharedSession) -> Result<Prog
     session.borrow_mut().register_text(nodes);
     reject_reserved(&code)?;
     let code = text::finish(code, id);
-    let translated = translate(&code).map_err(|e| CompileError {
-        line: e.line,
-        span: None,
-        message: e.message,
-        is_syntax: true,
-    })?;
+    let translated = translate(&code).map_err(|e| CompileError::syntax(e.line, e.message))?;
     Ok(Program { id, translated })
 }
 
@@ -82,12 +72,10 @@ pub fn reject_reserved(code: &[(usize, String)]) -> Result<(), CompileError> {
         let shaped = scanner.line(if continuing { text } else { text.trim() });
         let statement = shaped.code.trim();
         if !continuing && keyword(statement) == "pass" && statement == "pass" {
-            return Err(CompileError {
-                line: *line,
-                span: None,
-                message: "use of reserved keyword 'pass' is not allowed".into(),
-                is_syntax: true,
-            });
+            return Err(CompileError::syntax(
+                *line,
+                "use of reserved keyword 'pass' is not allowed".into(),
+            ));
         }
         continuing = shaped.continues;
     }
