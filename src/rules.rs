@@ -476,6 +476,17 @@ pub static RULES: &[Rule] = &[
     ),
 ];
 
+/// The project's home page; SARIF's `informationUri` and the base of every
+/// rule's documentation URL.
+pub const HOMEPAGE: &str = "https://github.com/confvet/confvet";
+
+/// Where a rule's documentation page lives: `docs/rules/<id>.md` in the
+/// repository, generated from this table (`confvet explain` shows the same
+/// text).
+pub fn doc_url(id: &str) -> String {
+    format!("{HOMEPAGE}/blob/main/docs/rules/{id}.md")
+}
+
 /// The rule with this id.
 pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)

@@ -26,7 +26,6 @@ use serde_json::{Value, json};
 use std::io::{self, Write};
 
 const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-const INFORMATION_URI: &str = "https://github.com/confvet/confvet";
 /// Our key in `partialFingerprints`; bump the suffix if the hash changes.
 const FINGERPRINT_KEY: &str = "confvet/v1";
 
@@ -48,7 +47,7 @@ impl Emitter for SarifEmitter {
                     "driver": {
                         "name": "confvet",
                         "version": env!("CARGO_PKG_VERSION"),
-                        "informationUri": INFORMATION_URI,
+                        "informationUri": rules::HOMEPAGE,
                         "rules": rules::RULES.iter().map(rule).collect::<Vec<_>>(),
                     }
                 },
