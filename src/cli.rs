@@ -2,6 +2,7 @@
 //! live here; `config` turns flags into the settings the run uses.
 
 use crate::report::Format;
+use crate::rules::Selector;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -28,13 +29,34 @@ pub enum Command {
         /// A rule id such as ytt/validation
         rule: String,
     },
+    /// Print a shell completion script (e.g. `confvet completions bash > /etc/bash_completion.d/confvet`)
+    Completions {
+        /// The shell to complete in
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Files or directories to lint
+    /// Files or directories to lint; `-` reads one file from standard input (with --stdin-filename)
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
+
+    /// Report only these rules: ids or systems (`ytt/validation`, `tekton`), comma-separated
+    #[arg(long, value_name = "RULE", value_delimiter = ',', value_parser = selector)]
+    pub select: Vec<Selector>,
+
+    /// Report none of these rules: ids or systems, comma-separated
+    #[arg(long, value_name = "RULE", value_delimiter = ',', value_parser = selector)]
+    pub ignore: Vec<Selector>,
+
+    /// Gitignore-style patterns of files and directories not to lint, added to the configuration's `exclude`
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',')]
+    pub extend_exclude: Vec<String>,
+
+    /// The path of the file read from standard input (`-`): it decides the file's unit, and names it in the output
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
 
     /// Output format; repeat to write several (each paired with the --output after it)
     #[arg(long, value_enum)]
@@ -127,15 +149,15 @@ pub struct RenderArgs {
 #[derive(Debug, Args, Default, Clone)]
 pub struct YttFlags {
     /// Set a data value to a string (key.sub=value)
-    #[arg(short = 'v', long = "data-value", value_name = "KEY=VAL")]
+    #[arg(short = 'v', long = "data-value", value_name = "KEY=VAL", value_parser = key_value)]
     pub data_value: Vec<String>,
 
     /// Set a data value to a YAML-decoded value (key.sub=yaml)
-    #[arg(long = "data-value-yaml", value_name = "KEY=YAML")]
+    #[arg(long = "data-value-yaml", value_name = "KEY=YAML", value_parser = key_value)]
     pub data_value_yaml: Vec<String>,
 
     /// Set a data value to the contents of a file (key=path)
-    #[arg(long = "data-value-file", value_name = "KEY=PATH")]
+    #[arg(long = "data-value-file", value_name = "KEY=PATH", value_parser = key_value)]
     pub data_value_file: Vec<String>,
 
     /// Plain YAML file or directory of data values, merged in order
@@ -172,6 +194,25 @@ impl YttFlags {
             && self.data_values_env.is_empty()
             && self.data_values_env_yaml.is_empty()
     }
+}
+
+/// `--select`/`--ignore` values: a rule id or a system.
+fn selector(text: &str) -> Result<Selector, String> {
+    Selector::parse(text)
+}
+
+/// A data-value flag's `KEY=VALUE`, checked when the flags are read so a
+/// mistake is a usage error that says what was expected (ytt's `@lib:key`
+/// prefix and `key+=value` both contain `=` and pass through).
+fn key_value(text: &str) -> Result<String, String> {
+    let problem = match text.split_once('=') {
+        None => "it has no `=`",
+        Some((key, _)) if key.is_empty() || key == "+" => "it has no key before `=`",
+        Some(_) => return Ok(text.to_string()),
+    };
+    Err(format!(
+        "expected KEY=VALUE with a dotted key, as in `image.tag=1.2`, but {problem}"
+    ))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

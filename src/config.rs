@@ -235,6 +235,11 @@ impl Config {
         });
     }
 
+    /// Whether `rules` turns rule `id` off.
+    pub fn turns_off(&self, id: &str) -> bool {
+        self.setting(id) == Some(None)
+    }
+
     fn setting(&self, rule: &str) -> Option<Option<Severity>> {
         let group = rule.split('/').next().unwrap_or(rule);
         self.rules
@@ -435,25 +440,19 @@ impl Parser<'_> {
             }
             return settings;
         };
-        let ids: Vec<String> = crate::rules::RULES
-            .iter()
-            .map(|r| r.id.to_string())
-            .collect();
         for item in items {
             let selector = item.key.text.as_str();
-            let is_known = match selector.strip_suffix("/*") {
-                Some(group) => crate::rules::RULES
-                    .iter()
-                    .any(|r| r.id.split('/').next() == Some(group)),
-                None => crate::rules::find(selector).is_some(),
+            // The file names groups as `ytt/*` only: a bare `ytt` is the
+            // command line's shorthand.
+            let parsed = match crate::rules::Selector::parse(selector) {
+                Ok(crate::rules::Selector::System(_)) if !selector.ends_with("/*") => Err(format!(
+                    "unknown rule \"{selector}\"; `{selector}/*` names the whole system"
+                )),
+                parsed => parsed,
             };
-            if !is_known {
-                let help = match crate::suggest::did_you_mean(selector, &ids) {
-                    Some(near) => format!("did you mean \"{near}\"?"),
-                    None => "`confvet rules` lists them; `ytt/*` names a whole system".into(),
-                };
-                self.invalid(item.key_span, format!("unknown rule \"{selector}\""))
-                    .help = Some(help);
+            if let Err(message) = parsed {
+                let (message, help) = message.split_once("; ").unwrap_or((&message, ""));
+                self.invalid(item.key_span, message).help = Some(help.to_string());
                 continue;
             }
             let severity = match item.value.as_scalar().map(|s| &s.resolved) {
@@ -921,16 +920,35 @@ mod tests {
         for setting in RULE_SETTINGS {
             assert!(settings.contains(&Json::from(setting)), "{setting}");
         }
-        // Every rule id and group the parser takes, the schema takes.
-        let pattern = schema
-            .pointer("/properties/rules/propertyNames/pattern")
-            .and_then(Json::as_str)
-            .unwrap();
-        let pattern = regex::Regex::new(pattern).unwrap();
+        // The schema names exactly the rule ids and groups the parser takes,
+        // so an editor lists them and rejects any other.
+        let names: Vec<&str> = schema
+            .pointer("/properties/rules/propertyNames/enum")
+            .and_then(Json::as_array)
+            .unwrap()
+            .iter()
+            .filter_map(Json::as_str)
+            .collect();
+        let mut expected: Vec<String> = crate::rules::RULES
+            .iter()
+            .map(|r| r.id.to_string())
+            .collect();
         for rule in crate::rules::RULES {
             let group = format!("{}/*", rule.id.split('/').next().unwrap());
-            assert!(pattern.is_match(rule.id), "{}", rule.id);
-            assert!(pattern.is_match(&group), "{group}");
+            if !expected.contains(&group) {
+                expected.push(group);
+            }
+        }
+        let mut sorted_names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        sorted_names.sort();
+        expected.sort();
+        assert_eq!(
+            sorted_names, expected,
+            "schema/confvet.schema.json rules names"
+        );
+        for name in names {
+            let text = format!("rules: {{{name}: off}}\n");
+            assert!(mistakes(&text).is_empty(), "the parser rejects {name}");
         }
     }
 
@@ -941,6 +959,8 @@ mod tests {
             "systems: {helm: false}\n",
             "systems: {ytt: maybe}\n",
             "rules: {ytt/validation: fatal}\n",
+            "rules: {ytt/validaton: off}\n",
+            "rules: {ytt: off}\n",
             "ytt: {packages: [{scenarios: []}]}\n",
             "ytt: {packages: [{path: shop/config, scenarios: [{data-value: [a=1]}]}]}\n",
             "ytt: {packages: [{path: shop/config, scenarios: [{name: a, data-values: x}]}]}\n",

@@ -90,6 +90,29 @@ pub struct DiscoverOptions {
     pub systems_off: Vec<System>,
 }
 
+/// A filter that is true for paths matching gitignore-style `patterns`
+/// relative to `dir` (or below a directory that does); paths outside `dir`
+/// never match. The error names the first bad pattern.
+pub fn exclude_filter(dir: &Path, patterns: &[String]) -> Result<PathFilter, String> {
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
+    builder.allow_unclosed_class(false);
+    for pattern in patterns {
+        builder
+            .add_line(None, pattern)
+            .map_err(|err| format!("bad pattern \"{pattern}\": {err}"))?;
+    }
+    let matcher = builder.build().map_err(|err| err.to_string())?;
+    let dir = dir.to_path_buf();
+    Ok(Arc::new(move |path: &Path, is_dir: bool| {
+        path.strip_prefix(&dir).is_ok_and(|relative| {
+            !relative.as_os_str().is_empty()
+                && matcher
+                    .matched_path_or_any_parents(relative, is_dir)
+                    .is_ignore()
+        })
+    }))
+}
+
 /// Read, classify and group everything below `paths`.
 ///
 /// A directory is walked; a file is linted as part of its unit, which is
@@ -120,6 +143,13 @@ pub fn discover_with(
     let mut explicit_dirs: Vec<PathBuf> = Vec::new();
     for path in paths {
         let absolute = absolutize(path, cwd);
+        if sources.stdin_path() == Some(absolute.as_path()) {
+            // Standard input stands in for this file, which may not exist yet.
+            let root = file_context_root(&absolute, cwd);
+            wanted_files.insert(absolute);
+            roots.entry(root).or_insert(false);
+            continue;
+        }
         match std::fs::metadata(&absolute) {
             Ok(meta) if meta.is_dir() => {
                 explicit_dirs.push(absolute.clone());
@@ -195,8 +225,16 @@ pub fn discover_with(
             .filter(|u| u.system == System::Ytt)
             .map(|u| u.root.clone())
             .collect();
+        // A file of a KubeVirt or Tekton unit selects only its own unit.
+        let other_systems: BTreeSet<&Path> = discovery
+            .units
+            .iter()
+            .filter(|u| u.system != System::Ytt)
+            .flat_map(|u| u.files.iter().map(|&i| files[i].path.as_path()))
+            .collect();
         let selected: BTreeSet<&PathBuf> = wanted_files
             .iter()
+            .filter(|w| !other_systems.contains(w.as_path()))
             .filter_map(|w| deepest_root(w, &ytt_roots))
             .collect();
         discovery.units.retain(|unit| {
@@ -401,9 +439,10 @@ fn read_file(
     force_ytt: bool,
 ) -> Option<DiscoveredFile> {
     let name = display_name(path, cwd);
-    let too_large = std::fs::metadata(path)
-        .map(|m| m.len() > MAX_FILE_BYTES)
-        .unwrap_or(false);
+    let too_large = sources.stdin_path() != Some(path)
+        && std::fs::metadata(path)
+            .map(|m| m.len() > MAX_FILE_BYTES)
+            .unwrap_or(false);
     if too_large {
         use std::io::Read;
         let mut head = Vec::new();
@@ -433,7 +472,7 @@ fn read_file(
             has_values: false,
         });
     }
-    let bytes = match crate::source::read_limited(path) {
+    let bytes = match sources.read(path) {
         Ok(bytes) => bytes,
         Err(_) => return None,
     };

@@ -62,35 +62,88 @@ fn run_main() -> ExitCode {
         Command::Values(args) => run_values(args, &cwd),
         Command::Render(args) => run_render(args, &cwd),
         Command::Rules => {
+            let mut table = String::new();
             for rule in confvet::rules::RULES {
-                println!(
-                    "{:<32} {:<8} {}",
+                table.push_str(&format!(
+                    "{:<32} {:<8} {}\n",
                     rule.id,
                     rule.severity.as_str(),
                     rule.summary
-                );
+                ));
             }
-            0
+            print_stdout(&table)
         }
         Command::Explain { rule } => match confvet::rules::find(&rule) {
-            Some(rule) => {
-                println!(
-                    "# {}\n\n{}\n\nKind: {}. Default severity: {}.\n\n{}",
-                    rule.id,
-                    rule.summary,
-                    rule.kind.as_str(),
-                    rule.severity.as_str(),
-                    rule.docs
-                );
-                0
-            }
+            Some(rule) => print_stdout(&rule.page()),
             None => {
-                eprintln!("confvet: no rule named {rule:?}; `confvet rules` lists them");
+                let hint = confvet::rules::Selector::parse(&rule)
+                    .err()
+                    .unwrap_or_else(|| {
+                        format!("{rule:?} is a system; `confvet rules` lists its rules")
+                    });
+                eprintln!("confvet: {hint}");
                 2
             }
         },
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "confvet", &mut script);
+            print_stdout(&String::from_utf8_lossy(&script))
+        }
     };
     ExitCode::from(code)
+}
+
+/// Write `text` to standard output: exit code 0, also when the reader went
+/// away (`confvet rules | head`), 2 on any other write error.
+fn print_stdout(text: &str) -> u8 {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => 0,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(err) => {
+            eprintln!("confvet: cannot write standard output: {err}");
+            2
+        }
+    }
+}
+
+/// Read standard input for `lint -`, to stand in for `--stdin-filename`.
+fn read_stdin(args: &LintArgs, sources: &Sources, cwd: &Path) -> Result<Vec<PathBuf>, String> {
+    let dash = Path::new("-");
+    if !args.paths.iter().any(|p| p == dash) {
+        return match &args.stdin_filename {
+            Some(_) => {
+                Err("--stdin-filename is for reading standard input: pass `-` as the path".into())
+            }
+            None => Ok(args.paths.clone()),
+        };
+    }
+    let Some(name) = &args.stdin_filename else {
+        return Err("reading standard input (`-`) needs --stdin-filename PATH: the file's path decides its system and unit (a ytt package, a Tekton Pipeline's Tasks)".into());
+    };
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(confvet::source::MAX_READ_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read standard input: {err}"))?;
+    if bytes.len() as u64 > confvet::source::MAX_READ_BYTES {
+        return Err(format!(
+            "standard input is larger than {} MiB",
+            confvet::source::MAX_READ_BYTES / 1024 / 1024
+        ));
+    }
+    sources.set_stdin(cwd.join(name), bytes);
+    Ok(args
+        .paths
+        .iter()
+        .map(|p| if p == dash { name.clone() } else { p.clone() })
+        .collect())
 }
 
 fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
@@ -187,6 +240,13 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         None => None,
     };
     let sources = Sources::new();
+    let paths = match read_stdin(&args, &sources, cwd) {
+        Ok(paths) => paths,
+        Err(message) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+    };
     let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
     let config = match confvet::config::load(&config_source, cwd, &sources) {
         Ok(config) => config,
@@ -201,7 +261,10 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     let bar = progress::wanted(args.quiet, args.no_progress)
         .then(|| progress::TerminalBar::start(progress::DELAY));
     let request = LintRequest {
-        paths: args.paths.clone(),
+        paths,
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        extend_exclude: args.extend_exclude.clone(),
         ytt: YttSettings {
             skip_templates: args.no_render,
             ..ytt_settings(&args.ytt, cwd)
@@ -220,6 +283,19 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     }
     for error in &result.errors {
         eprintln!("confvet: {error}");
+    }
+    // Nothing was linted: say why instead of "no problems in 0 files".
+    let nothing_linted = result.summary.files == 0 && !is_blocked;
+    if nothing_linted && result.errors.is_empty() && !args.quiet {
+        let shown: Vec<String> = request
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        eprintln!(
+            "confvet: nothing to lint: no ytt package, KubeVirt Template or Tekton file in {}",
+            shown.join(", ")
+        );
     }
     if let Some(baseline) = &baseline {
         match baseline.apply(&mut result, &sources) {
@@ -255,7 +331,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
                 format.emitter(false).emit(&mut writer, &report)?;
                 writer.flush()
             }),
-            None if args.quiet && *format == Format::Text => Ok(()),
+            None if (args.quiet || nothing_linted) && *format == Format::Text => Ok(()),
             None => {
                 let stdout = std::io::stdout();
                 let mut lock = stdout.lock();

@@ -17,6 +17,46 @@ pub struct Rule {
     pub docs: &'static str,
 }
 
+impl Rule {
+    /// The rule's documentation page: what `confvet explain` prints and
+    /// `docs/rules/<id>.md` holds (a test keeps the two the same).
+    pub fn page(&self) -> String {
+        format!(
+            "# {}\n\n{}\n\nKind: {}. Default severity: {}.\n\n{}\n",
+            self.id,
+            self.summary,
+            self.kind.as_str(),
+            self.severity.as_str(),
+            self.docs
+        )
+    }
+}
+
+/// The index of the documentation pages, `docs/rules/README.md`.
+pub fn index_page() -> String {
+    let mut page = String::from(
+        "# Rules\n\nEvery rule confvet reports, by system. Each page is what `confvet explain <rule>` prints; generated from `src/rules.rs` (`CONFVET_UPDATE_DOCS=1 cargo test --test rule_docs`).\n",
+    );
+    let mut system = "";
+    for rule in RULES {
+        let this = rule.id.split('/').next().unwrap_or(rule.id);
+        if this != system {
+            system = this;
+            page.push_str(&format!(
+                "\n## {system}\n\n| Rule | Severity | Summary |\n|---|---|---|\n"
+            ));
+        }
+        page.push_str(&format!(
+            "| [`{}`]({}.md) | {} | {} |\n",
+            rule.id,
+            rule.id,
+            rule.severity.as_str(),
+            rule.summary.replace('|', "\\|")
+        ));
+    }
+    page
+}
+
 macro_rules! rule {
     ($id:literal, $kind:ident, $severity:ident, $summary:literal, $docs:expr) => {
         Rule {
@@ -487,6 +527,46 @@ pub fn doc_url(id: &str) -> String {
     format!("{HOMEPAGE}/blob/main/docs/rules/{id}.md")
 }
 
+/// What `--select`, `--ignore` and the configuration's `rules` name: one
+/// rule, or every rule of a system (`ytt/*`; on the command line also `ytt`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    Rule(&'static str),
+    System(&'static str),
+}
+
+impl Selector {
+    /// The selector `text` names; the error says what was wrong and what
+    /// would be right (the nearest rule id, or where the ids are listed).
+    pub fn parse(text: &str) -> Result<Selector, String> {
+        let group = text.strip_suffix("/*").unwrap_or(text);
+        if let Some(system) = SYSTEMS.iter().find(|system| **system == group) {
+            return Ok(Selector::System(system));
+        }
+        if let Some(rule) = find(text) {
+            return Ok(Selector::Rule(rule.id));
+        }
+        let ids: Vec<String> = RULES.iter().map(|r| r.id.to_string()).collect();
+        Err(match crate::suggest::did_you_mean(text, &ids) {
+            Some(near) => format!("unknown rule \"{text}\"; did you mean \"{near}\"?"),
+            None => format!(
+                "unknown rule \"{text}\"; `confvet rules` lists them, and `ytt/*` names a whole system ({})",
+                SYSTEMS.join(", ")
+            ),
+        })
+    }
+
+    pub fn matches(&self, id: &str) -> bool {
+        match self {
+            Selector::Rule(rule) => *rule == id,
+            Selector::System(system) => id.split('/').next() == Some(system),
+        }
+    }
+}
+
+/// The systems rule ids start with.
+pub const SYSTEMS: &[&str] = &["yaml", "ytt", "kubevirt", "tekton", "config", "confvet"];
+
 /// The rule with this id.
 pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
@@ -572,12 +652,30 @@ mod tests {
     }
 
     #[test]
+    fn selectors_name_rules_and_systems_and_suggest_the_nearest_id() {
+        assert_eq!(
+            Selector::parse("ytt/validation"),
+            Ok(Selector::Rule("ytt/validation"))
+        );
+        assert_eq!(Selector::parse("ytt/*"), Ok(Selector::System("ytt")));
+        assert_eq!(Selector::parse("tekton"), Ok(Selector::System("tekton")));
+        let system = Selector::parse("kubevirt").unwrap();
+        assert!(system.matches("kubevirt/validation"));
+        assert!(!system.matches("ytt/validation"));
+        let error = Selector::parse("ytt/validaton").unwrap_err();
+        assert!(error.contains("did you mean \"ytt/validation\""), "{error}");
+        let error = Selector::parse("nothing/like-it").unwrap_err();
+        assert!(error.contains("`confvet rules` lists them"), "{error}");
+        assert!(Selector::parse("ytt/").is_err());
+    }
+
+    #[test]
     fn every_rule_is_documented_and_named_by_system() {
         let mut seen = std::collections::HashSet::new();
         for rule in RULES {
             assert!(seen.insert(rule.id), "duplicate rule id {}", rule.id);
             let (system, name) = rule.id.split_once('/').expect("ids are system/name");
-            assert!(["yaml", "ytt", "kubevirt", "tekton", "confvet", "config"].contains(&system));
+            assert!(SYSTEMS.contains(&system));
             assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
             assert!(!rule.summary.ends_with('.'), "{}", rule.id);
             for section in ["## What it does", "## Why", "## Example"] {

@@ -8,6 +8,7 @@ use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Kind, Severity, sort_findings};
 use crate::progress::Progress;
 use crate::report::{CheckedUnit, Summary};
+use crate::rules::Selector;
 use crate::source::{FileId, Sources, Span, display_name};
 use crate::suppress;
 use crate::yaml::{Node, ParseOptions};
@@ -24,6 +25,23 @@ pub struct LintRequest {
     pub config: Option<Config>,
     /// Told how many units there are and when each is checked.
     pub progress: Option<Arc<dyn Progress>>,
+    /// `--select`: when not empty, only these rules report.
+    pub select: Vec<Selector>,
+    /// `--ignore`: these rules never report.
+    pub ignore: Vec<Selector>,
+    /// `--extend-exclude`: gitignore-style patterns relative to the current
+    /// directory, excluded as the configuration's `exclude` is.
+    pub extend_exclude: Vec<String>,
+}
+
+impl LintRequest {
+    /// Whether findings of rule `id` are reported: selected by the command
+    /// line and not turned off by the configuration.
+    pub fn reports(&self, id: &str) -> bool {
+        (self.select.is_empty() || self.select.iter().any(|s| s.matches(id)))
+            && !self.ignore.iter().any(|s| s.matches(id))
+            && !self.config.as_ref().is_some_and(|c| c.turns_off(id))
+    }
 }
 
 /// Everything a run found.
@@ -68,6 +86,28 @@ impl LintResult {
 
 /// Lint `request.paths`; `cwd` names files in the output.
 pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult {
+    let mut options = request
+        .config
+        .as_ref()
+        .map(Config::discover_options)
+        .unwrap_or_default();
+    if !request.extend_exclude.is_empty() {
+        match discover::exclude_filter(cwd, &request.extend_exclude) {
+            Ok(excluded) => {
+                let before = options.filter.take();
+                options.filter = Some(Arc::new(move |path: &Path, is_dir: bool| {
+                    !excluded(path, is_dir)
+                        && before.as_ref().is_none_or(|keeps| keeps(path, is_dir))
+                }));
+            }
+            Err(message) => {
+                return LintResult {
+                    errors: vec![format!("--extend-exclude: {message}")],
+                    ..LintResult::default()
+                };
+            }
+        }
+    }
     let Discovery {
         files,
         units,
@@ -78,11 +118,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         sources,
         cwd,
         &ParseOptions::default(),
-        &request
-            .config
-            .as_ref()
-            .map(Config::discover_options)
-            .unwrap_or_default(),
+        &options,
     );
     let mut result = LintResult {
         errors,
@@ -197,7 +233,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     sort_findings(&mut result.findings, sources);
     result.findings.dedup();
-    let suppressed = suppress::apply(&mut result.findings, sources, &linted);
+    let reports = |id: &str| request.reports(id);
+    result.findings.retain(|f| reports(f.rule));
+    let suppressed = suppress::apply(&mut result.findings, sources, &linted, &reports);
+    // Suppression comments make findings of their own, which may be off.
+    result.findings.retain(|f| reports(f.rule));
     sort_findings(&mut result.findings, sources);
     result.summary = Summary {
         files: units.iter().map(|u| u.files.len()).sum(),

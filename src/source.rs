@@ -143,11 +143,34 @@ pub struct Sources {
     /// fingerprints name files relative to the root, so that a baseline or a
     /// code-scanning alert survives running confvet from another directory.
     root: OnceLock<(PathBuf, PathBuf)>,
+    /// A file read from standard input (`lint -`) and the path it stands
+    /// for: it replaces that file, which need not exist on disk.
+    stdin: OnceLock<(PathBuf, Vec<u8>)>,
 }
 
 impl Sources {
     pub fn new() -> Sources {
         Sources::default()
+    }
+
+    /// Stand `bytes`, read from standard input, in for the file at `path`
+    /// (absolute): discovery sees it there, and reads it instead of the disk.
+    pub fn set_stdin(&self, path: PathBuf, bytes: Vec<u8>) {
+        let _ = self.stdin.set((normalize_path(&path), bytes));
+    }
+
+    /// The path standard input stands in for, if any.
+    pub fn stdin_path(&self) -> Option<&Path> {
+        self.stdin.get().map(|(path, _)| path.as_path())
+    }
+
+    /// The bytes of the file at `path`: standard input's where it stands in
+    /// for that file, else [`read_limited`].
+    pub fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        match self.stdin.get() {
+            Some((stdin, bytes)) if stdin == path => Ok(bytes.clone()),
+            _ => read_limited(path),
+        }
     }
 
     pub fn add(&self, file: SourceFile) -> FileId {

@@ -97,8 +97,15 @@ struct Parsed {
 ///
 /// Unused comments are reported only in units left without errors: an error
 /// can stop a check (ytt checks no value of a package whose schema is
-/// broken) before it reaches the rule a comment suppresses.
-pub fn apply(findings: &mut Vec<Finding>, sources: &Sources, units: &[Vec<FileId>]) -> usize {
+/// broken) before it reaches the rule a comment suppresses; and only for
+/// rules that `reports` (a rule turned off by `--ignore` or the
+/// configuration cannot have fired).
+pub fn apply(
+    findings: &mut Vec<Finding>,
+    sources: &Sources,
+    units: &[Vec<FileId>],
+    reports: &dyn Fn(&str) -> bool,
+) -> usize {
     let mut scanned: BTreeSet<FileId> = units.iter().flatten().copied().collect();
     scanned.extend(findings.iter().map(|f| f.span.file));
     // Few files have comments: a quick look at every text, on all cores.
@@ -151,7 +158,13 @@ pub fn apply(findings: &mut Vec<Finding>, sources: &Sources, units: &[Vec<FileId
         }
         for file in unit {
             for suppression in by_file.get(file).into_iter().flatten() {
-                for pattern in suppression.patterns.iter().filter(|p| !p.used) {
+                let could_fire =
+                    |p: &Pattern| RULES.iter().any(|r| p.matches(r.id) && reports(r.id));
+                for pattern in suppression
+                    .patterns
+                    .iter()
+                    .filter(|p| !p.used && could_fire(p))
+                {
                     problems.push(unused(suppression.reach, pattern));
                 }
             }
@@ -372,7 +385,7 @@ mod tests {
                 )
             })
             .collect();
-        let hidden = apply(&mut findings, &sources, &[vec![file]]);
+        let hidden = apply(&mut findings, &sources, &[vec![file]], &|_| true);
         let left = findings
             .iter()
             .map(|f| (f.rule, source.line_col(f.span.start as usize).line))
@@ -452,6 +465,21 @@ mod tests {
     }
 
     #[test]
+    fn a_suppression_of_a_rule_that_is_off_is_not_unused() {
+        let sources = Sources::new();
+        let text = "a: 1 # confvet: ignore[ytt/validation, ytt/unknown-key] both\n";
+        let file = sources.add(SourceFile::new("a.yml".into(), None, text.into()));
+        let mut findings = Vec::new();
+        let off = |id: &str| id != "ytt/validation";
+        apply(&mut findings, &sources, &[vec![file]], &off);
+        let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            ["ignore[ytt/unknown-key] hides no finding on line 1"]
+        );
+    }
+
+    #[test]
     fn unused_suppressions_wait_until_the_unit_has_no_errors() {
         let text = "a: 1 # confvet: ignore[ytt/unknown-key] typo\nb: 2\n";
         assert_eq!(run(text, &[(V, 2)]).0, vec![(V, 2)]);
@@ -473,7 +501,7 @@ mod tests {
         let text = "a: 1 # confvet: ignore[ytt/validation, ytt/validaton] typo\n";
         let file = sources.add(SourceFile::new("a.yml".into(), None, text.into()));
         let mut findings = Vec::new();
-        apply(&mut findings, &sources, &[vec![file]]);
+        apply(&mut findings, &sources, &[vec![file]], &|_| true);
         assert_eq!(findings.len(), 1);
         let typo = text.rfind("ytt/").unwrap();
         let typo = &text[typo..text.find(']').unwrap()];

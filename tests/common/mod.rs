@@ -69,6 +69,16 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Run {
 }
 
 pub fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_full(dir, args, env, None)
+}
+
+/// Run with `input` on standard input.
+pub fn run_stdin(dir: &Path, args: &[&str], input: &str) -> Run {
+    run_full(dir, args, &[], Some(input))
+}
+
+fn run_full(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>) -> Run {
+    use std::io::Write;
     let mut command = Command::new(BIN);
     command
         .args(args)
@@ -78,11 +88,20 @@ pub fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     for (key, value) in env {
         command.env(key, value);
     }
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("run confvet");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    // A run that never reads its input may close the pipe first.
+    let _ = stdin.write_all(input.unwrap_or("").as_bytes());
+    drop(stdin);
     let Output {
         status,
         stdout,
         stderr,
-    } = command.output().expect("run confvet");
+    } = child.wait_with_output().expect("run confvet");
     let run = Run {
         code: status.code().expect("confvet exited by a signal"),
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
