@@ -22,6 +22,8 @@ pub enum Command {
     Values(ValuesArgs),
     /// Render a ytt package as `ytt -f PATH...` does and print the output
     Render(RenderArgs),
+    /// Export the schema of the ytt package in DIR: OpenAPI v3 (as ytt, with rules), JSON Schema or Markdown
+    Schema(SchemaArgs),
     /// List every rule id with a one-line summary
     Rules,
     /// Print the documentation of one rule
@@ -121,6 +123,44 @@ pub struct ValuesArgs {
 
     #[command(flatten)]
     pub ytt: YttFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The ytt package directory
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+
+    /// What to write
+    #[arg(long, value_enum, default_value_t = SchemaFormat::OpenapiV3)]
+    pub format: SchemaFormat,
+
+    /// OpenAPI exactly as `ytt --data-values-schema-inspect -o openapi-v3` prints it: no rules
+    #[arg(long)]
+    pub ytt_compatible: bool,
+
+    /// Write to FILE instead of standard output
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write nothing; exit 1 when the --output FILE differs from the export (for CI and pre-commit)
+    #[arg(long, requires = "output")]
+    pub check: bool,
+
+    #[command(flatten)]
+    pub ytt: YttFlags,
+}
+
+/// The formats of `confvet schema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaFormat {
+    /// OpenAPI 3.0, as ytt exports it, plus the rules
+    #[value(name = "openapi-v3")]
+    OpenapiV3,
+    /// JSON Schema 2020-12 of a data-values file, for editors
+    JsonSchema,
+    /// a Markdown table of every data value, for a README
+    Markdown,
 }
 
 #[derive(Debug, Args)]

@@ -726,9 +726,7 @@ pub fn check_ytt_package(
     let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
     PackageOutcome {
         findings: merge_scenarios(&names, runs, sources),
-        values: None,
-        rendered: None,
-        rendered_texts: None,
+        ..PackageOutcome::default()
     }
 }
 

@@ -5,8 +5,8 @@ use clap::{CommandFactory, FromArgMatches};
 use confvet::baseline::Baseline;
 use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
 use confvet::cli::{
-    self, Cli, ColorChoice, Command, FailOn, LintArgs, RenderArgs, ValuesArgs, ValuesFormat,
-    YttFlags,
+    self, Cli, ColorChoice, Command, FailOn, LintArgs, RenderArgs, SchemaArgs, SchemaFormat,
+    ValuesArgs, ValuesFormat, YttFlags,
 };
 use confvet::config::{Config, ConfigSource};
 use confvet::finding::Severity;
@@ -61,6 +61,7 @@ fn run_main() -> ExitCode {
         }
         Command::Values(args) => run_values(args, &cwd),
         Command::Render(args) => run_render(args, &cwd),
+        Command::Schema(args) => run_schema(args, &cwd),
         Command::Rules => {
             let mut table = String::new();
             for rule in confvet::rules::RULES {
@@ -368,46 +369,69 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     u8::from(failed)
 }
 
-fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
-    let sources = Sources::new();
+/// Check the one ytt package in `dir` as far as its data values (templates
+/// are not rendered): the run's result, or the exit code after saying why
+/// there is none (I/O errors; no package or several).
+fn inspect_package(
+    dir: &Path,
+    flags: &YttFlags,
+    cwd: &Path,
+    sources: &Sources,
+) -> Result<confvet::run::LintResult, u8> {
     let request = LintRequest {
-        paths: vec![args.dir.clone()],
-        // Data values are final before templates run (`--data-values-inspect`).
+        paths: vec![dir.to_path_buf()],
+        // As `--data-values-inspect` and `--data-values-schema-inspect`.
         ytt: YttSettings {
             skip_templates: true,
-            ..ytt_settings(&args.ytt, cwd)
+            ..ytt_settings(flags, cwd)
         },
         ..LintRequest::default()
     };
-    let result = lint(&request, &sources, cwd);
+    let result = lint(&request, sources, cwd);
     for error in &result.errors {
         eprintln!("confvet: {error}");
     }
     if !result.errors.is_empty() {
-        return 2;
+        return Err(2);
     }
-    let has_errors = result
+    if result.values.len() != 1 {
+        print_findings(&result, sources);
+        eprintln!(
+            "confvet: {} holds {} ytt packages; name one",
+            dir.display(),
+            result.values.len()
+        );
+        return Err(2);
+    }
+    Ok(result)
+}
+
+/// The findings of a run that stops a `values` or `schema` command, as text
+/// on standard error.
+fn print_findings(result: &confvet::run::LintResult, sources: &Sources) {
+    let report = Report {
+        findings: &result.findings,
+        sources,
+        units: &result.units,
+        summary: result.summary,
+    };
+    let _ = Format::Text
+        .emitter(use_color(ColorChoice::Auto))
+        .emit(&mut std::io::stderr(), &report);
+}
+
+fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
+    let sources = Sources::new();
+    let result = match inspect_package(&args.dir, &args.ytt, cwd, &sources) {
+        Ok(result) => result,
+        Err(code) => return code,
+    };
+    if result
         .findings
         .iter()
-        .any(|f| f.severity == Severity::Error);
-    if has_errors || result.values.len() != 1 {
-        let report = Report {
-            findings: &result.findings,
-            sources: &sources,
-            units: &result.units,
-            summary: result.summary,
-        };
-        let _ = Format::Text
-            .emitter(use_color(ColorChoice::Auto))
-            .emit(&mut std::io::stderr(), &report);
-        if !has_errors {
-            eprintln!(
-                "confvet: {} holds {} ytt packages; name one",
-                args.dir.display(),
-                result.values.len()
-            );
-            return 2;
-        }
+        .any(|f| f.severity == Severity::Error)
+    {
+        print_findings(&result, &sources);
         return 1;
     }
     let Some(values) = &result.values[0].1 else {
@@ -423,10 +447,59 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
             text
         }
     };
-    match std::io::stdout().write_all(text.as_bytes()) {
+    print_stdout(&text)
+}
+
+fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
+    use confvet::check::ytt::schema::export;
+    let sources = Sources::new();
+    let result = match inspect_package(&args.dir, &args.ytt, cwd, &sources) {
+        Ok(result) => result,
+        Err(code) => return code,
+    };
+    // As `--data-values-schema-inspect`, only the schema must be sound:
+    // ytt exports it before it looks at any data value.
+    let (root, Some(schema)) = &result.schemas[0] else {
+        print_findings(&result, &sources);
+        return 1;
+    };
+    let title = confvet::source::display_name(root, cwd);
+    let schema = schema.as_ref();
+    let text = match args.format {
+        SchemaFormat::OpenapiV3 => export::openapi::to_yaml(schema, &sources, args.ytt_compatible),
+        SchemaFormat::JsonSchema => {
+            let document = export::json_schema::document(schema, &sources, &title);
+            let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        SchemaFormat::Markdown => export::markdown::document(schema, &sources, &title),
+    };
+    let Some(output) = &args.output else {
+        return print_stdout(&text);
+    };
+    if args.check {
+        return match std::fs::read_to_string(output) {
+            Ok(current) if current == text => 0,
+            Ok(_) => {
+                eprintln!(
+                    "confvet: {} is out of date; run the same `confvet schema` without --check to rewrite it",
+                    output.display()
+                );
+                1
+            }
+            Err(err) => {
+                eprintln!("confvet: {}: {err}", output.display());
+                1
+            }
+        };
+    }
+    match std::fs::write(output, text) {
         Ok(()) => 0,
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(_) => 2,
+        Err(err) => {
+            eprintln!("confvet: cannot write {}: {err}", output.display());
+            2
+        }
     }
 }
 
@@ -566,11 +639,7 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
             "\nWarning: Found Non-YAML templates in input. Non-YAML templates are not rendered to standard output.\nIf you want to include those results, use the --output-files or --dangerous-emptied-output-directory flag.\n"
         );
     }
-    match std::io::stdout().write_all(text.as_bytes()) {
-        Ok(()) => 0,
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(_) => 2,
-    }
+    print_stdout(&text)
 }
 
 /// Every file `ytt -f PATHS` reads, by the name ytt gives it.

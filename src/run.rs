@@ -1,7 +1,8 @@
 //! One lint run: discover, check every unit on all cores, sort findings.
 //! The binary and the tests both go through here.
 
-use crate::check::ytt::YttSettings;
+use crate::check::ytt::schema::SchemaType;
+use crate::check::ytt::{PackageOutcome, YttSettings};
 use crate::check::{kubevirt, tekton};
 use crate::config::{self, Config};
 use crate::discover::{self, Discovery, System};
@@ -58,6 +59,8 @@ pub struct LintResult {
     /// Each ytt package's rendered templates (file, output documents), when
     /// rendering got that far.
     pub rendered: Vec<(PathBuf, Option<RenderedFiles>)>,
+    /// Each ytt package's schema, as [`PackageOutcome::schema`].
+    pub schemas: Vec<(PathBuf, Option<Option<SchemaType>>)>,
 }
 
 /// The output documents of each template file of a package.
@@ -134,7 +137,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(progress) = &request.progress {
         progress.checking(units.len());
     }
-    let outcomes: Vec<(Vec<Finding>, Option<Node>, Option<RenderedFiles>)> = units
+    let outcomes: Vec<PackageOutcome> = units
         .par_iter()
         .map(|unit| {
             let members: Vec<&discover::DiscoveredFile> =
@@ -148,23 +151,22 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 {
                     panic!("test panic");
                 }
-                match unit.system {
+                let findings = match unit.system {
                     System::Ytt => {
-                        let outcome = config::check_ytt_package(
+                        return config::check_ytt_package(
                             request.config.as_ref(),
                             &unit.root,
                             &members,
                             sources,
                             &request.ytt,
                         );
-                        (outcome.findings, outcome.values, outcome.rendered)
                     }
-                    System::Kubevirt => (kubevirt::check_unit(&members, sources), None, None),
-                    System::Tekton => (
-                        tekton::check_unit(&members, &unit.root, sources),
-                        None,
-                        None,
-                    ),
+                    System::Kubevirt => kubevirt::check_unit(&members, sources),
+                    System::Tekton => tekton::check_unit(&members, &unit.root, sources),
+                };
+                PackageOutcome {
+                    findings,
+                    ..PackageOutcome::default()
                 }
             }));
             let outcome = checked.unwrap_or_else(|panic| {
@@ -182,7 +184,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                         crate::finding::panic_message(&panic)
                     ),
                 );
-                (vec![finding], None, None)
+                PackageOutcome {
+                    findings: vec![finding],
+                    ..PackageOutcome::default()
+                }
             });
             if let Some(progress) = &request.progress {
                 progress.checked();
@@ -199,7 +204,8 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
         })
     };
-    for (unit, (findings, values, rendered)) in units.iter().zip(outcomes) {
+    for (unit, outcome) in units.iter().zip(outcomes) {
+        let findings = outcome.findings;
         result.units.push(CheckedUnit {
             name: display_name(&unit.root, cwd),
             system: unit.system.name(),
@@ -210,8 +216,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .collect(),
         });
         if unit.system == System::Ytt {
-            result.values.push((unit.root.clone(), values));
-            result.rendered.push((unit.root.clone(), rendered));
+            result.values.push((unit.root.clone(), outcome.values));
+            result.rendered.push((unit.root.clone(), outcome.rendered));
+            result.schemas.push((unit.root.clone(), outcome.schema));
             result.findings.extend(findings);
         } else {
             result

@@ -7,6 +7,8 @@
 //! `CONFVET_CONFORMANCE_FILTER=ytt/types` runs only matching cases, and
 //! `CONFVET_CONFORMANCE_VERBOSE=1` prints why each failing case failed.
 
+mod common;
+
 use confvet::source::{FileId, SourceFile, Sources};
 use rayon::prelude::*;
 use serde_json::Value as J;
@@ -26,20 +28,6 @@ fn read_yaml(path: &Path) -> Result<J, String> {
     let set = confvet::yaml::parse_file(id, &text, &Default::default()).map_err(|e| e.message)?;
     let doc = set.docs.into_iter().next().ok_or("empty expect.yml")?;
     Ok(confvet::yaml::emit::to_json(&doc.value))
-}
-
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else if entry.file_name() != "expect.yml" {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
 }
 
 #[derive(Debug)]
@@ -144,7 +132,7 @@ enum Verdict {
 
 fn run_case(system: &str, case_dir: &Path, scratch: &Path, verdict: Verdict) -> Result<(), String> {
     let expect = read_yaml(&case_dir.join("expect.yml"))?;
-    copy_dir(case_dir, scratch).map_err(|e| e.to_string())?;
+    common::copy_case(case_dir, scratch).map_err(|e| e.to_string())?;
     if verdict == Verdict::Render {
         return render_verdict(case_dir, scratch, &expect);
     }

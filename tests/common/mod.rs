@@ -118,3 +118,19 @@ fn run_full(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>
 pub fn findings(json: &Value) -> &Vec<Value> {
     json["findings"].as_array().expect("findings array")
 }
+
+/// Copy a conformance case or corpus package, leaving out its `expect.yml`
+/// (as ytt's `--file-mark expect.yml:exclude=true` does).
+pub fn copy_case(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_case(&entry.path(), &target)?;
+        } else if entry.file_name() != "expect.yml" {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}

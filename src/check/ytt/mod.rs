@@ -69,6 +69,10 @@ pub struct PackageOutcome {
     pub rendered: Option<Vec<(crate::source::FileId, Vec<Document>)>>,
     /// Each text template's (`.txt`) output, when rendering got that far.
     pub rendered_texts: Option<Vec<(crate::source::FileId, String)>>,
+    /// The package's schema once the schema phase is through: `Some(None)`
+    /// for a package without one; `None` when the phase was not reached or
+    /// failed.
+    pub schema: Option<Option<SchemaType>>,
 }
 
 /// Settings of a ytt check.
@@ -158,6 +162,9 @@ pub fn check_package(
     // arguments are evaluated in their file's scope.
     let engine = Engine::new(root);
     let mut scopes = HashMap::new();
+    // A data-values file that ytt cannot template stops the data values,
+    // not the schema: ytt builds (and exports) the schema first.
+    let mut values_unreadable = false;
     for (file, set) in files.iter().zip(&parsed) {
         if in_ytt_lib(&file.path, root) {
             continue;
@@ -168,6 +175,9 @@ pub fn check_package(
             .any(|d| d.has_annotation("data/values-schema"));
         let is_values_file = set.docs.iter().any(|d| d.has_annotation("data/values"));
         if !is_schema_file && !is_values_file {
+            continue;
+        }
+        if values_unreadable && !is_schema_file {
             continue;
         }
         let source = sources.get(file.id);
@@ -187,7 +197,11 @@ pub fn check_package(
                 )
                 .with_help("write `#!` for a comment in a ytt file, or pass --ignore-unknown-comments as ytt users do"),
             );
-            return outcome;
+            if is_schema_file {
+                return outcome;
+            }
+            values_unreadable = true;
+            continue;
         }
         match engine.compile_yaml_file(
             &source.name,
@@ -234,6 +248,10 @@ pub fn check_package(
         Ok(schema) => schema,
         Err(()) => return outcome,
     };
+    outcome.schema = Some(schema.clone());
+    if values_unreadable {
+        return outcome;
+    }
 
     // 4. Data values, merged step by step.
     let mut seen: HashSet<(Span, String)> = HashSet::new();

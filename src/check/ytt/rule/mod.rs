@@ -135,7 +135,7 @@ impl NamedRule {
     }
 
     /// The rule as written (for labels).
-    pub(super) fn written(&self) -> String {
+    pub(crate) fn written(&self) -> String {
         match self {
             NamedRule::MinLen(n) => format!("min_len={n}"),
             NamedRule::MaxLen(n) => format!("max_len={n}"),

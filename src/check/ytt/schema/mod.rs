@@ -10,9 +10,12 @@
 //! - `infer.rs`: the type of each node of a schema document.
 //! - `defaults.rs`: default values, [`fill_defaults`], and nodes made from
 //!   Starlark values.
+//! - `export/`: the tree as OpenAPI v3 (ytt's export), JSON Schema and
+//!   Markdown.
 
 mod build;
 mod defaults;
+pub mod export;
 mod infer;
 mod types;
 
