@@ -26,7 +26,13 @@ pub const FILE_NAMES: [&str; 2] = [".confvet.yaml", ".confvet.yml"];
 /// The keys each part of the file takes (the JSON Schema must list the same).
 pub const TOP_KEYS: &[&str] = &["include", "exclude", "systems", "rules", "ytt"];
 pub const YTT_KEYS: &[&str] = &["strict", "ignore-unknown-comments", "packages"];
-pub const PACKAGE_KEYS: &[&str] = &["path", "strict", "ignore-unknown-comments", "scenarios"];
+pub const PACKAGE_KEYS: &[&str] = &[
+    "path",
+    "strict",
+    "ignore-unknown-comments",
+    "scenarios",
+    "package-resource",
+];
 pub const SCENARIO_KEYS: &[&str] = &[
     "name",
     "data-values-file",
@@ -130,6 +136,8 @@ struct Package {
     strict: bool,
     ignore_unknown_comments: bool,
     scenarios: Vec<Scenario>,
+    /// The Carvel Package resource file that ships this package (absolute).
+    package_resource: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -251,6 +259,16 @@ impl Config {
                     .find(|s| s.selector.strip_suffix("/*") == Some(group))
             })
             .map(|s| s.severity)
+    }
+
+    /// `(Package resource file, ytt package root)` for every package that
+    /// names its `package-resource`.
+    pub fn package_resources(&self) -> Vec<(PathBuf, PathBuf)> {
+        self.ytt
+            .packages
+            .iter()
+            .filter_map(|p| Some((p.package_resource.clone()?, p.root.clone())))
+            .collect()
     }
 
     fn package(&self, root: &Path) -> Option<&Package> {
@@ -547,6 +565,7 @@ impl Parser<'_> {
             strict: false,
             ignore_unknown_comments: false,
             scenarios: Vec::new(),
+            package_resource: None,
         };
         for item in self.map(node, what, PACKAGE_KEYS) {
             let value = &item.value;
@@ -569,6 +588,19 @@ impl Parser<'_> {
                         self.bool(value, &format!("{what}.ignore-unknown-comments"))
                 }
                 "scenarios" => package.scenarios = self.scenarios(value, what),
+                "package-resource" => {
+                    let what = format!("{what}.package-resource");
+                    let Some(path) = self.string(value, &what) else {
+                        continue;
+                    };
+                    let absolute = normalize_path(&self.dir.join(&path));
+                    if absolute.is_file() {
+                        package.package_resource = Some(absolute);
+                    } else {
+                        self.invalid(value.span, format!("{what}: no file {path}"))
+                            .help = Some("paths are relative to the configuration file".into());
+                    }
+                }
                 _ => {}
             }
         }

@@ -72,6 +72,8 @@ pub struct Discovery {
     /// KubeVirt and Tekton units are read whole (a VM's template may sit
     /// elsewhere) but report only on these.
     pub scope: Option<Vec<PathBuf>>,
+    /// Carvel `Package` resources (plain YAML, in no unit).
+    pub carvel_packages: Vec<DiscoveredFile>,
 }
 
 /// Decides whether the walk keeps a path (`true`) or skips it; the flag
@@ -188,12 +190,15 @@ pub fn discover_with(
             yaml_paths.sort();
         }
         let start = discovery.files.len();
-        let files: Vec<DiscoveredFile> = yaml_paths
+        let (files, carvel_packages): (Vec<DiscoveredFile>, Vec<DiscoveredFile>) = yaml_paths
             .par_iter()
             .filter_map(|p| read_and_parse(p, sources, cwd, parse))
             .filter(|f| !f.system.is_some_and(|s| options.systems_off.contains(&s)))
-            .collect();
+            .partition(|f| f.system.is_some());
         discovery.files.extend(files);
+        if !options.systems_off.contains(&System::Ytt) {
+            discovery.carvel_packages.extend(carvel_packages);
+        }
         group_units(
             &mut discovery,
             start,
@@ -337,6 +342,9 @@ struct Scan {
     system: Option<System>,
     has_schema: bool,
     has_values: bool,
+    /// A Carvel `Package` resource (`data.packaging.carvel.dev`), whose
+    /// values schema is compared with the ytt package it ships.
+    is_carvel_package: bool,
 }
 
 /// A UTF-16 file (with a byte-order mark, or ASCII text with every other
@@ -371,6 +379,8 @@ fn scan(text: &str) -> Scan {
     let mut is_ytt = false;
     let mut has_schema = false;
     let mut has_values = false;
+    let mut is_packaging = false;
+    let mut is_package_kind = false;
     for line in text.lines() {
         let line = line.trim_start();
         // `key: #@ expr`, `- #@ expr`: a template whose only code is
@@ -389,12 +399,14 @@ fn scan(text: &str) -> Scan {
                     let api = rest.trim().trim_matches(['"', '\'']);
                     is_tekton |=
                         api.starts_with("tekton.dev/") || api.starts_with("triggers.tekton.dev/");
+                    is_packaging |= api.starts_with("data.packaging.carvel.dev/");
                 }
             }
             Some(b'k') => {
                 if let Some(rest) = line.strip_prefix("kind:") {
                     let kind = rest.trim().trim_matches(['"', '\'']);
                     is_kubevirt |= kind == "Template" || kind == "VirtualMachine";
+                    is_package_kind |= kind == "Package";
                 }
             }
             _ => {}
@@ -413,6 +425,7 @@ fn scan(text: &str) -> Scan {
         system,
         has_schema,
         has_values,
+        is_carvel_package: is_packaging && is_package_kind,
     }
 }
 
@@ -495,12 +508,16 @@ fn read_file(
         system,
         has_schema,
         has_values,
+        is_carvel_package,
     } = scan(&text);
     let system = if force_ytt { Some(System::Ytt) } else { system };
     // A file named on the command line is classified as the walk would
     // classify it: a Helm template or any other YAML that no system reads is
-    // skipped, not reported.
-    system?;
+    // skipped, not reported. A Carvel Package resource is read for the ytt
+    // package it ships (system None).
+    if system.is_none() && !is_carvel_package {
+        return None;
+    }
     let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), text));
     let parsed = if is_binary {
         let text = sources.get(id);

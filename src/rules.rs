@@ -164,6 +164,13 @@ pub static RULES: &[Rule] = &[
         "## What it does\nEvaluates each `when=` predicate as ytt does, with `(value)` or `(value, ctx)`, and reports one that fails, returns something other than a boolean, or takes another number of parameters.\n\n## Why\nytt aborts all validation with `Validating <path>: ...`.\n\n## Example\n```yaml\n#@schema/validation min=1, when=lambda v: fail(\"cannot decide\")\nreplicas: 0\n```"
     ),
     rule!(
+        "ytt/package-schema-drift",
+        Schema,
+        Error,
+        "A Carvel Package's values schema differs from its ytt package's schema",
+        "## What it does\nCompares `spec.valuesSchema.openAPIv3` of a Carvel `Package` resource (`data.packaging.carvel.dev/v1alpha1`) with the OpenAPI export of the ytt package it ships (`confvet schema DIR --ytt-compatible`, or with the rules when the Package holds rule keywords such as `minimum`), and reports the first key where they differ. The ytt package is the one the configuration names (`ytt.packages[].package-resource`), else the one a `git` fetch's `subPath` (and the `ytt` template's `paths`) points at in this repository, else the only ytt package below the Package file's directory; when none of these finds exactly one, nothing is compared. Documentation keys at the top (`title`, `description`, `examples`) may be added freely.\n\n## Why\nkapp-controller shows and validates consumers' values with the schema in the Package; a copy left behind after the schema changed accepts values the package rejects, or rejects valid ones.\n\n## Example\n```yaml\napiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nspec:\n  valuesSchema:\n    openAPIv3:\n      properties:\n        replicas:\n          type: integer\n          default: 1   # the schema now says 2\n```"
+    ),
+    rule!(
         "ytt/unknown-comment",
         Syntax,
         Error,

@@ -1,6 +1,7 @@
 //! One lint run: discover, check every unit on all cores, sort findings.
 //! The binary and the tests both go through here.
 
+use crate::check::ytt::drift;
 use crate::check::ytt::schema::SchemaType;
 use crate::check::ytt::{PackageOutcome, YttSettings};
 use crate::check::{kubevirt, tekton};
@@ -116,6 +117,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         units,
         errors,
         scope,
+        carvel_packages,
     } = discover::discover_with(
         &request.paths,
         sources,
@@ -225,6 +227,23 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .findings
                 .extend(findings.into_iter().filter(|f| in_scope(f.span.file)));
         }
+    }
+    if !carvel_packages.is_empty() {
+        let mapping = request
+            .config
+            .as_ref()
+            .map(Config::package_resources)
+            .unwrap_or_default();
+        let context = drift::DriftContext {
+            schemas: &result.schemas,
+            mapping: &mapping,
+            sources,
+            cwd,
+        };
+        let drifted = drift::check(&carvel_packages, &context);
+        result
+            .findings
+            .extend(drifted.into_iter().filter(|f| in_scope(f.span.file)));
     }
     if result.findings.iter().any(|f| f.rule == "confvet/internal") {
         result.errors.push(

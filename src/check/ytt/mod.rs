@@ -20,6 +20,7 @@ mod asserts;
 pub mod awaits;
 mod deprecated;
 pub mod digest;
+pub mod drift;
 pub mod engine;
 pub mod flags;
 pub mod formats;

@@ -1,0 +1,287 @@
+//! `ytt/package-schema-drift`: a Carvel `Package` resource
+//! (`data.packaging.carvel.dev/v1alpha1`) carries the values schema of the
+//! ytt package it ships in `spec.valuesSchema.openAPIv3`, copied from
+//! `ytt --data-values-schema-inspect -o openapi-v3` (`kctrl package
+//! release` does it). When the schema changes and the copy does not,
+//! kapp-controller validates consumers' values against a stale schema.
+//!
+//! The ytt package a Package ships is found, in this order, by the
+//! configuration (`ytt.packages[].package-resource`), by a `git` fetch's
+//! `subPath` (with the `ytt` template's `paths`) in this repository, or as
+//! the only ytt package below the Package file's directory (the
+//! `<version>/package.yml` + `<version>/bundle/config/` layout). When none
+//! of these finds exactly one, nothing is compared.
+
+use super::schema::SchemaType;
+use super::schema::export::openapi;
+use crate::discover::DiscoveredFile;
+use crate::finding::{Finding, Kind};
+use crate::source::{Sources, Span, display_name};
+use crate::yaml::{Node, Value, child};
+use serde_json::Value as J;
+use std::path::{Path, PathBuf};
+
+/// Keywords only an export with rules writes: a Package holding one was
+/// made from `confvet schema` without `--ytt-compatible`.
+const RULE_KEYWORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "enum",
+    "multipleOf",
+    "x-ytt-validations",
+];
+
+/// Documentation a Package may add at the top of its schema.
+const ROOT_DOCS: &[&str] = &["title", "description", "example", "examples", "$schema"];
+
+/// What the drift check needs to know of a run.
+pub struct DriftContext<'a> {
+    /// Each ytt package root and its schema (as `PackageOutcome::schema`).
+    pub schemas: &'a [(PathBuf, Option<Option<SchemaType>>)],
+    /// `(Package file, ytt package root)` pairs the configuration names.
+    pub mapping: &'a [(PathBuf, PathBuf)],
+    pub sources: &'a Sources,
+    /// Where display names are relative to.
+    pub cwd: &'a Path,
+}
+
+/// Findings for every Package resource whose values schema is not its ytt
+/// package's export.
+pub fn check(packages: &[DiscoveredFile], context: &DriftContext<'_>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for file in packages {
+        let Ok(set) = &file.parsed else {
+            continue;
+        };
+        for doc in &set.docs {
+            let is_package = child(&doc.value, "kind")
+                .and_then(Node::as_scalar)
+                .is_some_and(|k| k.text == "Package");
+            let Some(spec) = child(&doc.value, "spec") else {
+                continue;
+            };
+            let Some(stored) = child(spec, "valuesSchema").and_then(|v| child(v, "openAPIv3"))
+            else {
+                continue;
+            };
+            if !is_package {
+                continue;
+            }
+            let Some(root) = shipped_package(&file.path, spec, context) else {
+                continue;
+            };
+            let Some((_, Some(Some(schema)))) = context.schemas.iter().find(|(r, _)| *r == root)
+            else {
+                continue;
+            };
+            if let Some(finding) = compare(stored, schema, &root, context) {
+                findings.push(finding);
+            }
+        }
+    }
+    findings
+}
+
+/// The root of the ytt package a Package ships, when exactly one is found.
+fn shipped_package(file: &Path, spec: &Node, context: &DriftContext<'_>) -> Option<PathBuf> {
+    if let Some((_, root)) = context.mapping.iter().find(|(package, _)| package == file) {
+        return Some(root.clone());
+    }
+    // Each package root with the file its schema starts in: confvet may root
+    // a package above the directory a Package's `ytt -f` names, so a
+    // package is found by where its schema is.
+    let roots: Vec<(&PathBuf, PathBuf)> = context
+        .schemas
+        .iter()
+        .filter_map(|(root, schema)| {
+            let schema = schema.as_ref()?.as_ref()?;
+            let file = context.sources.get(schema.span.file).path.clone()?;
+            Some((root, file))
+        })
+        .collect();
+    let only_one = |candidates: Vec<&PathBuf>| match candidates.as_slice() {
+        [one] => Some((*one).clone()),
+        _ => None,
+    };
+    let template = child(spec, "template").and_then(|t| child(t, "spec"));
+    let git_dirs = template
+        .and_then(|t| child(t, "fetch"))
+        .map(|fetch| {
+            items(fetch)
+                .filter_map(|f| child(f, "git"))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    if !git_dirs.is_empty() {
+        let repository = file
+            .ancestors()
+            .find(|dir| dir.join(".git").exists())
+            .unwrap_or(context.cwd);
+        let ytt_paths: Vec<String> = template
+            .and_then(|t| child(t, "template"))
+            .map(|steps| {
+                items(steps)
+                    .filter_map(|step| child(step, "ytt").and_then(|y| child(y, "paths")))
+                    .flat_map(items)
+                    .filter_map(|p| p.as_scalar().map(|s| s.text.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut candidates = Vec::new();
+        for git in git_dirs {
+            let sub_path = child(git, "subPath")
+                .and_then(Node::as_scalar)
+                .map_or(String::new(), |s| s.text.clone());
+            let base = crate::source::normalize_path(&repository.join(sub_path));
+            let wanted: Vec<PathBuf> = if ytt_paths.is_empty() {
+                vec![base.clone()]
+            } else {
+                ytt_paths
+                    .iter()
+                    .map(|p| crate::source::normalize_path(&base.join(p)))
+                    .collect()
+            };
+            candidates.extend(
+                roots
+                    .iter()
+                    .filter(|(_, schema)| wanted.iter().any(|w| schema.starts_with(w)))
+                    .map(|(root, _)| *root),
+            );
+        }
+        candidates.sort();
+        candidates.dedup();
+        return only_one(candidates);
+    }
+    let dir = file.parent()?;
+    only_one(
+        roots
+            .iter()
+            .filter(|(_, schema)| schema.starts_with(dir))
+            .map(|(root, _)| *root)
+            .collect(),
+    )
+}
+
+fn items(node: &Node) -> impl Iterator<Item = &Node> {
+    let list: &[crate::yaml::ArrayItem] = match &node.value {
+        Value::Array(list) => list,
+        _ => &[],
+    };
+    list.iter().map(|item| &item.value)
+}
+
+fn compare(
+    stored: &Node,
+    schema: &SchemaType,
+    root: &Path,
+    context: &DriftContext<'_>,
+) -> Option<Finding> {
+    let stored_json = crate::yaml::emit::to_json(stored);
+    let with_rules = mentions_rules(&stored_json);
+    let export = openapi::document(Some(schema), context.sources, !with_rules);
+    let expected = crate::yaml::emit::to_json(&export)
+        .pointer("/components/schemas/dataValues")
+        .cloned()?;
+    let (span, problem) = first_difference(stored, &expected, "", true)?;
+    let dir = match display_name(root, context.cwd) {
+        _ if root == context.cwd => ".".to_string(),
+        name => name,
+    };
+    let flag = if with_rules { "" } else { " --ytt-compatible" };
+    Some(
+        Finding::new(
+            "ytt/package-schema-drift",
+            Kind::Schema,
+            span,
+            format!("spec.valuesSchema.openAPIv3 differs from the schema of {dir}: {problem}"),
+        )
+        .with_related(schema.span, format!("the schema of {dir}"))
+        .with_help(format!(
+            "run `confvet schema {dir}{flag}` and copy its `components.schemas.dataValues` into spec.valuesSchema.openAPIv3"
+        )),
+    )
+}
+
+fn mentions_rules(value: &J) -> bool {
+    match value {
+        J::Object(map) => map
+            .iter()
+            .any(|(key, value)| RULE_KEYWORDS.contains(&key.as_str()) || mentions_rules(value)),
+        J::Array(items) => items.iter().any(mentions_rules),
+        _ => false,
+    }
+}
+
+/// Where `actual` first differs from `expected`, and how.
+fn first_difference(
+    actual: &Node,
+    expected: &J,
+    at: &str,
+    is_root: bool,
+) -> Option<(Span, String)> {
+    let here = |key: &str| {
+        if at.is_empty() {
+            key.to_string()
+        } else {
+            format!("{at}.{key}")
+        }
+    };
+    match (expected, &actual.value) {
+        (J::Object(keys), Value::Map(items)) => {
+            for (key, want) in keys {
+                match items.iter().find(|item| item.key.text == *key) {
+                    Some(item) => {
+                        if let Some(found) = first_difference(&item.value, want, &here(key), false)
+                        {
+                            return Some(found);
+                        }
+                    }
+                    None => {
+                        let span = items.first().map_or(actual.span, |item| item.key_span);
+                        return Some((
+                            span,
+                            format!("`{}` is missing (the schema has {want})", here(key)),
+                        ));
+                    }
+                }
+            }
+            items
+                .iter()
+                .find(|item| {
+                    let is_root_docs = is_root && ROOT_DOCS.contains(&item.key.text.as_str());
+                    !(keys.contains_key(&item.key.text) || is_root_docs)
+                })
+                .map(|item| {
+                    (
+                        item.key_span,
+                        format!("`{}` is not in the schema", here(&item.key.text)),
+                    )
+                })
+        }
+        (J::Array(want), Value::Array(got)) if want.len() == got.len() => want
+            .iter()
+            .zip(got)
+            .enumerate()
+            .find_map(|(i, (want, got))| {
+                first_difference(&got.value, want, &format!("{at}[{i}]"), false)
+            }),
+        _ => {
+            let got = crate::yaml::emit::to_json(actual);
+            let same = got == *expected
+                || matches!((got.as_f64(), expected.as_f64()), (Some(a), Some(b)) if a == b);
+            (!same).then(|| {
+                let place = if at.is_empty() { "the schema" } else { at };
+                (
+                    actual.span,
+                    format!("`{place}` is {got} here, {expected} in the schema"),
+                )
+            })
+        }
+    }
+}
