@@ -5,7 +5,7 @@ use crate::check::ytt::YttSettings;
 use crate::check::{kubevirt, tekton};
 use crate::config::{self, Config};
 use crate::discover::{self, Discovery, System};
-use crate::finding::{Finding, Kind, Severity, sort_findings};
+use crate::finding::{Finding, Kind, Severity, number_alike, sort_findings};
 use crate::progress::Progress;
 use crate::report::{CheckedUnit, Summary};
 use crate::source::{FileId, Sources, Span, display_name};
@@ -50,6 +50,7 @@ impl LintResult {
     pub fn blocked_by(config: &Config, sources: &Sources) -> LintResult {
         let mut findings = config.findings.clone();
         sort_findings(&mut findings, sources);
+        number_alike(&mut findings, sources);
         let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
         let summary = Summary {
             files: 1,
@@ -199,6 +200,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     result.findings.dedup();
     let suppressed = suppress::apply(&mut result.findings, sources, &linted);
     sort_findings(&mut result.findings, sources);
+    number_alike(&mut result.findings, sources);
     result.summary = Summary {
         files: units.iter().map(|u| u.files.len()).sum(),
         units: units.len(),

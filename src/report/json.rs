@@ -41,7 +41,8 @@
 //! * `path` (the data path, such as `databases[1].port`) and `help` are
 //!   omitted when the finding has none. `related` is always present.
 //! * `fingerprint` does not change when lines move (rule, file, data path and
-//!   message with digits masked); use it for baselines.
+//!   message with digits masked) and is unique within a report: findings
+//!   alike in all of those are numbered in order; use it for baselines.
 //! * `summary.suppressed` counts findings hidden by suppression comments or a
 //!   baseline; they are not in `findings`.
 

@@ -1,0 +1,82 @@
+//! End-to-end tests of the report formats as the binary writes them: what a
+//! CI system reading them would notice.
+
+mod common;
+
+use common::{TempDir, findings, run_in};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+const TEMPLATE: &str = include_str!("../examples/kubevirt/fedora-small.yaml");
+const VM: &str = include_str!("../examples/kubevirt/web-01.yaml");
+
+/// A KubeVirt file as the common-templates bundles are: one problem
+/// repeated in several documents, which only their positions tell apart.
+fn repeated_problem() -> TempDir {
+    let dir = TempDir::new("repeated");
+    dir.write("fedora-small.yaml", TEMPLATE);
+    let vms: Vec<String> = (1..=3)
+        .map(|n| VM.replace("name: web-01", &format!("name: web-0{n}")))
+        .collect();
+    dir.write("vms.yaml", vms.join("---\n"));
+    dir
+}
+
+/// Each fingerprint that more than one finding of `report` has, with the
+/// findings' positions.
+fn shared_fingerprints(report: &Value) -> Vec<String> {
+    let mut by_fingerprint: HashMap<&str, Vec<String>> = HashMap::new();
+    for finding in findings(report) {
+        by_fingerprint
+            .entry(finding["fingerprint"].as_str().unwrap())
+            .or_default()
+            .push(format!("{}:{}", finding["file"], finding["line"]));
+    }
+    by_fingerprint
+        .into_iter()
+        .filter(|(_, at)| at.len() > 1)
+        .map(|(fingerprint, at)| format!("{fingerprint} at {}", at.join(", ")))
+        .collect()
+}
+
+#[test]
+fn fingerprints_are_unique_in_a_file_that_repeats_a_problem() {
+    let dir = repeated_problem();
+    let run = run_in(dir.path(), &["lint", ".", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    assert_eq!(findings(&report).len(), 6, "{report:#}");
+    assert_eq!(shared_fingerprints(&report), Vec::<String>::new());
+
+    // Moving every document down keeps each finding's fingerprint.
+    let before: Vec<Value> = findings(&report)
+        .iter()
+        .map(|f| f["fingerprint"].clone())
+        .collect();
+    let vms = dir.read("vms.yaml");
+    dir.write("vms.yaml", format!("# moved\n\n{vms}"));
+    let moved = run_in(dir.path(), &["lint", ".", "--format", "json"]).json();
+    let after: Vec<Value> = findings(&moved)
+        .iter()
+        .map(|f| f["fingerprint"].clone())
+        .collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn fingerprints_are_unique_in_the_examples_and_the_corpus() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = run_in(root, &["lint", "examples", "--format", "json"]);
+    assert_eq!(shared_fingerprints(&run.json()), Vec::<String>::new());
+
+    let corpus = root.join("../shared/corpus/kubevirt");
+    if !corpus.is_dir() {
+        println!("skipped: ../shared/corpus/kubevirt not found; corpus fingerprints not checked");
+        return;
+    }
+    let run = run_in(&corpus, &["lint", ".", "--format", "json"]);
+    let report = run.json();
+    assert!(findings(&report).len() > 20, "{report:#}");
+    assert_eq!(shared_fingerprints(&report), Vec::<String>::new());
+}
