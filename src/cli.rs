@@ -80,6 +80,10 @@ pub struct LintArgs {
     #[arg(long, requires = "baseline")]
     pub update_baseline: bool,
 
+    /// GitHub code scanning category of the SARIF report (its automationDetails.id; a `/` is added)
+    #[arg(long, value_name = "NAME")]
+    pub category: Option<String>,
+
     /// Never draw a progress bar (drawn on a terminal after one second, never in CI)
     #[arg(long)]
     pub no_progress: bool,

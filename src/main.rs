@@ -241,11 +241,17 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         &mut result.findings,
         confvet::finding::MAX_PER_RULE_AND_FILE,
     );
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Never => None,
+    };
     let report = Report {
-        findings: &result.findings,
-        sources: &sources,
-        units: &result.units,
-        summary: result.summary,
+        errors: &result.errors,
+        fail_on: threshold,
+        category: args.category.as_deref(),
+        base_dir: Some(cwd),
+        ..Report::new(&result.findings, &sources, &result.units, result.summary)
     };
     let color = use_color(args.color);
     for (format, output) in &outputs {
@@ -283,11 +289,6 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     if is_blocked {
         return 1;
     }
-    let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Never => None,
-    };
     let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
     u8::from(failed)
 }
@@ -315,12 +316,7 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
         .iter()
         .any(|f| f.severity == Severity::Error);
     if has_errors || result.values.len() != 1 {
-        let report = Report {
-            findings: &result.findings,
-            sources: &sources,
-            units: &result.units,
-            summary: result.summary,
-        };
+        let report = Report::new(&result.findings, &sources, &result.units, result.summary);
         let _ = Format::Text
             .emitter(use_color(ColorChoice::Auto))
             .emit(&mut std::io::stderr(), &report);
@@ -438,17 +434,13 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         .collect();
     let text_outputs = outcome.rendered_texts.clone().unwrap_or_default();
     if !findings.is_empty() || outcome.rendered.is_none() && outcome.values.is_none() {
-        let report = Report {
-            findings: &findings,
-            sources: &sources,
-            units: &[],
-            summary: confvet::report::Summary {
-                files: files.len() + texts.len(),
-                units: 1,
-                errors: findings.len(),
-                ..Default::default()
-            },
+        let summary = confvet::report::Summary {
+            files: files.len() + texts.len(),
+            units: 1,
+            errors: findings.len(),
+            ..Default::default()
         };
+        let report = Report::new(&findings, &sources, &[], summary);
         let _ = Format::Text
             .emitter(use_color(ColorChoice::Auto))
             .emit(&mut std::io::stderr(), &report);

@@ -7,7 +7,7 @@ use crate::config::{self, Config};
 use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Kind, Severity, number_alike, sort_findings};
 use crate::progress::Progress;
-use crate::report::{CheckedUnit, Summary};
+use crate::report::{CheckedUnit, RunError, Summary};
 use crate::source::{FileId, Sources, Span, display_name};
 use crate::suppress;
 use crate::yaml::{Node, ParseOptions};
@@ -34,7 +34,7 @@ pub struct LintResult {
     pub summary: Summary,
     /// Problems that are not findings (missing paths, unreadable files, bad
     /// flags): they make the exit code 2.
-    pub errors: Vec<String>,
+    pub errors: Vec<RunError>,
     /// Final data values per ytt package root, when they could be computed.
     pub values: Vec<(PathBuf, Option<Node>)>,
     /// Each ytt package's rendered templates (file, output documents), when
@@ -91,9 +91,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     };
     let ytt_units = units.iter().filter(|u| u.system == System::Ytt).count();
     if !request.ytt.flags.is_empty() && ytt_units > 1 {
-        result.errors.push(format!(
+        result.errors.push(RunError::new(format!(
             "data-value flags apply to one ytt package, but the paths hold {ytt_units}; lint one package at a time"
-        ));
+        )));
         return result;
     }
     if let Some(progress) = &request.progress {
@@ -185,9 +185,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         }
     }
     if result.findings.iter().any(|f| f.rule == "confvet/internal") {
-        result.errors.push(
-            "confvet failed internally on some input (see the confvet/internal findings)".into(),
-        );
+        result.errors.push(RunError::new(
+            "confvet failed internally on some input (see the confvet/internal findings)",
+        ));
     }
     let linted = linted_files(&units, &files, in_scope);
     // Trees of a large repository take a while to free: do it on all cores.

@@ -80,3 +80,53 @@ fn fingerprints_are_unique_in_the_examples_and_the_corpus() {
     assert!(findings(&report).len() > 20, "{report:#}");
     assert_eq!(shared_fingerprints(&report), Vec::<String>::new());
 }
+
+#[test]
+fn sarif_says_the_run_failed_where_and_under_which_category() {
+    let dir = repeated_problem();
+    let run = run_in(
+        dir.path(),
+        &[
+            "lint",
+            ".",
+            "missing.yaml",
+            "--format",
+            "sarif",
+            "--category",
+            "kubevirt",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("confvet: missing.yaml: "),
+        "{}",
+        run.stderr
+    );
+    let sarif: Value = serde_json::from_str(&run.stdout).unwrap();
+    let run_log = &sarif["runs"][0];
+    assert_eq!(run_log["automationDetails"]["id"], "kubevirt/");
+    let invocation = &run_log["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    let notification = &invocation["toolExecutionNotifications"][0];
+    assert!(
+        notification["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("missing.yaml: "),
+        "{notification:#}"
+    );
+    assert_eq!(
+        notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "missing.yaml"
+    );
+    // The findings are still there, each with its own fingerprint.
+    let results = run_log["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6);
+    let mut fingerprints: Vec<&Value> = results
+        .iter()
+        .map(|r| &r["partialFingerprints"]["confvet/v1"])
+        .collect();
+    fingerprints.sort_by_key(|f| f.to_string());
+    fingerprints.dedup();
+    assert_eq!(fingerprints.len(), 6);
+}

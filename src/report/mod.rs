@@ -3,10 +3,12 @@
 //! any writer. Emitters know `finding`, `rules` and `source`; never how a
 //! finding was found.
 
-use crate::finding::Finding;
+use crate::finding::{Finding, Severity};
 use crate::source::{LineCol, SourceFile, Sources, Span};
+use std::fmt;
 use std::io::{self, Write};
 use std::ops::Range;
+use std::path::Path;
 use std::sync::Arc;
 
 mod github;
@@ -39,12 +41,83 @@ pub struct Summary {
     pub suppressed: usize,
 }
 
+/// A problem that is not a finding (a path that cannot be read, a bad
+/// combination of flags): the run is incomplete and exits 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    /// The display name of the file or directory it is about, if any.
+    pub file: Option<String>,
+    /// The whole message, as `confvet: ` prints it (naming the file itself).
+    pub message: String,
+}
+
+impl RunError {
+    pub fn new(message: impl Into<String>) -> RunError {
+        RunError {
+            file: None,
+            message: message.into(),
+        }
+    }
+
+    pub fn about(file: impl Into<String>, message: impl Into<String>) -> RunError {
+        RunError {
+            file: Some(file.into()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// Everything an emitter may read.
 pub struct Report<'a> {
     pub findings: &'a [Finding],
     pub sources: &'a Sources,
     pub units: &'a [CheckedUnit],
     pub summary: Summary,
+    /// The run's errors (exit 2): SARIF says the run was not successful.
+    pub errors: &'a [RunError],
+    /// The lowest severity that fails the run (`--fail-on`; `None` for
+    /// never): JUnit fails these findings' test cases, so that the report
+    /// agrees with the exit code.
+    pub fail_on: Option<Severity>,
+    /// GitHub code scanning's category of the analysis (`--category`).
+    pub category: Option<&'a str>,
+    /// The directory relative file names are relative to (SARIF's
+    /// `%SRCROOT%`), when known.
+    pub base_dir: Option<&'a Path>,
+}
+
+impl<'a> Report<'a> {
+    /// A report of these findings with the defaults of the other fields: no
+    /// run errors, `--fail-on error`, no category, no base directory.
+    pub fn new(
+        findings: &'a [Finding],
+        sources: &'a Sources,
+        units: &'a [CheckedUnit],
+        summary: Summary,
+    ) -> Report<'a> {
+        Report {
+            findings,
+            sources,
+            units,
+            summary,
+            errors: &[],
+            fail_on: Some(Severity::Error),
+            category: None,
+            base_dir: None,
+        }
+    }
+
+    /// Whether `finding` makes the run fail (exit 1) under `fail_on`.
+    pub fn fails(&self, finding: &Finding) -> bool {
+        self.fail_on
+            .is_some_and(|lowest| finding.severity >= lowest)
+    }
 }
 
 /// One output format.
