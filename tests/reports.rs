@@ -130,3 +130,42 @@ fn sarif_says_the_run_failed_where_and_under_which_category() {
     fingerprints.dedup();
     assert_eq!(fingerprints.len(), 6);
 }
+
+#[test]
+fn junit_fails_warnings_when_the_exit_code_does() {
+    // A template whose broken rule is `justWarning`: one warning, no error.
+    let dir = TempDir::new("junit-warnings");
+    dir.write(
+        "template.yaml",
+        TEMPLATE.replace("\"max\": 4", "\"max\": 4,\n          \"justWarning\": true"),
+    );
+    dir.write("vm.yaml", VM.replace("memory: 512Mi", "memory: 2Gi"));
+    let count = |run: &common::Run, what: &str| run.stdout.matches(what).count();
+
+    let default = run_in(dir.path(), &["lint", ".", "--format", "junit"]);
+    assert_eq!(default.code, 0, "{}", default.stdout);
+    assert_eq!(count(&default, "<failure "), 0, "{}", default.stdout);
+    assert_eq!(
+        count(&default, "<system-out>warning: "),
+        1,
+        "{}",
+        default.stdout
+    );
+
+    let strict = run_in(
+        dir.path(),
+        &["lint", ".", "--format", "junit", "--fail-on", "warning"],
+    );
+    assert_eq!(strict.code, 1, "{}", strict.stdout);
+    assert_eq!(
+        count(&strict, r#"<failure message="#),
+        1,
+        "{}",
+        strict.stdout
+    );
+    assert!(
+        strict.stdout.contains(r#"type="warning""#),
+        "{}",
+        strict.stdout
+    );
+}
