@@ -11,7 +11,7 @@ use confvet::cli::{
 use confvet::config::{Config, ConfigSource};
 use confvet::finding::Severity;
 use confvet::progress;
-use confvet::report::{Format, Report};
+use confvet::report::{Format, Report, Style};
 use confvet::run::{LintRequest, lint};
 use confvet::source::Sources;
 use std::io::{IsTerminal, Write};
@@ -145,6 +145,17 @@ fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
+/// How text for people is written to standard output or error: in colour
+/// or not, and with workflow commands turned off where a GitHub Actions
+/// runner reads it (file contents are untrusted).
+fn log_style(color: bool) -> Style {
+    Style {
+        color,
+        github_actions: std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true"),
+        statistics: false,
+    }
+}
+
 fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     let indexed = |name: &str| -> Vec<usize> {
         matches
@@ -258,15 +269,23 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         let written = match output {
             Some(path) => std::fs::File::create(path).and_then(|file| {
                 let mut writer = std::io::BufWriter::new(file);
-                format.emitter(false).emit(&mut writer, &report)?;
+                let style = Style {
+                    statistics: args.statistics,
+                    ..Style::default()
+                };
+                format.emitter(style).emit(&mut writer, &report)?;
                 writer.flush()
             }),
-            None if args.quiet && *format == Format::Text => Ok(()),
+            None if args.quiet && matches!(format, Format::Text | Format::Concise) => Ok(()),
             None => {
                 let stdout = std::io::stdout();
                 let mut lock = stdout.lock();
+                let style = Style {
+                    statistics: args.statistics,
+                    ..log_style(color && *format == Format::Text)
+                };
                 format
-                    .emitter(color && *format == Format::Text)
+                    .emitter(style)
                     .emit(&mut lock, &report)
                     .and_then(|_| lock.flush())
             }
@@ -318,7 +337,7 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
     if has_errors || result.values.len() != 1 {
         let report = Report::new(&result.findings, &sources, &result.units, result.summary);
         let _ = Format::Text
-            .emitter(use_color(ColorChoice::Auto))
+            .emitter(log_style(use_color(ColorChoice::Auto)))
             .emit(&mut std::io::stderr(), &report);
         if !has_errors {
             eprintln!(
@@ -442,7 +461,7 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         };
         let report = Report::new(&findings, &sources, &[], summary);
         let _ = Format::Text
-            .emitter(use_color(ColorChoice::Auto))
+            .emitter(log_style(use_color(ColorChoice::Auto)))
             .emit(&mut std::io::stderr(), &report);
         return 1;
     }

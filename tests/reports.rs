@@ -169,3 +169,63 @@ fn junit_fails_warnings_when_the_exit_code_does() {
         strict.stdout
     );
 }
+
+#[test]
+fn text_under_github_actions_cannot_run_commands_from_files() {
+    let dir = TempDir::new("commands");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: \"\"\n");
+    dir.write(
+        "pkg/values.yml",
+        "#@data/values\n---\nname: x\n::add-mask::x: 1\n",
+    );
+    let run = common::run_env(
+        dir.path(),
+        &["lint", "pkg", "--format", "concise", "--format", "text"],
+        &[("GITHUB_ACTIONS", "true")],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("::add-mask::x"), "{}", run.stdout);
+    // Each format's output is one block that starts and ends the stop.
+    let stops: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("::stop-commands::"))
+        .collect();
+    assert_eq!(stops.len(), 2, "{}", run.stdout);
+    for token in stops {
+        let block = run
+            .stdout
+            .split(&format!("::stop-commands::{token}\n"))
+            .nth(1)
+            .unwrap();
+        assert!(block.contains("::add-mask::x"), "{block}");
+        assert!(block.contains(&format!("::{token}::")), "{block}");
+    }
+    // Without the variable the output is as always.
+    let plain = run_in(dir.path(), &["lint", "pkg", "--format", "concise"]);
+    assert!(
+        !plain.stdout.contains("::stop-commands::"),
+        "{}",
+        plain.stdout
+    );
+    assert!(
+        plain
+            .stdout
+            .starts_with("pkg/values.yml:4:1: error[ytt/unknown-key]"),
+        "{}",
+        plain.stdout
+    );
+}
+
+#[test]
+fn statistics_count_findings_per_rule_and_keep_the_exit_code() {
+    let dir = repeated_problem();
+    let run = run_in(dir.path(), &["lint", ".", "--statistics"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "6  kubevirt/validation  error    A VirtualMachine breaks a template validation rule\n\
+         \n\
+         6 errors, 0 warnings in 2 files\n"
+    );
+}

@@ -54,6 +54,13 @@ pub(crate) struct Fixture {
 }
 
 impl Fixture {
+    /// What `emitter` writes for this fixture.
+    pub(crate) fn emit(&self, emitter: &dyn super::Emitter) -> String {
+        let mut out = Vec::new();
+        emitter.emit(&mut out, &self.report()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     pub(crate) fn report(&self) -> Report<'_> {
         Report {
             findings: &self.findings,

@@ -249,9 +249,7 @@ mod tests {
     use std::process::Command;
 
     fn emit(fixture: &Fixture) -> String {
-        let mut out = Vec::new();
-        JunitEmitter.emit(&mut out, &fixture.report()).unwrap();
-        String::from_utf8(out).unwrap()
+        fixture.emit(&JunitEmitter)
     }
 
     /// What `xmllint --schema ../shared/schemas/junit-10.xsd` says of `xml`:

@@ -74,7 +74,8 @@ pub fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         .args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE");
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("GITHUB_ACTIONS");
     for (key, value) in env {
         command.env(key, value);
     }
