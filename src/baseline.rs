@@ -1,8 +1,10 @@
 //! Baselines: a file of the findings a project has accepted for now, so that
 //! a run reports only new ones. Findings are matched by fingerprint (rule,
 //! file name, data path, message with digits masked; never a line), so the
-//! baseline holds when lines move. Each entry stands for one finding: two
-//! equal findings need two entries, and a third equal one is reported.
+//! baseline holds when lines move. Findings alike in all of those get
+//! fingerprints of their own by their order (see `Finding::fingerprint`);
+//! each entry stands for one finding, and a baseline written before that,
+//! which holds one fingerprint several times, still matches as many.
 //!
 //! # File format, version 1
 //!
@@ -88,7 +90,17 @@ impl Baseline {
         }
         let summary = &mut result.summary;
         result.findings.retain(|finding| {
-            let Some(left @ 1..) = remaining.get_mut(&finding.fingerprint(sources)) else {
+            // A baseline written before fingerprints told findings alike
+            // apart holds the first one's fingerprint for each of them.
+            let keys = [
+                finding.fingerprint(sources),
+                finding.first_fingerprint(sources),
+            ];
+            let Some(left) = keys
+                .iter()
+                .find(|key| remaining.get(*key).is_some_and(|n| *n > 0))
+                .and_then(|key| remaining.get_mut(key))
+            else {
                 return true;
             };
             *left -= 1;

@@ -104,6 +104,14 @@ pub struct LintArgs {
     #[arg(long, requires = "baseline")]
     pub update_baseline: bool,
 
+    /// Instead of the findings, print how many each rule gave (text and concise formats)
+    #[arg(long)]
+    pub statistics: bool,
+
+    /// GitHub code scanning category of the SARIF report (its automationDetails.id; a `/` is added)
+    #[arg(long, value_name = "NAME")]
+    pub category: Option<String>,
+
     /// Never draw a progress bar (drawn on a terminal after one second, never in CI)
     #[arg(long)]
     pub no_progress: bool,

@@ -4,6 +4,7 @@
 //! as a whole (a ytt package, a KubeVirt or Tekton file set).
 
 use crate::finding::{Finding, Kind};
+use crate::report::RunError;
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, ParseOptions};
 use rayon::prelude::*;
@@ -67,7 +68,7 @@ pub struct Discovery {
     pub files: Vec<DiscoveredFile>,
     pub units: Vec<Unit>,
     /// Problems that are not findings (unreadable files); they make exit 2.
-    pub errors: Vec<String>,
+    pub errors: Vec<RunError>,
     /// When files were named one by one: the files and directories named.
     /// KubeVirt and Tekton units are read whole (a VM's template may sit
     /// elsewhere) but report only on these.
@@ -162,7 +163,10 @@ pub fn discover_with(
                 wanted_files.insert(absolute);
                 roots.entry(root).or_insert(false);
             }
-            Err(err) => discovery.errors.push(format!("{}: {err}", path.display())),
+            Err(err) => discovery.errors.push(RunError::about(
+                display_name(&absolute, cwd),
+                format!("{}: {err}", path.display()),
+            )),
         }
     }
     // A root inside another root adds nothing.
@@ -174,7 +178,12 @@ pub fn discover_with(
 
     for (root, is_explicit) in &roots {
         let (mut yaml_paths, other_paths, errors) = walk(root, options.filter.as_ref());
-        discovery.errors.extend(errors);
+        discovery
+            .errors
+            .extend(errors.into_iter().map(|(path, message)| RunError {
+                file: path.map(|p| display_name(&p, cwd)),
+                message,
+            }));
         // A file named on the command line is linted even where an ignore
         // file hides it from the walk (as ripgrep searches a named file);
         // only the configuration's excludes keep it out.
@@ -271,7 +280,12 @@ fn file_context_root(file: &Path, cwd: &Path) -> PathBuf {
 }
 
 /// Walk `root` in parallel; YAML files and other files, sorted.
-fn walk(root: &Path, filter: Option<&PathFilter>) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<String>) {
+/// Walk errors come with the path they are about, when they name one.
+#[allow(clippy::type_complexity)]
+fn walk(
+    root: &Path,
+    filter: Option<&PathFilter>,
+) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<(Option<PathBuf>, String)>) {
     let found = Mutex::new((Vec::new(), Vec::new(), Vec::new()));
     let filter = filter.cloned();
     ignore::WalkBuilder::new(root)
@@ -308,7 +322,7 @@ fn walk(root: &Path, filter: Option<&PathFilter>) -> (Vec<PathBuf>, Vec<PathBuf>
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .2
-                        .push(err.to_string()),
+                        .push((error_path(&err).map(Path::to_path_buf), err.to_string())),
                 }
                 ignore::WalkState::Continue
             })
@@ -317,6 +331,18 @@ fn walk(root: &Path, filter: Option<&PathFilter>) -> (Vec<PathBuf>, Vec<PathBuf>
     yaml.sort();
     other.sort();
     (yaml, other, errors)
+}
+
+/// The path a walk error is about, if it names one.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errors) => errors.iter().find_map(error_path),
+        _ => None,
+    }
 }
 
 /// A version control system's own directory.

@@ -83,6 +83,10 @@ pub struct Finding {
     pub related: Vec<Related>,
     /// Advice shown after the snippet (`did you mean "port"?`).
     pub help: Option<String>,
+    /// Which of the run's findings alike in everything the fingerprint
+    /// hashes this one is, in report order (0 for the first); set by
+    /// [`number_alike`] so that every fingerprint of a run is unique.
+    pub occurrence: u32,
 }
 
 impl Finding {
@@ -97,6 +101,7 @@ impl Finding {
             path: None,
             related: Vec::new(),
             help: None,
+            occurrence: 0,
         }
     }
 
@@ -130,14 +135,47 @@ impl Finding {
 
     /// A hash that survives lines moving: rule, file name (relative to the
     /// project root, see [`Sources::stable_name`]), data path and the message
-    /// with its numbers masked; never a line or column.
+    /// with its numbers masked; never a line or column. Findings alike in all
+    /// of these (one problem in each of several documents of a file, such as
+    /// the templates of a KubeVirt bundle) are told apart by their
+    /// [`occurrence`](Finding::occurrence): the first keeps the plain hash,
+    /// the n-th mixes in n. So fingerprints are unique within a run and
+    /// still do not depend on where the findings are.
     pub fn fingerprint(&self, sources: &Sources) -> String {
+        let mut hash = self.hash_alike(sources);
+        if self.occurrence > 0 {
+            hash.write(&self.occurrence.to_string());
+        }
+        format!("{:016x}", hash.0)
+    }
+
+    /// The fingerprint of the first of the findings alike with this one:
+    /// what confvet before occurrences wrote for every one of them (baselines
+    /// read it too).
+    pub fn first_fingerprint(&self, sources: &Sources) -> String {
+        format!("{:016x}", self.hash_alike(sources).0)
+    }
+
+    fn hash_alike(&self, sources: &Sources) -> Fnv64 {
         let mut hash = Fnv64::new();
         hash.write(self.rule);
         hash.write(&sources.stable_name(self.span.file));
         hash.write(self.path.as_deref().unwrap_or(""));
         hash.write(&mask_digits(&self.message));
-        format!("{:016x}", hash.0)
+        hash
+    }
+}
+
+/// Number the findings alike (same rule, file, data path and message but
+/// for digits) in their order, so each gets a fingerprint of its own; see
+/// [`Finding::fingerprint`]. Call it on the sorted findings of a run.
+pub fn number_alike(findings: &mut [Finding], sources: &Sources) {
+    use std::collections::HashMap;
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    for finding in findings {
+        let count = seen.entry(finding.hash_alike(sources).0).or_default();
+        finding.occurrence = *count;
+        *count += 1;
     }
 }
 
@@ -287,5 +325,37 @@ mod tests {
         assert_eq!(f1.fingerprint(&sources), f2.fingerprint(&sources));
         let f3 = f1.clone().with_path("y");
         assert_ne!(f1.fingerprint(&sources), f3.fingerprint(&sources));
+    }
+
+    #[test]
+    fn findings_alike_get_fingerprints_of_their_own_that_survive_moved_lines() {
+        // One problem in each of two documents of a file: only the position
+        // tells them apart.
+        let text = "kind: VM\ncores: 8\n---\nkind: VM\ncores: 8\n";
+        let moved = format!("# a comment\n\n{text}");
+        let fingerprints = |text: &str| {
+            let sources = Sources::new();
+            let file = sources.add(SourceFile::new("vms.yaml".into(), None, text.into()));
+            let mut findings: Vec<Finding> = text
+                .match_indices("8")
+                .map(|(at, _)| {
+                    Finding::new(
+                        "kubevirt/validation",
+                        Kind::Validation,
+                        Span::new(file, at, at + 1),
+                        "cores must be at most 4",
+                    )
+                })
+                .collect();
+            number_alike(&mut findings, &sources);
+            let first = findings[0].first_fingerprint(&sources);
+            let all: Vec<String> = findings.iter().map(|f| f.fingerprint(&sources)).collect();
+            (first, all)
+        };
+        let (first, here) = fingerprints(text);
+        assert_eq!(here.len(), 2);
+        assert_ne!(here[0], here[1]);
+        assert_eq!(here[0], first, "the first keeps the plain fingerprint");
+        assert_eq!(fingerprints(&moved).1, here);
     }
 }

@@ -11,7 +11,7 @@ use confvet::cli::{
 use confvet::config::{Config, ConfigSource};
 use confvet::finding::Severity;
 use confvet::progress;
-use confvet::report::{Format, Report};
+use confvet::report::{Format, Report, Style};
 use confvet::run::{LintRequest, lint};
 use confvet::source::Sources;
 use std::io::{IsTerminal, Write};
@@ -199,6 +199,17 @@ fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
+/// How text for people is written to standard output or error: in colour
+/// or not, and with workflow commands turned off where a GitHub Actions
+/// runner reads it (file contents are untrusted).
+fn log_style(color: bool) -> Style {
+    Style {
+        color,
+        github_actions: std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true"),
+        statistics: false,
+    }
+}
+
 fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     let indexed = |name: &str| -> Vec<usize> {
         matches
@@ -318,26 +329,44 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         &mut result.findings,
         confvet::finding::MAX_PER_RULE_AND_FILE,
     );
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Never => None,
+    };
     let report = Report {
-        findings: &result.findings,
-        sources: &sources,
-        units: &result.units,
-        summary: result.summary,
+        errors: &result.errors,
+        fail_on: threshold,
+        category: args.category.as_deref(),
+        base_dir: Some(cwd),
+        ..Report::new(&result.findings, &sources, &result.units, result.summary)
     };
     let color = use_color(args.color);
     for (format, output) in &outputs {
         let written = match output {
             Some(path) => std::fs::File::create(path).and_then(|file| {
                 let mut writer = std::io::BufWriter::new(file);
-                format.emitter(false).emit(&mut writer, &report)?;
+                let style = Style {
+                    statistics: args.statistics,
+                    ..Style::default()
+                };
+                format.emitter(style).emit(&mut writer, &report)?;
                 writer.flush()
             }),
-            None if (args.quiet || nothing_linted) && *format == Format::Text => Ok(()),
+            None if (args.quiet || nothing_linted)
+                && matches!(format, Format::Text | Format::Concise) =>
+            {
+                Ok(())
+            }
             None => {
                 let stdout = std::io::stdout();
                 let mut lock = stdout.lock();
+                let style = Style {
+                    statistics: args.statistics,
+                    ..log_style(color && *format == Format::Text)
+                };
                 format
-                    .emitter(color && *format == Format::Text)
+                    .emitter(style)
                     .emit(&mut lock, &report)
                     .and_then(|_| lock.flush())
             }
@@ -360,11 +389,6 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     if is_blocked {
         return 1;
     }
-    let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Never => None,
-    };
     let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
     u8::from(failed)
 }
@@ -409,14 +433,9 @@ fn inspect_package(
 /// The findings of a run that stops a `values` or `schema` command, as text
 /// on standard error.
 fn print_findings(result: &confvet::run::LintResult, sources: &Sources) {
-    let report = Report {
-        findings: &result.findings,
-        sources,
-        units: &result.units,
-        summary: result.summary,
-    };
+    let report = Report::new(&result.findings, sources, &result.units, result.summary);
     let _ = Format::Text
-        .emitter(use_color(ColorChoice::Auto))
+        .emitter(log_style(use_color(ColorChoice::Auto)))
         .emit(&mut std::io::stderr(), &report);
 }
 
@@ -587,19 +606,15 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         .collect();
     let text_outputs = outcome.rendered_texts.clone().unwrap_or_default();
     if !findings.is_empty() || outcome.rendered.is_none() && outcome.values.is_none() {
-        let report = Report {
-            findings: &findings,
-            sources: &sources,
-            units: &[],
-            summary: confvet::report::Summary {
-                files: files.len() + texts.len(),
-                units: 1,
-                errors: findings.len(),
-                ..Default::default()
-            },
+        let summary = confvet::report::Summary {
+            files: files.len() + texts.len(),
+            units: 1,
+            errors: findings.len(),
+            ..Default::default()
         };
+        let report = Report::new(&findings, &sources, &[], summary);
         let _ = Format::Text
-            .emitter(use_color(ColorChoice::Auto))
+            .emitter(log_style(use_color(ColorChoice::Auto)))
             .emit(&mut std::io::stderr(), &report);
         return 1;
     }

@@ -7,9 +7,9 @@ use crate::check::ytt::{PackageOutcome, YttSettings};
 use crate::check::{kubevirt, tekton};
 use crate::config::{self, Config};
 use crate::discover::{self, Discovery, System};
-use crate::finding::{Finding, Kind, Severity, sort_findings};
+use crate::finding::{Finding, Kind, Severity, number_alike, sort_findings};
 use crate::progress::Progress;
-use crate::report::{CheckedUnit, Summary};
+use crate::report::{CheckedUnit, RunError, Summary};
 use crate::rules::Selector;
 use crate::source::{FileId, Sources, Span, display_name};
 use crate::suppress;
@@ -54,7 +54,7 @@ pub struct LintResult {
     pub summary: Summary,
     /// Problems that are not findings (missing paths, unreadable files, bad
     /// flags): they make the exit code 2.
-    pub errors: Vec<String>,
+    pub errors: Vec<RunError>,
     /// Final data values per ytt package root, when they could be computed.
     pub values: Vec<(PathBuf, Option<Node>)>,
     /// Each ytt package's rendered templates (file, output documents), when
@@ -72,6 +72,7 @@ impl LintResult {
     pub fn blocked_by(config: &Config, sources: &Sources) -> LintResult {
         let mut findings = config.findings.clone();
         sort_findings(&mut findings, sources);
+        number_alike(&mut findings, sources);
         let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
         let summary = Summary {
             files: 1,
@@ -106,7 +107,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             }
             Err(message) => {
                 return LintResult {
-                    errors: vec![format!("--extend-exclude: {message}")],
+                    errors: vec![RunError::new(format!("--extend-exclude: {message}"))],
                     ..LintResult::default()
                 };
             }
@@ -131,9 +132,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     };
     let ytt_units = units.iter().filter(|u| u.system == System::Ytt).count();
     if !request.ytt.flags.is_empty() && ytt_units > 1 {
-        result.errors.push(format!(
+        result.errors.push(RunError::new(format!(
             "data-value flags apply to one ytt package, but the paths hold {ytt_units}; lint one package at a time"
-        ));
+        )));
         return result;
     }
     if let Some(progress) = &request.progress {
@@ -246,9 +247,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .extend(drifted.into_iter().filter(|f| in_scope(f.span.file)));
     }
     if result.findings.iter().any(|f| f.rule == "confvet/internal") {
-        result.errors.push(
-            "confvet failed internally on some input (see the confvet/internal findings)".into(),
-        );
+        result.errors.push(RunError::new(
+            "confvet failed internally on some input (see the confvet/internal findings)",
+        ));
     }
     let linted = linted_files(&units, &files, in_scope);
     // Trees of a large repository take a while to free: do it on all cores.
@@ -265,6 +266,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     // Suppression comments make findings of their own, which may be off.
     result.findings.retain(|f| reports(f.rule));
     sort_findings(&mut result.findings, sources);
+    number_alike(&mut result.findings, sources);
     result.summary = Summary {
         files: units.iter().map(|u| u.files.len()).sum(),
         units: units.len(),

@@ -8,9 +8,10 @@
 //! at end of file, a line with a tab and multibyte characters, and a pseudo
 //! file.
 
-use super::{CheckedUnit, Report, Summary};
+use super::{CheckedUnit, Report, RunError, Summary};
 use crate::finding::{Finding, Kind, Severity, sort_findings};
 use crate::source::{FileId, SourceFile, Sources, Span};
+use std::path::Path;
 
 pub(crate) const SCHEMA_YML: &str = "\
 #@data/values-schema
@@ -48,15 +49,28 @@ pub(crate) struct Fixture {
     pub findings: Vec<Finding>,
     pub units: Vec<CheckedUnit>,
     pub summary: Summary,
+    pub errors: Vec<RunError>,
+    pub fail_on: Option<Severity>,
 }
 
 impl Fixture {
+    /// What `emitter` writes for this fixture.
+    pub(crate) fn emit(&self, emitter: &dyn super::Emitter) -> String {
+        let mut out = Vec::new();
+        emitter.emit(&mut out, &self.report()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     pub(crate) fn report(&self) -> Report<'_> {
         Report {
             findings: &self.findings,
             sources: &self.sources,
             units: &self.units,
             summary: self.summary,
+            errors: &self.errors,
+            fail_on: self.fail_on,
+            category: None,
+            base_dir: Some(Path::new("/work/pkg")),
         }
     }
 }
@@ -199,6 +213,8 @@ pub(crate) fn with_findings() -> Fixture {
             warnings: 1,
             suppressed: 2,
         },
+        errors: Vec::new(),
+        fail_on: Some(Severity::Error),
     }
 }
 
@@ -214,6 +230,8 @@ pub(crate) fn clean() -> Fixture {
             units: 3,
             ..Summary::default()
         },
+        errors: Vec::new(),
+        fail_on: Some(Severity::Error),
     }
 }
 
@@ -243,6 +261,8 @@ pub(crate) fn single(name: &str, text: &str, start: usize, end: usize) -> Fixtur
             errors: 1,
             ..Summary::default()
         },
+        errors: Vec::new(),
+        fail_on: Some(Severity::Error),
     }
 }
 
@@ -287,5 +307,7 @@ pub(crate) fn many(errors: usize, warnings: usize) -> Fixture {
             warnings,
             ..Summary::default()
         },
+        errors: Vec::new(),
+        fail_on: Some(Severity::Error),
     }
 }

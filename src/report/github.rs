@@ -2,8 +2,9 @@
 //! shows as an annotation on the file and line.
 //!
 //! `::error file=F,line=L,col=C,endLine=EL,endColumn=EC,title=RULE::MESSAGE`
-//! (`::warning` for warnings). The help, if any, follows the message on its
-//! own line. A source that is not a file on disk, such as `(data-value arg)`,
+//! (`::warning` for warnings); a span over several lines gives only
+//! `line` and `endLine`, since the runner takes columns only within one line.
+//! The help, if any, follows the message on its own line. A source that is not a file on disk, such as `(data-value arg)`,
 //! gets no `file` and position: its name and position start the message.
 //! GitHub parses these commands itself, so everything is escaped as its
 //! runner does (`toCommandValue`/`escapeData` in actions/toolkit): in the
@@ -39,7 +40,7 @@ impl Emitter for GithubEmitter {
             let (file, region) = locate(report.sources, finding.span);
             let mut message = String::new();
             let mut properties = String::new();
-            if file.path.is_some() {
+            if file.path.is_some() && region.start.line == region.end.line {
                 properties = format!(
                     "file={},line={},col={},endLine={},endColumn={},",
                     escape_property(&file.name),
@@ -47,6 +48,15 @@ impl Emitter for GithubEmitter {
                     region.start.column,
                     region.end.line,
                     region.end.column,
+                );
+            } else if file.path.is_some() {
+                // The runner drops the columns of an annotation over several
+                // lines (or rejects `col` with `endLine`): lines only.
+                properties = format!(
+                    "file={},line={},endLine={},",
+                    escape_property(&file.name),
+                    region.start.line,
+                    region.end.line,
                 );
             } else {
                 // Not a file in the repository (a command-line data value):
@@ -107,9 +117,7 @@ mod tests {
     use crate::source::{SourceFile, Sources, Span};
 
     fn emit(fixture: &Fixture) -> String {
-        let mut out = Vec::new();
-        GithubEmitter.emit(&mut out, &fixture.report()).unwrap();
-        String::from_utf8(out).unwrap()
+        fixture.emit(&GithubEmitter)
     }
 
     #[test]
@@ -175,6 +183,27 @@ mod tests {
             emit(&fixture),
             "::error file=a%2Cb%3Ac.yml,line=1,col=4,endLine=1,endColumn=5,\
              title=ytt/validation::x: 100%25 wrong,%0Areally%0Ahelp: use 50%25\n"
+        );
+    }
+
+    #[test]
+    fn a_span_over_several_lines_has_lines_but_no_columns() {
+        let mut fixture = fixtures::single("a.yml", "a:\n  b: 1\n  c: 2\n", 0, 17);
+        fixture.sources = Sources::new();
+        let file = fixture.sources.add(SourceFile::new(
+            "a.yml".into(),
+            Some("a.yml".into()),
+            "a:\n  b: 1\n  c: 2\n".into(),
+        ));
+        fixture.findings[0].span = Span::new(file, 0, 17);
+        assert_eq!(
+            emit(&fixture),
+            "::error file=a.yml,line=1,endLine=3,title=yaml/syntax::edge case\n"
+        );
+        fixture.findings[0].span = Span::new(file, 5, 9);
+        assert_eq!(
+            emit(&fixture),
+            "::error file=a.yml,line=2,col=3,endLine=2,endColumn=7,title=yaml/syntax::edge case\n"
         );
     }
 }

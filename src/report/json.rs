@@ -20,6 +20,7 @@
 //!         {"file": "schema.yml", "line": 6, "column": 3, "message": "rule declared here"}
 //!       ],
 //!       "help": "...",
+//!       "url": "https://github.com/confvet/confvet/blob/main/docs/rules/ytt/validation.md",
 //!       "fingerprint": "5f0c1e2a9b3d4c7e"
 //!     }
 //!   ],
@@ -41,7 +42,9 @@
 //! * `path` (the data path, such as `databases[1].port`) and `help` are
 //!   omitted when the finding has none. `related` is always present.
 //! * `fingerprint` does not change when lines move (rule, file, data path and
-//!   message with digits masked); use it for baselines.
+//!   message with digits masked) and is unique within a report: findings
+//!   alike in all of those are numbered in order; use it for baselines.
+//! * `url` is the documentation page of the rule (added in version 1).
 //! * `summary.suppressed` counts findings hidden by suppression comments or a
 //!   baseline; they are not in `findings`.
 
@@ -87,6 +90,7 @@ struct JsonFinding<'a> {
     related: Vec<JsonRelated<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     help: Option<&'a str>,
+    url: String,
     fingerprint: String,
 }
 
@@ -135,6 +139,7 @@ impl<'a> JsonFinding<'a> {
                 })
                 .collect(),
             help: finding.help.as_deref(),
+            url: crate::rules::doc_url(finding.rule),
             fingerprint: finding.fingerprint(sources),
         }
     }
@@ -225,6 +230,10 @@ mod tests {
         assert_eq!(validation["related"][0]["line"], 6);
         assert_eq!(validation["related"][0]["column"], 3);
         assert!(validation.get("help").is_none());
+        assert_eq!(
+            validation["url"],
+            "https://github.com/confvet/confvet/blob/main/docs/rules/ytt/validation.md"
+        );
         let syntax = json["findings"].as_array().unwrap().last().unwrap();
         assert!(syntax.get("path").is_none());
         assert_eq!(json["summary"]["suppressed"], 2);

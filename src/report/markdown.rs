@@ -5,8 +5,10 @@
 //! Cells are escaped so that no text of a finding can change the table:
 //! Markdown punctuation that could start emphasis, code, a link or HTML gets
 //! a backslash (`|` too, which would end the cell), and line breaks become
-//! `<br>`. The table stops after [`MAX_ROWS`] rows and says how many findings
-//! it leaves out; a summary must stay readable (and under GitHub's 1 MiB).
+//! `<br>`. The table stops after [`MAX_ROWS`] rows, or before a row that
+//! would take the output past [`MAX_BYTES`] (GitHub's limit for a step
+//! summary is 1 MiB, and it drops a larger one whole; bytes are counted as
+//! they are written), and then says how many findings it leaves out.
 
 use super::text::summary_line;
 use super::{Emitter, Report, locate, plural};
@@ -16,33 +18,37 @@ use std::io::{self, Write};
 /// Rows shown before the table is cut short.
 pub const MAX_ROWS: usize = 100;
 
-/// Writes a Markdown summary with at most `max_rows` table rows.
+/// The most bytes written: GitHub's step summary limit, 1 MiB.
+pub const MAX_BYTES: usize = 1024 * 1024;
+
+/// Room kept for the closing note on findings left out.
+const NOTE_BYTES: usize = 256;
+
+/// Writes a Markdown summary with at most `max_rows` table rows and
+/// `max_bytes` bytes.
 pub struct MarkdownEmitter {
     pub max_rows: usize,
+    pub max_bytes: usize,
 }
 
 impl Emitter for MarkdownEmitter {
     fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()> {
-        writeln!(out, "### confvet: {}", summary_line(report))?;
+        let mut out = Counted { out, bytes: 0 };
+        out.write(&format!("### confvet: {}\n", summary_line(report)))?;
         if report.findings.is_empty() {
             return Ok(());
         }
-        writeln!(out)?;
-        writeln!(out, "| Severity | Rule | Location | Message |")?;
-        writeln!(out, "| --- | --- | --- | --- |")?;
-        let (shown, hidden) = report
-            .findings
-            .split_at(self.max_rows.min(report.findings.len()));
-        for finding in shown {
+        out.write("\n| Severity | Rule | Location | Message |\n| --- | --- | --- | --- |\n")?;
+        let mut shown = 0;
+        for finding in report.findings.iter().take(self.max_rows) {
             let (file, region) = locate(report.sources, finding.span);
             let mut message = finding.message.clone();
             if let Some(help) = &finding.help {
                 message.push_str("\nhelp: ");
                 message.push_str(help);
             }
-            writeln!(
-                out,
-                "| {} | `{}` | {} | {} |",
+            let row = format!(
+                "| {} | `{}` | {} | {} |\n",
                 finding.severity.as_str(),
                 finding.rule,
                 escape(&format!(
@@ -50,23 +56,40 @@ impl Emitter for MarkdownEmitter {
                     file.name, region.start.line, region.start.column
                 )),
                 escape(&message),
-            )?;
+            );
+            if out.bytes + row.len() + NOTE_BYTES > self.max_bytes {
+                break;
+            }
+            out.write(&row)?;
+            shown += 1;
         }
+        let hidden = &report.findings[shown..];
         if !hidden.is_empty() {
             let errors = hidden
                 .iter()
                 .filter(|f| f.severity == Severity::Error)
                 .count();
-            writeln!(out)?;
-            writeln!(
-                out,
-                "…and {} more ({}, {}); `confvet lint` lists every finding.",
+            out.write(&format!(
+                "\n…and {} more ({}, {}); `confvet lint` lists every finding.\n",
                 hidden.len(),
                 plural(errors, "error"),
                 plural(hidden.len() - errors, "warning"),
-            )?;
+            ))?;
         }
         Ok(())
+    }
+}
+
+/// A writer that counts the bytes written through it.
+struct Counted<'w> {
+    out: &'w mut dyn Write,
+    bytes: usize,
+}
+
+impl Counted<'_> {
+    fn write(&mut self, text: &str) -> io::Result<()> {
+        self.bytes += text.len();
+        self.out.write_all(text.as_bytes())
     }
 }
 
@@ -99,9 +122,12 @@ mod tests {
 
     fn render(fixture: &Fixture, max_rows: usize) -> String {
         let mut out = Vec::new();
-        MarkdownEmitter { max_rows }
-            .emit(&mut out, &fixture.report())
-            .unwrap();
+        MarkdownEmitter {
+            max_rows,
+            max_bytes: MAX_BYTES,
+        }
+        .emit(&mut out, &fixture.report())
+        .unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -132,6 +158,48 @@ mod tests {
             text.ends_with(
                 "…and 5 more (0 errors, 5 warnings); `confvet lint` lists every finding.\n"
             ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_summary_stays_under_githubs_limit_and_counts_what_it_cuts() {
+        // 100 rows of 20 KB each would be 2 MB.
+        let mut fixture = fixtures::many(60, 40);
+        for finding in &mut fixture.findings {
+            finding.message = "x".repeat(20_000);
+        }
+        let mut out = Vec::new();
+        MarkdownEmitter {
+            max_rows: MAX_ROWS,
+            max_bytes: MAX_BYTES,
+        }
+        .emit(&mut out, &fixture.report())
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.len() <= MAX_BYTES, "{} bytes", text.len());
+        let rows = text.lines().filter(|l| l.starts_with("| error |")).count();
+        assert_eq!(rows, 52, "as many rows as fit");
+        assert!(
+            text.ends_with(
+                "…and 48 more (8 errors, 40 warnings); `confvet lint` lists every finding.\n"
+            ),
+            "{}",
+            &text[text.len() - 200..]
+        );
+
+        // A tiny budget still gets the heading and the note.
+        let mut out = Vec::new();
+        MarkdownEmitter {
+            max_rows: MAX_ROWS,
+            max_bytes: 400,
+        }
+        .emit(&mut out, &fixture.report())
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.len() <= 400 + 100, "{text}");
+        assert!(
+            text.contains("…and 100 more (60 errors, 40 warnings)"),
             "{text}"
         );
     }

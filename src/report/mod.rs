@@ -3,17 +3,21 @@
 //! any writer. Emitters know `finding`, `rules` and `source`; never how a
 //! finding was found.
 
-use crate::finding::Finding;
+use crate::finding::{Finding, Severity};
 use crate::source::{LineCol, SourceFile, Sources, Span};
+use std::fmt;
 use std::io::{self, Write};
 use std::ops::Range;
+use std::path::Path;
 use std::sync::Arc;
 
+mod concise;
 mod github;
 mod json;
 mod junit;
 mod markdown;
 mod sarif;
+mod statistics;
 mod text;
 
 /// A unit that was checked (a ytt package, a Tekton file, ...), so that a
@@ -39,12 +43,83 @@ pub struct Summary {
     pub suppressed: usize,
 }
 
+/// A problem that is not a finding (a path that cannot be read, a bad
+/// combination of flags): the run is incomplete and exits 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    /// The display name of the file or directory it is about, if any.
+    pub file: Option<String>,
+    /// The whole message, as `confvet: ` prints it (naming the file itself).
+    pub message: String,
+}
+
+impl RunError {
+    pub fn new(message: impl Into<String>) -> RunError {
+        RunError {
+            file: None,
+            message: message.into(),
+        }
+    }
+
+    pub fn about(file: impl Into<String>, message: impl Into<String>) -> RunError {
+        RunError {
+            file: Some(file.into()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// Everything an emitter may read.
 pub struct Report<'a> {
     pub findings: &'a [Finding],
     pub sources: &'a Sources,
     pub units: &'a [CheckedUnit],
     pub summary: Summary,
+    /// The run's errors (exit 2): SARIF says the run was not successful.
+    pub errors: &'a [RunError],
+    /// The lowest severity that fails the run (`--fail-on`; `None` for
+    /// never): JUnit fails these findings' test cases, so that the report
+    /// agrees with the exit code.
+    pub fail_on: Option<Severity>,
+    /// GitHub code scanning's category of the analysis (`--category`).
+    pub category: Option<&'a str>,
+    /// The directory relative file names are relative to (SARIF's
+    /// `%SRCROOT%`), when known.
+    pub base_dir: Option<&'a Path>,
+}
+
+impl<'a> Report<'a> {
+    /// A report of these findings with the defaults of the other fields: no
+    /// run errors, `--fail-on error`, no category, no base directory.
+    pub fn new(
+        findings: &'a [Finding],
+        sources: &'a Sources,
+        units: &'a [CheckedUnit],
+        summary: Summary,
+    ) -> Report<'a> {
+        Report {
+            findings,
+            sources,
+            units,
+            summary,
+            errors: &[],
+            fail_on: Some(Severity::Error),
+            category: None,
+            base_dir: None,
+        }
+    }
+
+    /// Whether `finding` makes the run fail (exit 1) under `fail_on`.
+    pub fn fails(&self, finding: &Finding) -> bool {
+        self.fail_on
+            .is_some_and(|lowest| finding.severity >= lowest)
+    }
 }
 
 /// One output format.
@@ -57,6 +132,8 @@ pub trait Emitter {
 pub enum Format {
     /// rustc-style snippets with a summary line
     Text,
+    /// one line per finding (file:line:col: severity[rule] message), then the summary line
+    Concise,
     /// the versioned JSON contract (see report::json)
     Json,
     /// JUnit XML, one testsuite per file
@@ -69,20 +146,75 @@ pub enum Format {
     Markdown,
 }
 
+/// How the formats for people (text, concise) are written, from flags and
+/// the environment; the other formats ignore it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Style {
+    /// ANSI colours (text only).
+    pub color: bool,
+    /// Standard output is read by a GitHub Actions runner
+    /// (`GITHUB_ACTIONS=true`): workflow commands in it are turned off, so
+    /// that text from a linted file (`::add-mask::`, `::error::`) is never
+    /// run as one.
+    pub github_actions: bool,
+    /// `--statistics`: counts per rule instead of the findings.
+    pub statistics: bool,
+}
+
 impl Format {
-    /// The emitter for this format; `color` only affects text.
-    pub fn emitter(self, color: bool) -> Box<dyn Emitter> {
-        match self {
-            Format::Text => Box::new(text::TextEmitter { color }),
-            Format::Json => Box::new(json::JsonEmitter),
-            Format::Junit => Box::new(junit::JunitEmitter),
-            Format::Sarif => Box::new(sarif::SarifEmitter),
-            Format::Github => Box::new(github::GithubEmitter),
-            Format::Markdown => Box::new(markdown::MarkdownEmitter {
-                max_rows: markdown::MAX_ROWS,
-            }),
+    /// The emitter for this format, written in `style`.
+    pub fn emitter(self, style: Style) -> Box<dyn Emitter> {
+        let for_people: Box<dyn Emitter> = match self {
+            _ if style.statistics => Box::new(statistics::StatisticsEmitter),
+            Format::Text => Box::new(text::TextEmitter { color: style.color }),
+            Format::Concise => Box::new(concise::ConciseEmitter),
+            Format::Json => return Box::new(json::JsonEmitter),
+            Format::Junit => return Box::new(junit::JunitEmitter),
+            Format::Sarif => return Box::new(sarif::SarifEmitter),
+            Format::Github => return Box::new(github::GithubEmitter),
+            Format::Markdown => {
+                return Box::new(markdown::MarkdownEmitter {
+                    max_rows: markdown::MAX_ROWS,
+                    max_bytes: markdown::MAX_BYTES,
+                });
+            }
+        };
+        if style.github_actions {
+            Box::new(WithoutWorkflowCommands(for_people))
+        } else {
+            for_people
         }
     }
+}
+
+/// Wraps an emitter's output in `::stop-commands::TOKEN` ... `::TOKEN::`, as
+/// GitHub documents for printing untrusted text: the runner runs no workflow
+/// command in between. The token is random, so no file can end the block.
+struct WithoutWorkflowCommands(Box<dyn Emitter>);
+
+impl Emitter for WithoutWorkflowCommands {
+    fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()> {
+        let token = random_token();
+        writeln!(out, "::stop-commands::{token}")?;
+        self.0.emit(out, report)?;
+        writeln!(out, "::{token}::")
+    }
+}
+
+/// 128 random bits as hex, from the standard library's randomly seeded
+/// hasher (seeded anew for each `RandomState`) and the clock.
+fn random_token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let half = |salt: u64| {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(salt);
+        if let Ok(now) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+            hasher.write_u128(now.as_nanos());
+        }
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    };
+    format!("{:016x}{:016x}", half(1), half(2))
 }
 
 /// Where a span is shown, in 1-based lines and character columns; `end` is
@@ -176,6 +308,7 @@ mod tests {
         let text = "a:\té: \"名\"\r\n\n  b: [1\n";
         let formats = [
             Format::Text,
+            Format::Concise,
             Format::Json,
             Format::Junit,
             Format::Sarif,
@@ -195,11 +328,17 @@ mod tests {
                     "x",
                 );
                 for format in formats {
-                    let mut out = Vec::new();
-                    format
-                        .emitter(false)
-                        .emit(&mut out, &fixture.report())
-                        .unwrap();
+                    for statistics in [false, true] {
+                        let mut out = Vec::new();
+                        let style = Style {
+                            statistics,
+                            ..Style::default()
+                        };
+                        format
+                            .emitter(style)
+                            .emit(&mut out, &fixture.report())
+                            .unwrap();
+                    }
                 }
             }
         }
@@ -217,5 +356,57 @@ mod tests {
         // ...which may be an empty line; and an empty span elsewhere stays.
         assert_eq!(shown("a: 1\n\n", 6, 6), 5..5);
         assert_eq!(shown("a: 1\nb: 2\n", 5, 5), 5..5);
+    }
+
+    /// The output of `format` in `style` for `fixture`.
+    fn written(format: Format, style: Style, fixture: &fixtures::Fixture) -> String {
+        fixture.emit(format.emitter(style).as_ref())
+    }
+
+    #[test]
+    fn under_github_actions_file_contents_cannot_run_workflow_commands() {
+        // A value and a message that a runner would take for commands.
+        let text = "a: \"x\"\n::add-mask::secret\n";
+        let mut fixture = fixtures::single("a.yml", text, 3, text.len() - 1);
+        fixture.findings[0].message = "bad\n::error::injected\n  ::set-env name=A::1".into();
+        let github = Style {
+            github_actions: true,
+            ..Style::default()
+        };
+        for format in [Format::Text, Format::Concise] {
+            for statistics in [false, true] {
+                let style = Style {
+                    statistics,
+                    ..github
+                };
+                let out = written(format, style, &fixture);
+                let lines: Vec<&str> = out.lines().collect();
+                let token = lines[0]
+                    .strip_prefix("::stop-commands::")
+                    .unwrap_or_else(|| panic!("not stopped first:\n{out}"));
+                assert!(token.len() >= 32, "{token}");
+                assert_eq!(lines[lines.len() - 1], format!("::{token}::"), "{out}");
+                // Nothing in between ends the block.
+                assert_eq!(out.matches(token).count(), 2, "{out}");
+                // Without the flag, nothing is wrapped.
+                let plain = written(
+                    format,
+                    Style {
+                        statistics,
+                        ..Style::default()
+                    },
+                    &fixture,
+                );
+                assert!(!plain.contains("::stop-commands::"), "{plain}");
+            }
+        }
+        let text = written(Format::Text, github, &fixture);
+        assert!(text.contains("::add-mask::secret"), "{text}");
+        // Each run has a token of its own.
+        let again = written(Format::Text, github, &fixture);
+        assert_ne!(text.lines().next(), again.lines().next());
+        // Machine formats are not wrapped: annotations must still run.
+        let annotations = written(Format::Github, github, &fixture);
+        assert!(annotations.starts_with("::error "), "{annotations}");
     }
 }

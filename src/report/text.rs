@@ -4,7 +4,8 @@
 //! Each finding is one group: its title, a snippet of the primary file with
 //! the primary span (`^^^`) and any related spans in that file (`---`), one
 //! more snippet per other file holding related spans (`::: schema.yml:6:3`),
-//! and `= help:` when the finding has help. Spans go through
+//! `= help:` when the finding has help, and last, as clippy does,
+//! `= help: for further information visit <url>`: the rule's documentation. Spans go through
 //! [`shown_range`](super::shown_range) first, so they are clamped, on character
 //! boundaries, and never end on a line break. annotate-snippets itself
 //! expands tabs (4 columns), counts wide characters, replaces control
@@ -15,6 +16,7 @@
 
 use super::{Emitter, Report, plural, shown_range};
 use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::{FileId, SourceFile, Sources};
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use std::io::{self, Write};
@@ -85,6 +87,11 @@ fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> 
     if let Some(help) = &finding.help {
         group = group.element(Level::HELP.message(help.as_str()));
     }
+    // As clippy does: where the rule is documented, last.
+    group = group.element(Level::HELP.message(format!(
+        "for further information visit {}",
+        rules::doc_url(finding.rule)
+    )));
     renderer.render(&[group])
 }
 
@@ -269,6 +276,29 @@ mod tests {
             "span_beyond_the_end_is_clamped_empty",
             render(&fixtures::single("a.yml", "a: 1\n", 900, 1000))
         );
+    }
+
+    #[test]
+    fn each_finding_ends_with_its_rules_documentation() {
+        let text = render(&fixtures::with_findings());
+        let findings: Vec<&str> = text.split("\n\n").collect();
+        assert_eq!(findings.len(), 8, "{text}");
+        for finding in &findings[..7] {
+            let rule = finding
+                .split_once('[')
+                .and_then(|(_, rest)| rest.split_once(']'))
+                .map(|(rule, _)| rule)
+                .unwrap();
+            let last = finding.lines().last().unwrap().trim_start();
+            assert_eq!(
+                last,
+                format!(
+                    "= help: for further information visit {}",
+                    rules::doc_url(rule)
+                ),
+                "{finding}"
+            );
+        }
     }
 
     #[test]

@@ -84,7 +84,8 @@ fn run_full(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>
         .args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE");
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("GITHUB_ACTIONS");
     for (key, value) in env {
         command.env(key, value);
     }
