@@ -3,8 +3,8 @@
 //! them by content and group them into units, the things a check looks at
 //! as a whole (a ytt package, a KubeVirt or Tekton file set).
 
+use crate::finding::RunError;
 use crate::finding::{Finding, Kind};
-use crate::report::RunError;
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, ParseOptions};
 use rayon::prelude::*;
@@ -199,14 +199,21 @@ pub fn discover_with(
             yaml_paths.sort();
         }
         let start = discovery.files.len();
-        let (files, carvel_packages): (Vec<DiscoveredFile>, Vec<DiscoveredFile>) = yaml_paths
+        let read: Vec<Result<DiscoveredFile, RunError>> = yaml_paths
             .par_iter()
-            .filter_map(|p| read_and_parse(p, sources, cwd, parse))
-            .filter(|f| !f.system.is_some_and(|s| options.systems_off.contains(&s)))
-            .partition(|f| f.system.is_some());
-        discovery.files.extend(files);
-        if !options.systems_off.contains(&System::Ytt) {
-            discovery.carvel_packages.extend(carvel_packages);
+            .filter_map(|p| read_and_parse(p, sources, cwd, parse).transpose())
+            .collect();
+        let ytt_off = options.systems_off.contains(&System::Ytt);
+        for file in read {
+            match file {
+                Err(error) => discovery.errors.push(error),
+                Ok(file) => match file.system {
+                    Some(system) if options.systems_off.contains(&system) => {}
+                    Some(_) => discovery.files.push(file),
+                    None if !ytt_off => discovery.carvel_packages.push(file),
+                    None => {}
+                },
+            }
         }
         group_units(
             &mut discovery,
@@ -459,6 +466,8 @@ fn scan(text: &str) -> Scan {
 /// every YAML file is a ytt file there, annotated or not (as `ytt -f`).
 pub fn read_ytt_file(path: &Path, sources: &Sources, cwd: &Path) -> Option<DiscoveredFile> {
     read_file(path, sources, cwd, &ParseOptions::default(), true)
+        .ok()
+        .flatten()
 }
 
 fn read_and_parse(
@@ -466,7 +475,7 @@ fn read_and_parse(
     sources: &Sources,
     cwd: &Path,
     parse: &ParseOptions,
-) -> Option<DiscoveredFile> {
+) -> Result<Option<DiscoveredFile>, RunError> {
     read_file(path, sources, cwd, parse, false)
 }
 
@@ -476,7 +485,7 @@ fn read_file(
     cwd: &Path,
     parse: &ParseOptions,
     force_ytt: bool,
-) -> Option<DiscoveredFile> {
+) -> Result<Option<DiscoveredFile>, RunError> {
     let name = display_name(path, cwd);
     let too_large = sources.stdin_path() != Some(path)
         && std::fs::metadata(path)
@@ -487,7 +496,9 @@ fn read_file(
         let mut head = Vec::new();
         let _ = std::fs::File::open(path).and_then(|f| f.take(1 << 20).read_to_end(&mut head));
         let system = classify(&String::from_utf8_lossy(&head));
-        system?;
+        if system.is_none() {
+            return Ok(None);
+        }
         let id = sources.add(SourceFile::new(
             name,
             Some(path.to_path_buf()),
@@ -502,19 +513,20 @@ fn read_file(
                 MAX_FILE_BYTES / 1024 / 1024
             ),
         );
-        return Some(DiscoveredFile {
+        return Ok(Some(DiscoveredFile {
             id,
             path: path.to_path_buf(),
             system,
             parsed: Err(Box::new(finding)),
             has_schema: false,
             has_values: false,
-        });
+        }));
     }
-    let bytes = match sources.read(path) {
-        Ok(bytes) => bytes,
-        Err(_) => return None,
-    };
+    // A file the walk found but cannot read (permissions, a vanished file)
+    // is a run error: the run is incomplete, and says which file.
+    let bytes = sources
+        .read(path)
+        .map_err(|err| RunError::about(name.clone(), format!("{name}: cannot read: {err}")))?;
     let bytes = match decode_utf16(&bytes) {
         Some(text) => text.into_bytes(),
         None => bytes,
@@ -542,7 +554,7 @@ fn read_file(
     // skipped, not reported. A Carvel Package resource is read for the ytt
     // package it ships (system None).
     if system.is_none() && !is_carvel_package {
-        return None;
+        return Ok(None);
     }
     let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), text));
     let parsed = if is_binary {
@@ -589,14 +601,14 @@ fn read_file(
             ))),
         }
     };
-    Some(DiscoveredFile {
+    Ok(Some(DiscoveredFile {
         id,
         path: path.to_path_buf(),
         system,
         parsed,
         has_schema,
         has_values,
-    })
+    }))
 }
 
 /// True for paths inside a ytt private library (`_ytt_lib`), which ytt does
@@ -758,6 +770,23 @@ fn group_units(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_that_cannot_be_read_is_a_run_error_naming_it() {
+        // A directory named like YAML: reading it fails, even as root.
+        let dir = std::env::temp_dir().join(format!("confvet-unreadable-{}", std::process::id()));
+        let path = dir.join("values.yml");
+        std::fs::create_dir_all(&path).unwrap();
+        let sources = Sources::new();
+        let error = read_and_parse(&path, &sources, &dir, &ParseOptions::default()).unwrap_err();
+        assert_eq!(error.file.as_deref(), Some("values.yml"));
+        assert!(
+            error.message.starts_with("values.yml: cannot read: "),
+            "{}",
+            error.message
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn files_are_classified_by_content() {

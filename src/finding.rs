@@ -3,6 +3,7 @@
 
 use crate::source::{Sources, Span};
 use serde::Serialize;
+use std::fmt;
 
 /// The class of a problem, as in the conformance README.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -272,6 +273,38 @@ pub fn cap_per_rule_and_file(findings: &mut Vec<Finding>, max: usize) -> usize {
     }
     *findings = kept;
     left_out
+}
+
+/// A problem that is not a finding (a path that cannot be read, a bad
+/// combination of flags): the run is incomplete and exits 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    /// The display name of the file or directory it is about, if any.
+    pub file: Option<String>,
+    /// The whole message, as `confvet: ` prints it (naming the file itself).
+    pub message: String,
+}
+
+impl RunError {
+    pub fn new(message: impl Into<String>) -> RunError {
+        RunError {
+            file: None,
+            message: message.into(),
+        }
+    }
+
+    pub fn about(file: impl Into<String>, message: impl Into<String>) -> RunError {
+        RunError {
+            file: Some(file.into()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 #[cfg(test)]

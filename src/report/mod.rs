@@ -3,9 +3,9 @@
 //! any writer. Emitters know `finding`, `rules` and `source`; never how a
 //! finding was found.
 
+pub use crate::finding::RunError;
 use crate::finding::{Finding, Severity};
 use crate::source::{LineCol, SourceFile, Sources, Span};
-use std::fmt;
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::Path;
@@ -41,38 +41,6 @@ pub struct Summary {
     pub warnings: usize,
     /// Findings hidden by suppression comments or a baseline.
     pub suppressed: usize,
-}
-
-/// A problem that is not a finding (a path that cannot be read, a bad
-/// combination of flags): the run is incomplete and exits 2.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunError {
-    /// The display name of the file or directory it is about, if any.
-    pub file: Option<String>,
-    /// The whole message, as `confvet: ` prints it (naming the file itself).
-    pub message: String,
-}
-
-impl RunError {
-    pub fn new(message: impl Into<String>) -> RunError {
-        RunError {
-            file: None,
-            message: message.into(),
-        }
-    }
-
-    pub fn about(file: impl Into<String>, message: impl Into<String>) -> RunError {
-        RunError {
-            file: Some(file.into()),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
 }
 
 /// Everything an emitter may read.
