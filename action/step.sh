@@ -36,8 +36,17 @@ output() {
   printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"
 }
 
+# An error annotation; the message is escaped as workflow command data, so
+# text from inputs or files cannot start a command of its own.
+annotate_error() {
+  local message=${1//'%'/%25}
+  message=${message//$'\r'/%0D}
+  message=${message//$'\n'/%0A}
+  echo "::error title=confvet::$message"
+}
+
 fail() {
-  echo "::error title=confvet::$1"
+  annotate_error "$1"
   exit 1
 }
 
@@ -140,8 +149,7 @@ download_confvet() {
 build_confvet() {
   local root=${CONFVET_ROOT:?}
   if ! command -v cargo >/dev/null; then
-    echo "::error title=confvet::cargo is missing to build confvet (version: source): add a Rust toolchain step (such as dtolnay/rust-toolchain@stable) first, or leave version empty to download the release binary"
-    exit 1
+    fail "cargo is missing to build confvet (version: source): add a Rust toolchain step (such as dtolnay/rust-toolchain@stable) first, or leave version empty to download the release binary"
   fi
   # Build outside the action's directory, which may be shared by jobs.
   export CARGO_TARGET_DIR=${RUNNER_TEMP:?}/confvet-target
@@ -188,8 +196,7 @@ lint() {
   # empty, and uploading it would close every open code scanning alert.
   local error
   error=$(sed $'s/\x1b\\[[0-9;]*m//g' -- "$errors" | grep -m 1 . || true)
-  error=${error//'%'/%25}
-  echo "::error title=confvet::confvet could not lint (exit code $code: a usage, configuration or I/O error): ${error:-see the log above}. No SARIF report was uploaded."
+  annotate_error "confvet could not lint (exit code $code: a usage, configuration or I/O error): ${error:-see the log above}. No SARIF report was uploaded."
   exit "$code"
 }
 
@@ -199,15 +206,15 @@ verdict() {
     echo "confvet: no finding at or above the fail-on level"
     ;;
   1)
-    echo "::error title=confvet::confvet found problems at or above the fail-on level; see the annotations, the job summary or code scanning"
+    annotate_error "confvet found problems at or above the fail-on level; see the annotations, the job summary or code scanning"
     exit 1
     ;;
   '')
-    echo "::error title=confvet::confvet did not run; see the steps above"
+    annotate_error "confvet did not run; see the steps above"
     exit 2
     ;;
   *)
-    echo "::error title=confvet::confvet could not lint (exit code $CONFVET_EXIT_CODE: a usage, configuration or I/O error); see the Lint step's log"
+    annotate_error "confvet could not lint (exit code $CONFVET_EXIT_CODE: a usage, configuration or I/O error); see the Lint step's log"
     exit 2
     ;;
   esac

@@ -609,9 +609,16 @@ def test_download_release(tmp):
         )
 
     # A version that is not one, or a runner without a release binary.
-    job = ActionRun(tmp / "bad-version", {"version": "latest"}, path=path_without("confvet"))
+    job = ActionRun(
+        tmp / "bad-version", {"version": "latest\n::notice::injected"}, path=path_without("confvet")
+    )
     proc = job.run("find")
     check(proc.returncode != 0 and "version must be" in proc.stdout, "a bad version", proc)
+    check(
+        not annotations(proc.stdout, "notice") and "latest%0A::notice::injected" in proc.stdout,
+        "an input in an error message cannot start a workflow command",
+        proc,
+    )
     job = ActionRun(tmp / "arm32", path=path_without("confvet"), env={"RUNNER_ARCH": "ARM"})
     proc = job.run("find")
     check(
