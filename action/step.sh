@@ -134,7 +134,11 @@ download_confvet() {
   echo "SHA-256 verified: $actual"
   mkdir -p -- "$tmp/unpacked" "$root/bin"
   if [[ $archive == *.zip ]]; then
-    unzip -q -o "$tmp/$archive" -d "$tmp/unpacked"
+    if command -v unzip >/dev/null; then
+      unzip -q -o "$tmp/$archive" -d "$tmp/unpacked"
+    else
+      7z x -y -o"$tmp/unpacked" "$tmp/$archive" >/dev/null # Windows runners have 7-Zip
+    fi
   else
     tar -xzf "$tmp/$archive" -C "$tmp/unpacked"
   fi
