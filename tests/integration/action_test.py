@@ -10,11 +10,17 @@ GITHUB_STEP_SUMMARY, GITHUB_PATH and RUNNER_TEMP. The `uses:` steps
 evaluated, so the test sees whether the upload would happen and with what.
 """
 
+import functools
+import hashlib
+import http.server
 import json
 import os
 import re
 import shutil
 import stat
+import tarfile
+import threading
+import time
 from pathlib import Path
 
 from common import (
@@ -24,6 +30,8 @@ from common import (
     VENV_BIN,
     TempDir,
     check,
+    crate_version,
+    path_without,
     readme_example,
     run,
     values,
@@ -36,17 +44,12 @@ ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
-def path_without(*programs):
-    """PATH without the directories that hold any of `programs`."""
-    dirs = os.environ["PATH"].split(os.pathsep)
-    return os.pathsep.join(d for d in dirs if not any((Path(d) / p).exists() for p in programs))
-
-
 class ActionRun:
     """One job that uses the action, in a fresh temporary directory."""
 
-    def __init__(self, tmp, inputs=None, path=None, action_path=ROOT):
+    def __init__(self, tmp, inputs=None, path=None, action_path=ROOT, env=None):
         self.inputs = inputs or {}
+        self.env = env or {}
         self.action_path = Path(action_path)
         self.workspace = tmp / "workspace"
         self.runner_temp = tmp / "runner-temp"
@@ -115,6 +118,7 @@ class ActionRun:
             "RUNNER_TEMP": str(self.runner_temp),
             "RUNNER_OS": "Linux",
             "RUNNER_ARCH": "X64",
+            **self.env,
             **{k: self.resolve(v) for k, v in step.get("env", {}).items()},
         }
         proc = run(
@@ -134,7 +138,7 @@ class ActionRun:
         proc = self.run("find")
         check(proc.returncode == 0, "find succeeds", proc)
         lint = self.run("lint")
-        check(lint.returncode == 0, "the lint step never fails by itself", lint)
+        check(lint.returncode == 0, "findings never fail the lint step by itself", lint)
         return lint, self.run("Verdict")
 
 
@@ -176,6 +180,33 @@ def test_metadata_validates(tmp):
         ]
     )
     check(proc.returncode != 0, "a run step without a shell is rejected", proc)
+
+    release = ROOT / ".github" / "workflows" / "release.yml"
+    proc = run([VENV_BIN / "check-jsonschema", "--builtin-schema", "vendor.github-workflows", release])
+    check(proc.returncode == 0, "the release workflow validates against the workflow schema", proc)
+    jobs = yaml.safe_load(release.read_text())["jobs"]
+    check(
+        all("permissions" in job for job in jobs.values()),
+        "every release job says which permissions it needs",
+    )
+
+
+PINNED = re.compile(r"^\s*(?:- )?uses: [\w./-]+@[0-9a-f]{40} # v\d+(\.\d+)*$")
+
+
+def test_every_action_is_pinned(tmp):
+    """Every `uses:` names a full commit SHA, with its tag in a comment."""
+    for name, text in [
+        ("action.yml", (ROOT / "action.yml").read_text()),
+        ("release.yml", (ROOT / ".github" / "workflows" / "release.yml").read_text()),
+        ("the README's workflow", readme_example("github-workflow")),
+    ]:
+        uses = [line for line in text.splitlines() if re.match(r"^\s*(- )?uses:", line)]
+        # The README's example uses confvet itself by its tag: it has no SHA yet.
+        uses = [line for line in uses if "confvet/confvet@" not in line]
+        check(uses, f"{name} uses actions")
+        unpinned = [line.strip() for line in uses if not PINNED.match(line)]
+        check(not unpinned, f"{name}: not pinned to a commit SHA: {unpinned}")
 
 
 def test_bad_package_fails_after_writing_everything(tmp):
@@ -334,33 +365,46 @@ def test_inputs(tmp):
     check(verdict.returncode == 1, "errors fail", verdict)
 
 
+def check_lint_error(job, what):
+    """Exit code 2: the lint step fails with the error, nothing is uploaded."""
+    proc = job.run("find")
+    check(proc.returncode == 0, "find succeeds", proc)
+    lint = job.run("lint")
+    check(lint.returncode == 2, f"{what}: the lint step fails", lint)
+    check(job.outputs["lint"].get("exit-code") == "2", f"{what}: exit code 2 recorded", lint)
+    errors = annotations(lint.stdout, "error")
+    check(
+        len(errors) == 1 and "confvet could not lint (exit code 2" in errors[0],
+        f"{what}: the step's error says why",
+        lint,
+    )
+    check("sarif-written" not in job.outputs["lint"], f"{what}: no SARIF to upload", lint)
+    check(
+        not job.condition(job.step("Upload SARIF to code scanning")),
+        f"{what}: the upload step does not run",
+    )
+    return errors[0]
+
+
 def test_errors_that_are_not_findings_always_fail(tmp):
     # A path that does not exist (and input that a shell would run if the
-    # action spliced it into a script), then a usage error.
+    # action spliced it into a script): confvet still writes a SARIF file,
+    # with an empty run that would close every open alert.
     marker = tmp / "spliced"
     job = ActionRun(
         tmp / "missing",
         {"paths": f"missing $(touch {marker}) `touch {marker}`", "fail-on": "never"},
     )
-    lint, verdict = job.lint()
+    error = check_lint_error(job, "a missing path")
     check(not marker.exists(), "inputs are never run as shell code")
+    check("missing" in error, f"the error names the path: {error}")
     check(
-        job.outputs["lint"].get("exit-code") == "2",
-        f"a missing path is exit code 2: {job.outputs['lint']}",
-        lint,
+        (job.runner_temp / "confvet.sarif").exists(),
+        "the test is not vacuous: confvet wrote a SARIF file, which is not uploaded",
     )
-    check(verdict.returncode == 2, "exit code 2 fails even with fail-on never", verdict)
 
-    job = ActionRun(tmp / "usage", {"fail-on": "sometimes"})
-    lint, verdict = job.lint()
-    check(
-        job.outputs["lint"].get("exit-code") == "2",
-        f"a bad fail-on is a usage error: {job.outputs['lint']}",
-        lint,
-    )
-    check("sarif-written" not in job.outputs["lint"], "no SARIF after a usage error", lint)
-    check(not job.condition(job.step("Upload SARIF to code scanning")), "nothing to upload")
-    check(verdict.returncode == 2, "a usage error fails", verdict)
+    error = check_lint_error(ActionRun(tmp / "usage", {"fail-on": "sometimes"}), "a usage error")
+    check("sometimes" in error and "\x1b" not in error, f"the error is clap's, plain: {error}")
 
     job = ActionRun(tmp / "not-run")
     verdict = job.run("Verdict")
@@ -398,19 +442,26 @@ def fake_cargo(tmp):
     return bin_dir
 
 
-def test_install_without_confvet_on_path(tmp):
+def test_source_build(tmp):
     bin_dir = fake_cargo(tmp)
     no_confvet = f"{bin_dir}{os.pathsep}{path_without('confvet')}"
 
-    job = ActionRun(tmp / "source", path=no_confvet)
+    # `source` builds even when a confvet is on PATH.
+    job = ActionRun(tmp / "source", {"version": "source"}, path=f"{DEBUG_BIN}{os.pathsep}{no_confvet}")
     job.run("find")
     found = job.outputs["find"]
     root = job.runner_temp / "confvet-install"
-    check(found.get("found") == "false" and found.get("root") == str(root), f"{found}")
+    check(
+        found.get("found") == "false"
+        and found.get("install") == "source"
+        and found.get("root") == str(root),
+        f"{found}",
+    )
     check(
         re.fullmatch(r"confvet-Linux-X64-source-[0-9a-f]{32}", found.get("cache-key", "")),
         f"{found}",
     )
+    check(not job.condition(job.step("Download confvet")), "no download for a source build")
     check(job.condition(job.step("restore")), "the cache is tried")
     check(
         job.with_("restore") == {"path": str(root), "key": found["cache-key"]},
@@ -438,32 +489,142 @@ def test_install_without_confvet_on_path(tmp):
         job.with_("Save the confvet build") == job.with_("restore"),
         "the build is saved under the same key",
     )
-    # The installed binary is on PATH for the lint step.
+    # The installed binary is on PATH for the lint step, before any other.
     proc = job.run("lint")
     check("confvet 9.9.9" in proc.stdout, "the installed confvet runs", proc)
     job.outputs["restore"] = {"cache-hit": "true"}
     check(not job.condition(job.step("Build confvet")), "a cache hit builds nothing")
 
-    job = ActionRun(tmp / "version", {"version": "1.2.3"}, path=no_confvet)
+    # Without cargo the build says what to do.
+    job = ActionRun(tmp / "no-cargo", {"version": "source"}, path=path_without("confvet", "cargo"))
     job.run("find")
-    check(
-        job.outputs["find"].get("cache-key") == "confvet-Linux-X64-crates-1.2.3",
-        f"{job.outputs['find']}",
+    proc = job.run("Build confvet")
+    check(proc.returncode != 0 and "Rust toolchain" in proc.stdout, "no cargo: a clear error", proc)
+
+
+class Releases:
+    """A local stand-in for GitHub's release downloads: an HTTP server on
+    127.0.0.1 serving v<version>/confvet-<target>.tar.gz, made from the
+    freshly built binary as the release workflow archives it, and its
+    confvet-<target>.sha256 (sha256sum's output)."""
+
+    TARGET = "x86_64-unknown-linux-musl"  # ActionRun's runner: Linux, X64
+
+    def __init__(self, tmp):
+        self.root = tmp / "releases"
+        self.root.mkdir()
+
+    def publish(self, version, checksum=None):
+        folder = self.root / f"v{version}"
+        folder.mkdir()
+        archive = f"confvet-{self.TARGET}.tar.gz"
+        with tarfile.open(folder / archive, "w:gz") as tar:
+            tar.add(DEBUG_BIN / "confvet", arcname="confvet")
+        digest = checksum or hashlib.sha256((folder / archive).read_bytes()).hexdigest()
+        (folder / f"confvet-{self.TARGET}.sha256").write_text(f"{digest}  {archive}\n")
+
+    def __enter__(self):
+        handler = functools.partial(Quiet, directory=str(self.root))
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def download(tmp, releases, inputs=None):
+    """find and Download confvet on a runner without confvet (nor cargo)."""
+    job = ActionRun(
+        tmp,
+        inputs,
+        path=path_without("confvet", "cargo"),
+        env={"CONFVET_RELEASES_URL": releases.url},
     )
-    job.run("Build confvet")
-    args = (bin_dir / "cargo-args").read_text().splitlines()[1:]
+    proc = job.run("find")
+    check(proc.returncode == 0, "find succeeds", proc)
+    check(job.condition(job.step("Download confvet")), "the release is downloaded")
+    for step in ("restore", "Build confvet", "Save the confvet build"):
+        check(not job.condition(job.step(step)), f"no {step} for a download")
+    return job, job.run("Download confvet")
+
+
+def test_download_release(tmp):
+    version = crate_version()
+    with Releases(tmp) as releases:
+        releases.publish(version)
+        releases.publish("0.0.7")
+
+        # By default: the release of the action's own version (Cargo.toml's).
+        start = time.monotonic()
+        job, proc = download(tmp / "default", releases, {"paths": "shop"})
+        took = time.monotonic() - start
+        check(
+            job.outputs["find"]
+            == {
+                "found": "false",
+                "root": str(job.runner_temp / "confvet-install"),
+                "install": "download",
+                "version": version,
+                "target": Releases.TARGET,
+            },
+            f"find: {job.outputs['find']}",
+        )
+        check(proc.returncode == 0, "the download step succeeds", proc)
+        check("SHA-256 verified" in proc.stdout, "the checksum is checked", proc)
+        installed = job.runner_temp / "confvet-install" / "bin" / "confvet"
+        check(installed.is_file(), "the binary is installed", proc)
+        check(f"confvet {version}" in proc.stdout, "the step prints its version", proc)
+        check(
+            job.github_path.read_text().splitlines() == [str(installed.parent)],
+            "its folder is added to PATH",
+        )
+        shutil.copytree(ROOT / "examples" / "shop", job.workspace / "shop")
+        lint = job.run("lint")
+        check(
+            job.outputs["lint"].get("exit-code") == "1" and "ytt/validation" in lint.stdout,
+            "the lint step runs the downloaded confvet",
+            lint,
+        )
+        print(f"  installed from the release URL in {took:.1f} s")
+
+        # `version: X.Y.Z` downloads that release.
+        job, proc = download(tmp / "pinned", releases, {"version": "0.0.7"})
+        check(job.outputs["find"].get("version") == "0.0.7", f"{job.outputs['find']}")
+        check(proc.returncode == 0 and "/v0.0.7/" in proc.stdout, "release v0.0.7", proc)
+
+        # A version that was never released: a clear error.
+        job, proc = download(tmp / "unreleased", releases, {"version": "9.9.9"})
+        check(
+            proc.returncode != 0 and "could not download" in proc.stdout and "9.9.9" in proc.stdout,
+            "a missing release fails with a clear error",
+            proc,
+        )
+
+    # A version that is not one, or a runner without a release binary.
+    job = ActionRun(
+        tmp / "bad-version", {"version": "latest\n::notice::injected"}, path=path_without("confvet")
+    )
+    proc = job.run("find")
+    check(proc.returncode != 0 and "version must be" in proc.stdout, "a bad version", proc)
     check(
-        args
-        == [
-            "install",
-            "--locked",
-            "--root",
-            str(job.runner_temp / "confvet-install"),
-            "confvet",
-            "--version",
-            "1.2.3",
-        ],
-        f"a version comes from crates.io: {args}",
+        not annotations(proc.stdout, "notice") and "latest%0A::notice::injected" in proc.stdout,
+        "an input in an error message cannot start a workflow command",
+        proc,
+    )
+    job = ActionRun(tmp / "arm32", path=path_without("confvet"), env={"RUNNER_ARCH": "ARM"})
+    proc = job.run("find")
+    check(
+        proc.returncode != 0 and "version: source" in proc.stdout,
+        "no release binary for the runner: says what to do",
+        proc,
     )
 
     # A confvet on PATH of another version than asked for is not used.
@@ -471,11 +632,50 @@ def test_install_without_confvet_on_path(tmp):
     job.run("find")
     check(job.outputs["find"].get("found") == "false", f"{job.outputs['find']}")
 
-    # Without cargo the build says what to do.
-    job = ActionRun(tmp / "no-cargo", path=path_without("confvet", "cargo"))
-    job.run("find")
-    proc = job.run("Build confvet")
-    check(proc.returncode != 0 and "Rust toolchain" in proc.stdout, "no cargo: a clear error", proc)
+
+def test_wrong_checksum_installs_nothing(tmp):
+    with Releases(tmp) as releases:
+        releases.publish(crate_version(), checksum="0" * 64)
+        job, proc = download(tmp, releases)
+    check(proc.returncode != 0, "a wrong checksum fails the step", proc)
+    errors = annotations(proc.stdout, "error")
+    check(
+        len(errors) == 1 and "SHA-256" in errors[0] and "0" * 64 in errors[0],
+        "the error says which checksum did not match",
+        proc,
+    )
+    check(
+        not (job.runner_temp / "confvet-install" / "bin" / "confvet").exists(),
+        "no binary is installed",
+    )
+    check(job.github_path.read_text() == "", "nothing is added to PATH")
+
+
+def test_archive_names_match_the_release(tmp):
+    """The release workflow uploads exactly what the download step fetches."""
+    release = yaml.safe_load((ROOT / ".github/workflows/release.yml").read_text())
+    job = release["jobs"]["binaries"]
+    upload = next(s for s in job["steps"] if "upload-rust-binary-action" in s.get("uses", ""))
+    check(
+        {k: upload["with"][k] for k in ("bin", "archive", "tar", "zip", "checksum")}
+        == {
+            "bin": "confvet",
+            "archive": "$bin-$target",
+            "tar": "unix",
+            "zip": "windows",
+            "checksum": "sha256",
+        },
+        f"confvet-<target>.tar.gz, .zip on Windows, .sha256: {upload['with']}",
+    )
+    released = {entry["target"] for entry in job["strategy"]["matrix"]["include"]}
+    step_sh = (ROOT / "action" / "step.sh").read_text()
+    downloaded = set(re.findall(r"^\s+\w+/\w+\) target=(\S+) ;;$", step_sh, re.M))
+    check(
+        released == downloaded and len(released) == 5,
+        f"the same targets: released {released}, downloaded {downloaded}",
+    )
+    wheels = {e["target"] for e in release["jobs"]["wheels"]["strategy"]["matrix"]["include"]}
+    check(released <= wheels, f"a wheel for every released binary's platform: {wheels}")
 
 
 def test_cache_key_follows_the_source(tmp):
@@ -486,7 +686,9 @@ def test_cache_key_follows_the_source(tmp):
         shutil.copy(ROOT / name, action_copy / name)
 
     def key(label):
-        job = ActionRun(tmp / label, path=path_without("confvet"), action_path=action_copy)
+        job = ActionRun(
+            tmp / label, {"version": "source"}, path=path_without("confvet"), action_path=action_copy
+        )
         job.run("find")
         return job.outputs["find"]["cache-key"]
 

@@ -7,13 +7,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # The virtual environment's scripts (pre-commit, check-jsonschema).
 VENV_BIN = Path(sys.executable).parent
 # `cargo build` puts the binary under test here; tests/integration/run.sh builds it.
-DEBUG_BIN = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"
+TARGET_DIR = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+DEBUG_BIN = TARGET_DIR / "debug"
+# The `confvet` wheel that wheel_test.py builds; precommit_test.py installs
+# the pre-commit hook from it (standing in for PyPI).
+WHEEL_DIR = TARGET_DIR / "integration-wheels"
 
 SCHEMA = """\
 #@data/values-schema
@@ -22,6 +27,17 @@ SCHEMA = """\
 replicas: 2
 image: shop
 """
+
+
+def crate_version():
+    """The version in Cargo.toml."""
+    return tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
+
+
+def path_without(*programs):
+    """PATH without the directories that hold any of `programs`."""
+    dirs = os.environ["PATH"].split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if not any((Path(d) / p).exists() for p in programs))
 
 
 def values(replicas):

@@ -6,11 +6,15 @@ committed or not. Other temporary repositories hold a ytt package; a changed
 values file is staged and a hook runs on it: a value that breaks the
 schema's rule must fail with the finding in the output, a good one must
 pass. `confvet-system` runs the debug binary on PATH, through
-`pre-commit try-repo` of the copy. `confvet` (language: rust) runs from the
-README's `.pre-commit-config.yaml` pointed at the copy: pre-commit builds
-it with `cargo install` as it does for every user, once for both runs,
-into the project's target directory so that later test runs reuse the
-dependencies' build.
+`pre-commit try-repo` of the copy. `confvet` (language: python) runs
+through `pre-commit try-repo` and from the README's `.pre-commit-config.yaml`
+pointed at the copy, with no cargo nor rustc on PATH and pip limited to
+the wheel wheel_test.py built (PIP_NO_INDEX, PIP_FIND_LINKS: the wheel
+stands in for PyPI; the root package's build needs nothing else).
+`confvet-source` (language: rust): pre-commit builds it with
+`cargo install` as it does for every user, once for both runs, into the
+project's target directory so that later test runs reuse the dependencies'
+build.
 """
 
 import os
@@ -22,8 +26,10 @@ from common import (
     ROOT,
     SCHEMA,
     VENV_BIN,
+    WHEEL_DIR,
     TempDir,
     check,
+    path_without,
     readme_example,
     run,
     values,
@@ -100,11 +106,18 @@ def check_hook(repo, hook, run_hook):
     check("Passed" in good.stdout, f"{hook}: pre-commit reports the hook passed", good)
 
 
+def check_try_repo(hooks, hook, repo, env):
+    """check_hook with `pre-commit try-repo` of the copy `hooks`; returns the seconds taken."""
+    start = time.monotonic()
+    check_hook(repo, hook, lambda: run([PRE_COMMIT, "try-repo", hooks, hook], cwd=repo, env=env))
+    return time.monotonic() - start
+
+
 def readme_config(hooks):
     """The README's .pre-commit-config.yaml, pointed at the copy `hooks`."""
     config = readme_example("pre-commit-config")
     for placeholder, value in [
-        ("https://github.com/OWNER/confvet", str(hooks)),
+        ("https://github.com/confvet/confvet", str(hooks)),
         ("v0.1.0", git(hooks, "rev-parse", "HEAD").strip()),
     ]:
         check(placeholder in config, f"the README's config names {placeholder}")
@@ -127,28 +140,41 @@ def main():
 
         # try-repo of the copy, with the debug binary on PATH.
         system_env = {**env, "PATH": f"{DEBUG_BIN}{os.pathsep}{env['PATH']}"}
-        repo = project(tmp / "try-repo")
-        check_hook(
-            repo,
-            "confvet-system",
-            lambda: run(
-                [PRE_COMMIT, "try-repo", hooks, "confvet-system"], cwd=repo, env=system_env
-            ),
-        )
+        check_try_repo(hooks, "confvet-system", project(tmp / "try-repo"), system_env)
         print("ok confvet-system with pre-commit try-repo")
 
-        # The README's config, as a user has it: pre-commit builds the hook
-        # once (cargo install) and keeps it in PRE_COMMIT_HOME for both runs.
+        # The prebuilt wheel, without a Rust toolchain and without PyPI.
+        wheels = list(WHEEL_DIR.glob("confvet-*.whl"))
+        check(len(wheels) == 1, f"wheel_test.py built the wheel into {WHEEL_DIR}: {wheels}")
+        python_env = {
+            **env,
+            "PATH": path_without("cargo", "rustc", "confvet"),
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(WHEEL_DIR),
+        }
+        check(
+            not any(shutil.which(p, path=python_env["PATH"]) for p in ("cargo", "rustc", "confvet")),
+            "no cargo, rustc nor confvet on the hook's PATH",
+        )
+        took = check_try_repo(hooks, "confvet", project(tmp / "try-repo-python"), python_env)
+        print(
+            "ok confvet (language: python, the wheel) with pre-commit try-repo,"
+            f" installed and run twice in {took:.1f} s"
+        )
+
+        # The README's config, as a user has it (the same hook).
         repo = project(tmp / "config")
         write(repo, {".pre-commit-config.yaml": readme_config(hooks)})
         git(repo, "add", ".pre-commit-config.yaml")
         git(repo, "commit", "-q", "-m", "pre-commit")
+        check_hook(repo, "confvet", lambda: run([PRE_COMMIT, "run"], cwd=repo, env=python_env))
+        print("ok confvet from the README's config")
+
+        # The source build: pre-commit builds the hook once (cargo install)
+        # and keeps it in PRE_COMMIT_HOME for both runs.
         rust_env = {**env, "CARGO_TARGET_DIR": str(ROOT / "target")}
-        start = time.monotonic()
-        check_hook(repo, "confvet", lambda: run([PRE_COMMIT, "run"], cwd=repo, env=rust_env))
-        print(
-            f"ok confvet (language: rust) from the README's config, built in {time.monotonic() - start:.0f} s"
-        )
+        took = check_try_repo(hooks, "confvet-source", project(tmp / "try-repo-source"), rust_env)
+        print(f"ok confvet-source (language: rust) with pre-commit try-repo, built in {took:.0f} s")
 
 
 if __name__ == "__main__":

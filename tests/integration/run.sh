@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The integration tests of the pre-commit hooks and the GitHub Action:
-# installs their tools from PyPI into target/integration-venv (once per
-# requirements.txt), builds the debug binary, then runs each test.
+# The integration tests of the Python wheel, the pre-commit hooks and the
+# GitHub Action: installs their tools from PyPI into target/integration-venv
+# (once per requirements.txt), builds the debug binary, then runs each test
+# (wheel_test first: precommit_test installs the hook from its wheel).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PYTHONDONTWRITEBYTECODE=1
@@ -14,7 +15,7 @@ if ! cmp -s "$requirements" "$venv/requirements.txt"; then
   cp "$requirements" "$venv/requirements.txt"
 fi
 cargo build --quiet
-for test in action_test precommit_test; do
+for test in wheel_test action_test precommit_test; do
   start=$SECONDS
   "$venv/bin/python" "tests/integration/$test.py"
   echo "$test: passed in $((SECONDS - start)) s"
