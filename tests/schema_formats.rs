@@ -33,6 +33,8 @@ zones:
 workers: 1
 #@schema/type any=True
 extra: {}
+#@schema/validation min_len=1
+token: ""
 "#;
 
 fn package() -> TempDir {
@@ -60,6 +62,18 @@ fn openapi_with_rules() {
         assert!(openapi.contains(keyword), "{keyword}");
         assert!(!run.stdout.contains(keyword), "{keyword}");
     }
+    // A default that breaks its own rule (ytt's way to require a value) is
+    // left out where the rule is exported: OpenAPI wants defaults to fit.
+    assert!(
+        openapi.ends_with("        token:\n          type: string\n          minLength: 1\n"),
+        "{openapi}"
+    );
+    assert!(
+        run.stdout
+            .ends_with("        token:\n          type: string\n          default: \"\"\n"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -170,6 +170,32 @@ def main():
         check_hook(repo, "confvet", lambda: run([PRE_COMMIT, "run"], cwd=repo, env=python_env))
         print("ok confvet from the README's config")
 
+        # The docs hook writes the Markdown reference, and again when the
+        # schema changes; pre-commit fails while the file is not staged.
+        repo = project(tmp / "schema-docs")
+        docs_config = (
+            f"repos:\n- repo: {hooks}\n  rev: {git(hooks, 'rev-parse', 'HEAD').strip()}\n"
+            "  hooks:\n  - id: confvet-schema-docs\n"
+            "    args: [deploy/pkg, --output, deploy/VALUES.md]\n"
+        )
+        write(repo, {".pre-commit-config.yaml": docs_config})
+        git(repo, "add", ".pre-commit-config.yaml")
+        # The first run writes the file (a new file is not a change to git).
+        first = run([PRE_COMMIT, "run"], cwd=repo, env=python_env)
+        check(first.returncode == 0, "confvet-schema-docs: the first run writes the reference", first)
+        reference = (repo / "deploy/VALUES.md").read_text()
+        check("| `replicas` | integer | `2` |" in reference, "the reference lists replicas", first)
+        git(repo, "add", "deploy/VALUES.md")
+        again = run([PRE_COMMIT, "run"], cwd=repo, env=python_env)
+        check(again.returncode == 0, "confvet-schema-docs: an up-to-date reference passes", again)
+        write(repo, {"deploy/pkg/schema.yml": SCHEMA.replace("replicas: 2", "replicas: 3")})
+        git(repo, "add", "deploy/pkg/schema.yml")
+        stale = run([PRE_COMMIT, "run"], cwd=repo, env=python_env)
+        check(stale.returncode == 1, "confvet-schema-docs: a schema change rewrites the reference", stale)
+        check("files were modified by this hook" in stale.stdout, "pre-commit saw the change", stale)
+        check("`3`" in (repo / "deploy/VALUES.md").read_text(), "the new default is in it", stale)
+        print("ok confvet-schema-docs keeps the reference up to date")
+
         # The source build: pre-commit builds the hook once (cargo install)
         # and keeps it in PRE_COMMIT_HOME for both runs.
         rust_env = {**env, "CARGO_TARGET_DIR": str(ROOT / "target")}

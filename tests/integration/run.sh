@@ -15,7 +15,7 @@ if ! cmp -s "$requirements" "$venv/requirements.txt"; then
   cp "$requirements" "$venv/requirements.txt"
 fi
 cargo build --quiet
-for test in wheel_test action_test precommit_test; do
+for test in wheel_test schema_export_test action_test precommit_test; do
   start=$SECONDS
   "$venv/bin/python" "tests/integration/$test.py"
   echo "$test: passed in $((SECONDS - start)) s"

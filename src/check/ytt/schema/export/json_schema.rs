@@ -76,8 +76,9 @@ fn node(ty: &SchemaType, sources: &Sources) -> J {
         }
         _ => {}
     }
-    if !matches!(ty.kind, TypeKind::Map(_)) {
-        out.insert("default".into(), crate::yaml::emit::to_json(&ty.default));
+    let default = crate::yaml::emit::to_json(&ty.default);
+    if !matches!(ty.kind, TypeKind::Map(_)) && !rules.rejects(&default) {
+        out.insert("default".into(), default);
     }
     if !docs.examples.is_empty() {
         let examples: Vec<J> = docs

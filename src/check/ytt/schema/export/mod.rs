@@ -161,6 +161,39 @@ pub fn star_json(value: &StarValue) -> Option<J> {
     })
 }
 
+impl RuleKeywords {
+    /// Whether `value` breaks one of the keywords: a default that does is
+    /// ytt's way to require a value (`min_len=1` on an empty default), and
+    /// an export with rules leaves such a default out, since OpenAPI wants
+    /// a default to fit its schema.
+    pub fn rejects(&self, value: &J) -> bool {
+        if value.is_null() {
+            return false;
+        }
+        let length = match value {
+            J::String(s) => Some(s.chars().count() as f64),
+            J::Array(items) => Some(items.len() as f64),
+            J::Object(map) => Some(map.len() as f64),
+            _ => None,
+        };
+        let number = value.as_f64();
+        self.keywords.iter().any(|(keyword, bound)| {
+            let bound_number = bound.as_f64();
+            match (*keyword, number, length, bound_number) {
+                ("minimum", Some(n), _, Some(b)) => n < b,
+                ("maximum", Some(n), _, Some(b)) => n > b,
+                ("multipleOf", Some(n), _, Some(b)) if b != 0.0 => (n / b).fract() != 0.0,
+                ("minLength" | "minItems" | "minProperties", _, Some(len), Some(b)) => len < b,
+                ("maxLength" | "maxItems" | "maxProperties", _, Some(len), Some(b)) => len > b,
+                ("enum", ..) => bound
+                    .as_array()
+                    .is_some_and(|options| !options.contains(value)),
+                _ => false,
+            }
+        })
+    }
+}
+
 /// Whether `validation` carries a rule of any kind.
 pub fn has_rules(validation: &Validation) -> bool {
     validation.not_null || !validation.named.is_empty() || !validation.custom.is_empty()

@@ -130,6 +130,9 @@ impl Export<'_> {
             }
         }
         items.sort_by_key(|(key, _)| KEY_ORDER.iter().position(|k| k == key));
+        if rules.rejects(&crate::yaml::emit::to_json(&ty.default)) {
+            items.retain(|(key, _)| *key != "default");
+        }
         // A rule's `format=` names the string's format; ytt's own `format`
         // (float) stays.
         for (keyword, value) in rules.keywords {
