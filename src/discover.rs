@@ -47,6 +47,29 @@ pub struct DiscoveredFile {
     pub has_schema: bool,
     /// ytt: the file holds a `#@data/values` annotation.
     pub has_values: bool,
+    /// Set while the YAML is not parsed yet: a lint parses each unit's
+    /// files when it checks the unit and drops the trees after, so memory
+    /// does not grow with the tree ([`DiscoveredFile::parse_now`]).
+    pub parse_later: Option<ParseOptions>,
+}
+
+impl DiscoveredFile {
+    /// This file with its YAML parsed (a copy of it when it already is).
+    pub fn parse_now(&self, sources: &Sources) -> DiscoveredFile {
+        let parsed = match &self.parse_later {
+            Some(options) => parse_source(self.id, self.system, sources, options),
+            None => self.parsed.clone(),
+        };
+        DiscoveredFile {
+            id: self.id,
+            path: self.path.clone(),
+            system: self.system,
+            parsed,
+            has_schema: self.has_schema,
+            has_values: self.has_values,
+            parse_later: None,
+        }
+    }
 }
 
 /// A set of files checked together.
@@ -465,18 +488,20 @@ fn scan(text: &str) -> Scan {
 /// Read and parse a file given to `confvet render` as part of a ytt package:
 /// every YAML file is a ytt file there, annotated or not (as `ytt -f`).
 pub fn read_ytt_file(path: &Path, sources: &Sources, cwd: &Path) -> Option<DiscoveredFile> {
-    read_file(path, sources, cwd, &ParseOptions::default(), true)
+    read_file(path, sources, cwd, &ParseOptions::default(), true, false)
         .ok()
         .flatten()
 }
 
+/// Read and classify a file the walk found; its YAML is parsed when its
+/// unit is checked ([`DiscoveredFile::parse_now`]).
 fn read_and_parse(
     path: &Path,
     sources: &Sources,
     cwd: &Path,
     parse: &ParseOptions,
 ) -> Result<Option<DiscoveredFile>, RunError> {
-    read_file(path, sources, cwd, parse, false)
+    read_file(path, sources, cwd, parse, false, true)
 }
 
 fn read_file(
@@ -485,6 +510,7 @@ fn read_file(
     cwd: &Path,
     parse: &ParseOptions,
     force_ytt: bool,
+    defer: bool,
 ) -> Result<Option<DiscoveredFile>, RunError> {
     let name = display_name(path, cwd);
     let too_large = sources.stdin_path() != Some(path)
@@ -520,6 +546,7 @@ fn read_file(
             parsed: Err(Box::new(finding)),
             has_schema: false,
             has_values: false,
+            parse_later: None,
         }));
     }
     // A file the walk found but cannot read (permissions, a vanished file)
@@ -573,34 +600,12 @@ fn read_file(
             Span::new(id, offset, offset),
             "file is not UTF-8 text",
         )))
+    } else if defer {
+        Ok(DocumentSet::default())
     } else {
-        let source = sources.get(id);
-        // ytt templates repeat keys under `#@ if`/`#@ else`; the ytt check
-        // reports duplicates where no template code can choose.
-        let options = ParseOptions {
-            keeps_duplicate_keys: system == Some(System::Ytt) || system.is_none(),
-            ..parse.clone()
-        };
-        // A bug in the parser must not end the run: the file gets a finding
-        // that asks for a report, the other files are still linted.
-        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            yaml::parse_file(id, &source.text, &options)
-        }));
-        match parsed {
-            Ok(result) => {
-                result.map_err(|e| Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message)))
-            }
-            Err(panic) => Err(Box::new(Finding::new(
-                "confvet/internal",
-                Kind::Syntax,
-                Span::file_start(id),
-                format!(
-                    "internal error while parsing this file ({}); please report it with the file",
-                    crate::finding::panic_message(&panic)
-                ),
-            ))),
-        }
+        parse_source(id, system, sources, parse)
     };
+    let is_deferred = defer && parsed.is_ok();
     Ok(Some(DiscoveredFile {
         id,
         path: path.to_path_buf(),
@@ -608,7 +613,43 @@ fn read_file(
         parsed,
         has_schema,
         has_values,
+        parse_later: is_deferred.then(|| parse.clone()),
     }))
+}
+
+/// Parse a registered file's text as YAML for `system`.
+fn parse_source(
+    id: FileId,
+    system: Option<System>,
+    sources: &Sources,
+    parse: &ParseOptions,
+) -> Result<DocumentSet, Box<Finding>> {
+    let source = sources.get(id);
+    // ytt templates repeat keys under `#@ if`/`#@ else`; the ytt check
+    // reports duplicates where no template code can choose.
+    let options = ParseOptions {
+        keeps_duplicate_keys: system == Some(System::Ytt) || system.is_none(),
+        ..parse.clone()
+    };
+    // A bug in the parser must not end the run: the file gets a finding
+    // that asks for a report, the other files are still linted.
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        yaml::parse_file(id, &source.text, &options)
+    }));
+    match parsed {
+        Ok(result) => {
+            result.map_err(|e| Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message)))
+        }
+        Err(panic) => Err(Box::new(Finding::new(
+            "confvet/internal",
+            Kind::Syntax,
+            Span::file_start(id),
+            format!(
+                "internal error while parsing this file ({}); please report it with the file",
+                crate::finding::panic_message(&panic)
+            ),
+        ))),
+    }
 }
 
 /// True for paths inside a ytt private library (`_ytt_lib`), which ytt does

@@ -277,6 +277,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         extend_exclude: args.extend_exclude.clone(),
+        keep_outputs: false,
         ytt: YttSettings {
             skip_templates: args.no_render,
             ..ytt_settings(&args.ytt, cwd)
@@ -409,6 +410,7 @@ fn inspect_package(
             skip_templates: true,
             ..ytt_settings(flags, cwd)
         },
+        keep_outputs: true,
         ..LintRequest::default()
     };
     let result = lint(&request, sources, cwd);

@@ -34,6 +34,10 @@ pub struct LintRequest {
     /// `--extend-exclude`: gitignore-style patterns relative to the current
     /// directory, excluded as the configuration's `exclude` is.
     pub extend_exclude: Vec<String>,
+    /// Keep each ytt package's final data values and schema in the result
+    /// (`values`, `schema`); a lint drops them with the package, so memory
+    /// does not grow with the tree.
+    pub keep_outputs: bool,
 }
 
 impl LintRequest {
@@ -55,17 +59,13 @@ pub struct LintResult {
     /// Problems that are not findings (missing paths, unreadable files, bad
     /// flags): they make the exit code 2.
     pub errors: Vec<RunError>,
-    /// Final data values per ytt package root, when they could be computed.
+    /// Final data values per ytt package root, when they could be computed
+    /// (with [`LintRequest::keep_outputs`]).
     pub values: Vec<(PathBuf, Option<Node>)>,
-    /// Each ytt package's rendered templates (file, output documents), when
-    /// rendering got that far.
-    pub rendered: Vec<(PathBuf, Option<RenderedFiles>)>,
-    /// Each ytt package's schema, as [`PackageOutcome::schema`].
+    /// Each ytt package's schema, as [`PackageOutcome::schema`] (with
+    /// [`LintRequest::keep_outputs`], or when a Carvel Package needs it).
     pub schemas: Vec<(PathBuf, Option<Option<SchemaType>>)>,
 }
-
-/// The output documents of each template file of a package.
-pub type RenderedFiles = Vec<(FileId, Vec<crate::yaml::Document>)>;
 
 impl LintResult {
     /// The outcome of a run stopped by the configuration's own errors.
@@ -143,8 +143,14 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     let outcomes: Vec<PackageOutcome> = units
         .par_iter()
         .map(|unit| {
-            let members: Vec<&discover::DiscoveredFile> =
-                unit.files.iter().map(|&i| &files[i]).collect();
+            // Parsed here and dropped with the unit: only the units being
+            // checked hold their trees.
+            let parsed: Vec<discover::DiscoveredFile> = unit
+                .files
+                .iter()
+                .map(|&i| files[i].parse_now(sources))
+                .collect();
+            let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
             // A bug in one check must not end the run (issue: hostile input):
             // it becomes a finding naming the unit, and exit 2.
             let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -219,9 +225,12 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .collect(),
         });
         if unit.system == System::Ytt {
-            result.values.push((unit.root.clone(), outcome.values));
-            result.rendered.push((unit.root.clone(), outcome.rendered));
-            result.schemas.push((unit.root.clone(), outcome.schema));
+            if request.keep_outputs {
+                result.values.push((unit.root.clone(), outcome.values));
+            }
+            if request.keep_outputs || !carvel_packages.is_empty() {
+                result.schemas.push((unit.root.clone(), outcome.schema));
+            }
             result.findings.extend(findings);
         } else {
             result
@@ -241,7 +250,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             sources,
             cwd,
         };
-        let drifted = drift::check(&carvel_packages, &context);
+        let parsed: Vec<discover::DiscoveredFile> = carvel_packages
+            .iter()
+            .map(|file| file.parse_now(sources))
+            .collect();
+        let drifted = drift::check(&parsed, &context);
         result
             .findings
             .extend(drifted.into_iter().filter(|f| in_scope(f.span.file)));
@@ -252,8 +265,6 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         ));
     }
     let linted = linted_files(&units, &files, in_scope);
-    // Trees of a large repository take a while to free: do it on all cores.
-    files.into_par_iter().for_each(drop);
     if let Some(config) = &request.config {
         result.findings.extend(config.findings.iter().cloned());
         config.apply_rules(&mut result.findings);

@@ -244,6 +244,7 @@ fn lint_package(
             },
             ..YttSettings::default()
         },
+        keep_outputs: true,
         ..LintRequest::default()
     };
     lint(&request, sources, dir)

@@ -6,7 +6,7 @@
 use crate::source::Span;
 
 /// All documents of one file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocumentSet {
     pub docs: Vec<Document>,
     /// Comments after the last node of the file.
