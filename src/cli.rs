@@ -112,6 +112,10 @@ pub struct LintArgs {
     #[arg(long, value_name = "NAME")]
     pub category: Option<String>,
 
+    /// Lint shard K of N (1-based): units split by a hash of their root path, for a CI matrix
+    #[arg(long, value_name = "K/N", value_parser = shard)]
+    pub shard: Option<Shard>,
+
     /// Never draw a progress bar (drawn on a terminal after one second, never in CI)
     #[arg(long)]
     pub no_progress: bool,
@@ -241,6 +245,28 @@ impl YttFlags {
             && self.data_values_file.is_empty()
             && self.data_values_env.is_empty()
             && self.data_values_env_yaml.is_empty()
+    }
+}
+
+/// `--shard K/N`: one of N disjoint parts of the units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    pub count: u32,
+}
+
+fn shard(text: &str) -> Result<Shard, String> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
+    match parsed {
+        Some((index, count)) if count >= 1 && (1..=count).contains(&index) => {
+            Ok(Shard { index, count })
+        }
+        _ => Err(format!(
+            "expected K/N with 1 <= K <= N, as in `--shard 2/4`, found \"{text}\""
+        )),
     }
 }
 

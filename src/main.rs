@@ -277,6 +277,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         extend_exclude: args.extend_exclude.clone(),
+        shard: args.shard,
         keep_outputs: false,
         ytt: YttSettings {
             skip_templates: args.no_render,
@@ -335,10 +336,22 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         FailOn::Warning => Some(Severity::Warning),
         FailOn::Never => None,
     };
+    // Each shard's SARIF is a category of its own, so code scanning keeps
+    // the alerts of every shard.
+    let category = match (&args.category, args.shard) {
+        (Some(category), Some(shard)) => Some(format!(
+            "{}/shard-{}-of-{}",
+            category.trim_end_matches('/'),
+            shard.index,
+            shard.count
+        )),
+        (None, Some(shard)) => Some(format!("confvet/shard-{}-of-{}", shard.index, shard.count)),
+        (category, None) => category.clone(),
+    };
     let report = Report {
         errors: &result.errors,
         fail_on: threshold,
-        category: args.category.as_deref(),
+        category: category.as_deref(),
         base_dir: Some(cwd),
         ..Report::new(&result.findings, &sources, &result.units, result.summary)
     };

@@ -5,6 +5,7 @@ use crate::check::ytt::drift;
 use crate::check::ytt::schema::SchemaType;
 use crate::check::ytt::{PackageOutcome, YttSettings};
 use crate::check::{kubevirt, tekton};
+use crate::cli::Shard;
 use crate::config::{self, Config};
 use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Kind, Severity, number_alike, sort_findings};
@@ -34,6 +35,8 @@ pub struct LintRequest {
     /// `--extend-exclude`: gitignore-style patterns relative to the current
     /// directory, excluded as the configuration's `exclude` is.
     pub extend_exclude: Vec<String>,
+    /// `--shard K/N`: check only the units of this shard.
+    pub shard: Option<Shard>,
     /// Keep each ytt package's final data values and schema in the result
     /// (`values`, `schema`); a lint drops them with the package, so memory
     /// does not grow with the tree.
@@ -130,6 +133,22 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         errors,
         ..LintResult::default()
     };
+    // Every ytt package's schema files, sharded or not: which package a
+    // Carvel Package ships must not depend on the shard.
+    let schema_files: Vec<(PathBuf, PathBuf)> = units
+        .iter()
+        .filter(|u| u.system == System::Ytt)
+        .flat_map(|u| {
+            u.files
+                .iter()
+                .filter(|&&i| files[i].has_schema)
+                .map(|&i| (u.root.clone(), files[i].path.clone()))
+        })
+        .collect();
+    let mut units = units;
+    if let Some(shard) = request.shard {
+        units.retain(|unit| in_shard(&unit.root, cwd, shard));
+    }
     let ytt_units = units.iter().filter(|u| u.system == System::Ytt).count();
     if !request.ytt.flags.is_empty() && ytt_units > 1 {
         result.errors.push(RunError::new(format!(
@@ -246,6 +265,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .unwrap_or_default();
         let context = drift::DriftContext {
             schemas: &result.schemas,
+            schema_files: &schema_files,
             mapping: &mapping,
             sources,
             cwd,
@@ -265,8 +285,12 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         ));
     }
     let linted = linted_files(&units, &files, in_scope);
+    // The configuration's own findings belong to one shard.
+    let is_first_shard = request.shard.is_none_or(|shard| shard.index == 1);
     if let Some(config) = &request.config {
-        result.findings.extend(config.findings.iter().cloned());
+        if is_first_shard {
+            result.findings.extend(config.findings.iter().cloned());
+        }
         config.apply_rules(&mut result.findings);
     }
     sort_findings(&mut result.findings, sources);
@@ -294,6 +318,17 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         suppressed,
     };
     result
+}
+
+/// Whether the unit rooted at `root` belongs to `shard`: FNV-1a of its root
+/// relative to the current directory (so every CI job agrees, wherever the
+/// checkout is), modulo the shard count.
+fn in_shard(root: &Path, cwd: &Path, shard: Shard) -> bool {
+    let name = display_name(root, cwd).replace('\\', "/");
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    hash % u64::from(shard.count) == u64::from(shard.index - 1)
 }
 
 /// The files of each unit whose findings a run reports, where suppression

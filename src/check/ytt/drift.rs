@@ -44,6 +44,10 @@ const ROOT_DOCS: &[&str] = &["title", "description", "example", "examples", "$sc
 pub struct DriftContext<'a> {
     /// Each ytt package root and its schema (as `PackageOutcome::schema`).
     pub schemas: &'a [(PathBuf, Option<Option<SchemaType>>)],
+    /// Every ytt package of the tree (checked in this run or not) with each
+    /// of its schema files: which package a Package ships is decided on
+    /// all of them, so a shard decides as a whole run does.
+    pub schema_files: &'a [(PathBuf, PathBuf)],
     /// `(Package file, ytt package root)` pairs the configuration names.
     pub mapping: &'a [(PathBuf, PathBuf)],
     pub sources: &'a Sources,
@@ -97,17 +101,17 @@ fn shipped_package(file: &Path, spec: &Node, context: &DriftContext<'_>) -> Opti
     // a package above the directory a Package's `ytt -f` names, so a
     // package is found by where its schema is.
     let roots: Vec<(&PathBuf, PathBuf)> = context
-        .schemas
+        .schema_files
         .iter()
-        .filter_map(|(root, schema)| {
-            let schema = schema.as_ref()?.as_ref()?;
-            let file = context.sources.get(schema.span.file).path.clone()?;
-            Some((root, file))
-        })
+        .map(|(root, file)| (root, file.clone()))
         .collect();
-    let only_one = |candidates: Vec<&PathBuf>| match candidates.as_slice() {
-        [one] => Some((*one).clone()),
-        _ => None,
+    let only_one = |mut candidates: Vec<&PathBuf>| {
+        candidates.sort();
+        candidates.dedup();
+        match candidates.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        }
     };
     let template = child(spec, "template").and_then(|t| child(t, "spec"));
     let git_dirs = template
@@ -154,8 +158,6 @@ fn shipped_package(file: &Path, spec: &Node, context: &DriftContext<'_>) -> Opti
                     .map(|(root, _)| *root),
             );
         }
-        candidates.sort();
-        candidates.dedup();
         return only_one(candidates);
     }
     let dir = file.parent()?;
