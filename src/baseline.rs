@@ -142,7 +142,7 @@ fn write(path: &Path, findings: &[Finding], sources: &Sources) -> std::io::Resul
     let mut entries: Vec<Entry> = findings
         .iter()
         .map(|finding| Entry {
-            file: sources.get(finding.span.file).name.clone(),
+            file: sources.name(finding.span.file),
             rule: finding.rule.to_string(),
             fingerprint: finding.fingerprint(sources),
             message: finding.message.clone(),

@@ -403,30 +403,6 @@ struct Scan {
     is_carvel_package: bool,
 }
 
-/// A UTF-16 file (with a byte-order mark, or ASCII text with every other
-/// byte zero, as Windows editors write it) as UTF-8 text; None for others.
-fn decode_utf16(bytes: &[u8]) -> Option<String> {
-    let (little, body) = match bytes {
-        [0xff, 0xfe, rest @ ..] => (true, rest),
-        [0xfe, 0xff, rest @ ..] => (false, rest),
-        [a, 0, b, 0, ..] if *a != 0 && *b != 0 => (true, bytes),
-        [0, a, 0, b, ..] if *a != 0 && *b != 0 => (false, bytes),
-        _ => return None,
-    };
-    let units: Vec<u16> = body
-        .chunks(2)
-        .map(|c| {
-            let pair = [c[0], c.get(1).copied().unwrap_or(0)];
-            if little {
-                u16::from_le_bytes(pair)
-            } else {
-                u16::from_be_bytes(pair)
-            }
-        })
-        .collect();
-    Some(String::from_utf16_lossy(&units))
-}
-
 fn scan(text: &str) -> Scan {
     // A byte-order mark is not part of the first line's content.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -554,20 +530,7 @@ fn read_file(
     let bytes = sources
         .read(path)
         .map_err(|err| RunError::about(name.clone(), format!("{name}: cannot read: {err}")))?;
-    let bytes = match decode_utf16(&bytes) {
-        Some(text) => text.into_bytes(),
-        None => bytes,
-    };
-    let (text, bad_offset) = match String::from_utf8(bytes) {
-        Ok(text) => (text, None),
-        Err(err) => {
-            let offset = err.utf8_error().valid_up_to();
-            (
-                String::from_utf8_lossy(err.as_bytes()).into_owned(),
-                Some(offset),
-            )
-        }
-    };
+    let (text, bad_offset) = crate::source::decode_text(bytes);
     let is_binary = text.contains('\0');
     let Scan {
         system,

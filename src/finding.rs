@@ -209,7 +209,7 @@ impl Fnv64 {
 pub fn sort_findings(findings: &mut [Finding], sources: &Sources) {
     findings.sort_by_cached_key(|f| {
         (
-            sources.get(f.span.file).name.clone(),
+            sources.name(f.span.file),
             f.span.start,
             f.rule,
             f.message.clone(),

@@ -295,6 +295,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     if let Some(bar) = bar {
         bar.finish();
     }
+
     for error in &result.errors {
         eprintln!("confvet: {error}");
     }

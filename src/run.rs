@@ -217,6 +217,32 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     ..PackageOutcome::default()
                 }
             });
+            // What the run does not return is dropped with the unit, not
+            // at the end: the rendered documents of every package would
+            // otherwise stay alive until all units are checked.
+            let mut outcome = outcome;
+            outcome.rendered = None;
+            outcome.rendered_texts = None;
+            if !request.keep_outputs {
+                outcome.values = None;
+                if carvel_packages.is_empty() {
+                    outcome.schema = None;
+                }
+            }
+            // Only the texts the unit's findings show are kept.
+            let shown: std::collections::HashSet<FileId> = outcome
+                .findings
+                .iter()
+                .flat_map(|f| {
+                    std::iter::once(f.span.file).chain(f.related.iter().map(|r| r.span.file))
+                })
+                .collect();
+            sources.evict(
+                unit.files
+                    .iter()
+                    .map(|&i| files[i].id)
+                    .filter(|id| !shown.contains(id)),
+            );
             if let Some(progress) = &request.progress {
                 progress.checked();
             }
@@ -226,9 +252,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     let in_scope = |id| {
         scope.as_ref().is_none_or(|scope| {
             sources
-                .get(id)
-                .path
-                .as_ref()
+                .path(id)
                 .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
         })
     };
@@ -240,7 +264,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             files: unit
                 .files
                 .iter()
-                .map(|&i| sources.get(files[i].id).name.clone())
+                .map(|&i| sources.name(files[i].id))
                 .collect(),
         });
         if unit.system == System::Ytt {

@@ -57,6 +57,9 @@ pub struct SourceFile {
     pub path: Option<PathBuf>,
     pub text: String,
     line_starts: Vec<usize>,
+    /// The text was dropped to keep memory flat ([`Sources::evict`]); it is
+    /// read from `path` again when someone asks for it.
+    evicted: bool,
 }
 
 impl SourceFile {
@@ -68,6 +71,7 @@ impl SourceFile {
             path,
             text,
             line_starts,
+            evicted: false,
         }
     }
 
@@ -134,6 +138,50 @@ pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// A file's bytes as text: UTF-16 (with a byte-order mark, or ASCII with
+/// every other byte zero, as Windows editors write it) decoded; other bytes
+/// as UTF-8, invalid sequences replaced, with the offset of the first one.
+pub fn decode_text(bytes: Vec<u8>) -> (String, Option<usize>) {
+    let bytes = match decode_utf16(&bytes) {
+        Some(text) => text.into_bytes(),
+        None => bytes,
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(err) => {
+            let offset = err.utf8_error().valid_up_to();
+            (
+                String::from_utf8_lossy(err.as_bytes()).into_owned(),
+                Some(offset),
+            )
+        }
+    }
+}
+
+/// A UTF-16 file (with a byte-order mark, or ASCII text with every other
+/// byte zero, as Windows editors write it) as UTF-8 text; None for others.
+fn decode_utf16(bytes: &[u8]) -> Option<String> {
+    let (little, body) = match bytes {
+        [0xff, 0xfe, rest @ ..] => (true, rest),
+        [0xfe, 0xff, rest @ ..] => (false, rest),
+        [a, 0, b, 0, ..] if *a != 0 && *b != 0 => (true, bytes),
+        [0, a, 0, b, ..] if *a != 0 && *b != 0 => (false, bytes),
+        _ => return None,
+    };
+    let units: Vec<u16> = body
+        .chunks(2)
+        .map(|c| {
+            let pair = [c[0], c.get(1).copied().unwrap_or(0)];
+            if little {
+                u16::from_le_bytes(pair)
+            } else {
+                u16::from_be_bytes(pair)
+            }
+        })
+        .collect();
+    Some(String::from_utf16_lossy(&units))
+}
+
 /// Every source of one run. Cheap to share between threads; files are added
 /// while discovering and parsing, then only read.
 #[derive(Debug, Default)]
@@ -179,9 +227,60 @@ impl Sources {
         FileId((files.len() - 1) as u32)
     }
 
+    /// The file with its text: read again from disk (and not kept) when it
+    /// was evicted.
     pub fn get(&self, id: FileId) -> Arc<SourceFile> {
+        let file = {
+            let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(&files[id.0 as usize])
+        };
+        if !file.evicted {
+            return file;
+        }
+        let text = file
+            .path
+            .as_deref()
+            .and_then(|path| self.read(path).ok())
+            .map(|bytes| decode_text(bytes).0)
+            .unwrap_or_default();
+        Arc::new(SourceFile::new(file.name.clone(), file.path.clone(), text))
+    }
+
+    /// The file's display name, without reading an evicted file again.
+    pub fn name(&self, id: FileId) -> String {
         let files = self.files.read().unwrap_or_else(|e| e.into_inner());
-        Arc::clone(&files[id.0 as usize])
+        files[id.0 as usize].name.clone()
+    }
+
+    /// The file's path on disk, without reading an evicted file again.
+    pub fn path(&self, id: FileId) -> Option<PathBuf> {
+        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+        files[id.0 as usize].path.clone()
+    }
+
+    /// Drop the texts of these files, which are read from disk: a lint
+    /// keeps only the texts its findings show, so memory stays flat as the
+    /// tree grows. Files with no path (command-line values) and standard
+    /// input stay.
+    pub fn evict(&self, ids: impl IntoIterator<Item = FileId>) {
+        let stdin = self.stdin_path().map(Path::to_path_buf);
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        for id in ids {
+            let Some(slot) = files.get_mut(id.0 as usize) else {
+                continue;
+            };
+            let keep =
+                slot.evicted || slot.path.is_none() || slot.path.as_deref() == stdin.as_deref();
+            if !keep {
+                *slot = Arc::new(SourceFile {
+                    name: slot.name.clone(),
+                    path: slot.path.clone(),
+                    text: String::new(),
+                    line_starts: vec![0],
+                    evicted: true,
+                });
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -275,6 +374,36 @@ pub fn normalize_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_evicted_file_is_read_again_when_asked_for_and_not_kept() {
+        let dir = std::env::temp_dir().join(format!("confvet-evict-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.yml");
+        std::fs::write(&path, "a: 1\nb: \"\u{e9}\"\n").unwrap();
+        let sources = Sources::new();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let on_disk = sources.add(SourceFile::new("a.yml".into(), Some(path.clone()), text));
+        let given = sources.add(SourceFile::new(
+            "(data-value arg)".into(),
+            None,
+            "x=1".into(),
+        ));
+        sources.evict([on_disk, given]);
+        // The name and path come without reading.
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(sources.name(on_disk), "a.yml");
+        assert_eq!(sources.path(on_disk), Some(path.clone()));
+        // A file gone from disk reads as empty, never a panic.
+        assert_eq!(sources.get(on_disk).text, "");
+        std::fs::write(&path, "a: 1\nb: \"\u{e9}\"\n").unwrap();
+        let again = sources.get(on_disk);
+        assert_eq!(again.line_col(11).line, 2);
+        assert_eq!(again.line_text(2), "b: \"\u{e9}\"");
+        // A value from the command line has no file to read again: kept.
+        assert_eq!(sources.get(given).text, "x=1");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn line_col_counts_characters_from_one() {
