@@ -176,6 +176,14 @@ lint() {
   if [[ -n ${INPUT_CONFIG:-} ]]; then
     args+=(--config "$INPUT_CONFIG")
   fi
+  # A shard's SARIF names its own category (`CATEGORY/shard-K-of-N/`), which
+  # the upload keeps, so the alerts of every shard stay open.
+  if [[ -n ${INPUT_SHARD:-} ]]; then
+    args+=(--shard "$INPUT_SHARD")
+  fi
+  if [[ -n ${INPUT_CATEGORY:-} ]]; then
+    args+=(--category "$INPUT_CATEGORY")
+  fi
   if [[ ${INPUT_ANNOTATIONS:-true} == true ]]; then
     args+=(--format github)
   fi

@@ -365,6 +365,43 @@ def test_inputs(tmp):
     check(verdict.returncode == 1, "errors fail", verdict)
 
 
+def test_matrix_shards_report_what_one_job_reports(tmp):
+    # The README's matrix workflow: each job's `with:` as the matrix gives it.
+    workflow = yaml.safe_load(readme_example("github-matrix"))
+    job = workflow["jobs"]["confvet"]
+    shards = job["strategy"]["matrix"]["shard"]
+    uses = [step for step in job["steps"] if "confvet/confvet" in step.get("uses", "")]
+    check(len(uses) == 1, "the matrix example uses the action once")
+
+    def sarif_of(label, inputs):
+        run_ = ActionRun(tmp / label, inputs)
+        for i in range(8):
+            write(run_.workspace / f"pkg{i}", {"schema.yml": SCHEMA, "values.yml": values(20 + i)})
+        lint, _ = run_.lint()
+        check(run_.outputs["lint"].get("sarif-written") == "true", f"{label}: SARIF written", lint)
+        return json.loads(Path(run_.outputs["lint"]["sarif-file"]).read_text())["runs"][0]
+
+    def results(run_):
+        return sorted(
+            (r["partialFingerprints"]["confvet/v1"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+            for r in run_["results"]
+        )
+
+    whole = results(sarif_of("whole", {}))
+    check(len(whole) == 8, f"one job finds every package's error: {whole}")
+    union, ids = [], set()
+    for shard in shards:
+        inputs = {
+            key: str(value).replace("${{ matrix.shard }}", str(shard))
+            for key, value in uses[0]["with"].items()
+        }
+        part = sarif_of(f"shard-{shard.replace('/', '-')}", inputs)
+        union += results(part)
+        ids.add(part["automationDetails"]["id"])
+    check(sorted(union) == whole, f"the shards together report what one job reports: {union}")
+    check(len(ids) == len(shards), f"each shard is a category of its own: {ids}")
+
+
 def check_lint_error(job, what):
     """Exit code 2: the lint step fails with the error, nothing is uploaded."""
     proc = job.run("find")
