@@ -26,7 +26,7 @@ for size in $sizes; do
   commands=(-n "grep -r" "grep -r zzzz-not-there $tree"
             -n "confvet lint" "$bin lint $tree --format json --output /dev/null"
             -n "confvet lint --no-render" "$bin lint $tree --no-render --format json --output /dev/null"
-            -n "confvet lint (Tekton only)" "$bin lint $tree --select tekton --format json --output /dev/null")
+            -n "confvet lint (Tekton files only)" "$bin lint $tree/copy*/tekton --format json --output /dev/null")
   if [ -n "$ytt" ] && [ "$size" -le 10 ]; then
     list=$work/packages-$size
     find ../shared/corpus/ytt -name expect.yml -printf '%h\n' | sed "s|^../shared/corpus/ytt|ytt|" > "$list.rel"
