@@ -522,6 +522,61 @@ fn a_huge_repetition_is_refused_before_it_allocates() {
     assert_healthy_linted(&run.found());
 }
 
+/// A value small on the heap but gigabytes once written out (one list
+/// shared a million times): `str()`, `repr()`, a template value and
+/// `json.encode()` refuse it before making the text, a finding at its
+/// line; the healthy package beside it is still linted.
+#[test]
+fn a_value_that_writes_out_to_gigabytes_is_refused_before_it_is_written() {
+    let dir = TempDir::new("hostile-output");
+    healthy_package(&dir);
+    let shared = "[[0] * 1000] * 1000000";
+    for (name, code) in [
+        ("str", format!("#@ x = str({shared})\n---\nv: #@ len(x)\n")),
+        (
+            "repr",
+            format!("#@ x = repr({shared})\n---\nv: #@ len(x)\n"),
+        ),
+        ("value", format!("#@ x = {shared}\n---\nv: #@ x\n")),
+        (
+            "json",
+            format!("#@ load(\"@ytt:json\", \"json\")\n---\nv: #@ json.encode({shared})\n"),
+        ),
+    ] {
+        dir.write(&format!("bad/{name}/deploy.yml"), code);
+    }
+    dir.write(
+        "bad/rule/schema.yml",
+        format!("#@data/values-schema\n---\n#@schema/validation (\"big\", lambda v: len(str({shared})) > 0)\nx: 1\n"),
+    );
+    let names = ["str", "repr", "value", "json"];
+    let mut args = vec!["lint".to_string()];
+    args.extend(names.iter().map(|n| format!("bad/{n}")));
+    args.extend(["bad/rule", "healthy", "--format", "json"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let started = std::time::Instant::now();
+    let run = run_capped(&dir, &args, &[]);
+    assert!(run.code == Some(1), "{}", run.stderr);
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    for file in names
+        .iter()
+        .map(|n| format!("bad/{n}/deploy.yml"))
+        .chain(["bad/rule/schema.yml".to_string()])
+    {
+        assert!(
+            findings.iter().any(|f| f["file"] == file.as_str()
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("value too large"))),
+            "{file}: {findings:?}"
+        );
+    }
+    assert_healthy_linted(&run.found());
+    // Refused, not made: far from the seconds writing gigabytes takes.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
 /// A builtin that materialises a billion elements at once makes
 /// starlark-rust panic: the evaluation stops with a finding, the run goes
 /// on with the healthy package, and `render` exits 1, never 101.

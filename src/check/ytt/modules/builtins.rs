@@ -11,6 +11,8 @@ use starlark::values::list::ListRef;
 use starlark::values::tuple::TupleRef;
 use starlark::values::{UnpackValue, Value};
 
+use super::super::starlark::convert::check_output_size;
+
 /// Go's `strconv.FormatFloat(f, 'g', 6, 64)`.
 pub fn format_float(f: f64) -> String {
     crate::yaml::scalar::format_float_g(f, Some(6))
@@ -96,11 +98,16 @@ pub fn to_str(value: Value<'_>) -> String {
 pub fn universe(builder: &mut GlobalsBuilder) {
     /// `str(x)`, floats printed as ytt prints them.
     fn str<'v>(#[starlark(require = pos)] value: Value<'v>) -> anyhow::Result<String> {
+        if value.unpack_str().is_none() {
+            // Refused before the text is made (a shared list written out).
+            check_output_size(value).map_err(anyhow::Error::msg)?;
+        }
         Ok(to_str(value))
     }
 
     /// `repr(x)`, floats printed as ytt prints them.
     fn repr<'v>(#[starlark(require = pos)] value: Value<'v>) -> anyhow::Result<String> {
+        check_output_size(value).map_err(anyhow::Error::msg)?;
         Ok(to_repr(value))
     }
 }

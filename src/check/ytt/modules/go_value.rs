@@ -81,6 +81,7 @@ pub fn map_set(items: &mut Vec<(Go, Go)>, key: Go, value: Go) {
 /// ytt's `AsGoValue`: a Starlark value as Go data. Functions and values
 /// that do not encode (`url.parse()`'s) are errors, with ytt's words.
 pub fn from_value<'v>(value: Value<'v>, heap: Heap<'v>) -> Result<Go, String> {
+    crate::check::ytt::starlark::convert::check_output_size(value)?;
     from_value_at(value, heap, 0)
 }
 

@@ -15,6 +15,52 @@ use starlark::values::{Heap, UnpackValue, Value};
 /// Nesting past this is refused rather than recursed into.
 const MAX_DEPTH: usize = 200;
 
+/// The most text or nodes one conversion of a value may make (`str()`,
+/// `repr()`, a value written to YAML, `json.encode()`...), in bytes.
+pub const OUTPUT_LIMIT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Refuses a value whose text (or YAML tree) would pass
+/// [`OUTPUT_LIMIT_BYTES`], before it is made: a list holding one list a
+/// million times is small on the heap but gigabytes once written out
+/// (`str([[0] * 1000] * 1000000)`), and a failed allocation aborts the
+/// process. Shared parts count each time they are written. The walk stops
+/// as soon as the limit is passed, so it costs at most the limit.
+pub fn check_output_size(value: Value<'_>) -> Result<(), String> {
+    use starlark::values::dict::DictRef;
+    let mut total: u64 = 0;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        total += if let Some(text) = value.unpack_str() {
+            // Quotes, and room for escapes.
+            text.len() as u64 + 2
+        } else if let Some(list) = ListRef::from_value(value) {
+            stack.extend(list.iter());
+            2 + 2 * list.len() as u64
+        } else if let Some(tuple) = TupleRef::from_value(value) {
+            stack.extend(tuple.iter());
+            2 + 2 * tuple.len() as u64
+        } else if let Some(dict) = DictRef::from_value(value) {
+            for (key, item) in dict.iter() {
+                stack.push(key);
+                stack.push(item);
+            }
+            2 + 4 * dict.len() as u64
+        } else {
+            // Numbers, booleans, None, functions, structs: their text is
+            // small or bounded by what they hold (a struct's fields are
+            // checked when converted field by field).
+            16
+        };
+        if total > OUTPUT_LIMIT_BYTES {
+            return Err(format!(
+                "value too large: writing it out would pass {} MiB",
+                OUTPUT_LIMIT_BYTES / 1024 / 1024
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A scalar node holding `value`, at `span`.
 pub fn scalar_node(value: ScalarValue, span: Span) -> Node {
     Node {
@@ -164,6 +210,9 @@ pub fn documents_as_array(docs: Vec<crate::yaml::Document>, span: Span) -> Node 
 }
 
 pub fn convert(value: Value<'_>, span: Span, depth: usize) -> Result<Converted, String> {
+    if depth == 0 {
+        check_output_size(value)?;
+    }
     if depth > MAX_DEPTH {
         return Err(format!(
             "value nested deeper than {MAX_DEPTH} levels cannot be converted to YAML"
