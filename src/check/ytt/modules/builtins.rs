@@ -11,7 +11,7 @@ use starlark::values::list::ListRef;
 use starlark::values::tuple::TupleRef;
 use starlark::values::{UnpackValue, Value};
 
-use super::super::starlark::convert::check_output_size;
+use crate::check::ytt::starlark::convert::check_output_size;
 
 /// Go's `strconv.FormatFloat(f, 'g', 6, 64)`.
 pub fn format_float(f: f64) -> String {
