@@ -181,6 +181,9 @@ lint() {
   if [[ -n ${INPUT_SHARD:-} ]]; then
     args+=(--shard "$INPUT_SHARD")
   fi
+  if [[ -n ${INPUT_CHANGED_SINCE:-} ]]; then
+    args+=(--changed-since "$INPUT_CHANGED_SINCE")
+  fi
   if [[ -n ${INPUT_CATEGORY:-} ]]; then
     args+=(--category "$INPUT_CATEGORY")
   fi

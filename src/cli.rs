@@ -17,7 +17,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint ytt packages, KubeVirt Templates and Tekton files below PATHs
-    Lint(LintArgs),
+    Lint(Box<LintArgs>),
     /// Print the final data values of the ytt package in DIR (like `ytt --data-values-inspect`)
     Values(ValuesArgs),
     /// Render a ytt package as `ytt -f PATH...` does and print the output
@@ -111,6 +111,10 @@ pub struct LintArgs {
     /// GitHub code scanning category of the SARIF report (its automationDetails.id; a `/` is added)
     #[arg(long, value_name = "NAME")]
     pub category: Option<String>,
+
+    /// Lint only the units that files changed since git REF touch (the working tree against REF, untracked files included), each reported whole
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
 
     /// Lint shard K of N (1-based): units split by a hash of their root path, for a CI matrix
     #[arg(long, value_name = "K/N", value_parser = shard)]

@@ -57,7 +57,7 @@ fn run_main() -> ExitCode {
     let code = match cli.command {
         Command::Lint(args) => {
             let sub = matches.subcommand_matches("lint").expect("lint matches");
-            run_lint(args, sub, &cwd)
+            run_lint(*args, sub, &cwd)
         }
         Command::Values(args) => run_values(args, &cwd),
         Command::Render(args) => run_render(args, &cwd),
@@ -110,6 +110,52 @@ fn print_stdout(text: &str) -> u8 {
             2
         }
     }
+}
+
+/// The files below `paths` that changed since git `reference`: what `git
+/// diff` shows of the working tree against it, and untracked files git does
+/// not ignore. Deleted files are left out (they are not there to lint).
+fn changed_since(reference: &str, paths: &[PathBuf], cwd: &Path) -> Result<Vec<PathBuf>, String> {
+    let git = |args: &[&str]| -> Result<String, String> {
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .map_err(|err| format!("cannot run git: {err}"))?;
+        if !output.status.success() {
+            let error = String::from_utf8_lossy(&output.stderr);
+            return Err(error.lines().next().unwrap_or("git failed").to_string());
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let top = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?.trim_end());
+    let diff = git(&["diff", "--name-only", "--no-renames", reference, "--"])?;
+    let untracked = git(&[
+        "ls-files",
+        "--others",
+        "--exclude-standard",
+        "--full-name",
+        "--",
+        ":/",
+    ])?;
+    // git names files from its (canonical) top; compare canonical paths,
+    // and hand lint paths relative to the current directory.
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let here = canonical(cwd);
+    let within: Vec<PathBuf> = paths.iter().map(|p| canonical(&cwd.join(p))).collect();
+    let mut changed: Vec<PathBuf> = diff
+        .lines()
+        .chain(untracked.lines())
+        .map(|name| canonical(&top.join(name)))
+        .filter(|path| path.is_file() && within.iter().any(|w| path.starts_with(w)))
+        .map(|path| match path.strip_prefix(&here) {
+            Ok(relative) => relative.to_path_buf(),
+            Err(_) => path,
+        })
+        .collect();
+    changed.sort();
+    changed.dedup();
+    Ok(changed)
 }
 
 /// Read standard input for `lint -`, to stand in for `--stdin-filename`.
@@ -259,6 +305,22 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
             return 2;
         }
     };
+    let paths = match &args.changed_since {
+        None => paths,
+        Some(reference) => match changed_since(reference, &paths, cwd) {
+            Ok(changed) if changed.is_empty() => {
+                if !args.quiet {
+                    eprintln!("confvet: no file changed since {reference}; nothing to lint");
+                }
+                return 0;
+            }
+            Ok(changed) => changed,
+            Err(message) => {
+                eprintln!("confvet: --changed-since {reference}: {message}");
+                return 2;
+            }
+        },
+    };
     let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
     let config = match confvet::config::load(&config_source, cwd, &sources) {
         Ok(config) => config,
@@ -278,6 +340,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         ignore: args.ignore.clone(),
         extend_exclude: args.extend_exclude.clone(),
         shard: args.shard,
+        whole_units: args.changed_since.is_some(),
         keep_outputs: false,
         ytt: YttSettings {
             skip_templates: args.no_render,

@@ -35,6 +35,10 @@ pub struct LintRequest {
     /// `--extend-exclude`: gitignore-style patterns relative to the current
     /// directory, excluded as the configuration's `exclude` is.
     pub extend_exclude: Vec<String>,
+    /// Report every finding of each unit a named file selects, not only
+    /// those in the named files (`--changed-since`: a changed Task's callers
+    /// are reported too).
+    pub whole_units: bool,
     /// `--shard K/N`: check only the units of this shard.
     pub shard: Option<Shard>,
     /// Keep each ytt package's final data values and schema in the result
@@ -250,11 +254,12 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         })
         .collect();
     let in_scope = |id| {
-        scope.as_ref().is_none_or(|scope| {
-            sources
-                .path(id)
-                .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
-        })
+        request.whole_units
+            || scope.as_ref().is_none_or(|scope| {
+                sources
+                    .path(id)
+                    .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
+            })
     };
     for (unit, outcome) in units.iter().zip(outcomes) {
         let findings = outcome.findings;
