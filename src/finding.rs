@@ -189,15 +189,16 @@ fn mask_digits(message: &str) -> String {
         .collect()
 }
 
-/// FNV-1a: small, stable across Rust versions (unlike `DefaultHasher`).
-struct Fnv64(u64);
+/// FNV-1a: small, stable across Rust versions and machines (unlike
+/// `DefaultHasher`); fingerprints and shard assignment use it.
+pub(crate) struct Fnv64(pub(crate) u64);
 
 impl Fnv64 {
-    fn new() -> Fnv64 {
+    pub(crate) fn new() -> Fnv64 {
         Fnv64(0xcbf2_9ce4_8422_2325)
     }
 
-    fn write(&mut self, text: &str) {
+    pub(crate) fn write(&mut self, text: &str) {
         for byte in text.bytes().chain(std::iter::once(0xff)) {
             self.0 ^= u64::from(byte);
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);

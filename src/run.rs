@@ -353,11 +353,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
 /// relative to the current directory (so every CI job agrees, wherever the
 /// checkout is), modulo the shard count.
 fn in_shard(root: &Path, cwd: &Path, shard: Shard) -> bool {
-    let name = display_name(root, cwd).replace('\\', "/");
-    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    hash % u64::from(shard.count) == u64::from(shard.index - 1)
+    let mut hash = crate::finding::Fnv64::new();
+    hash.write(&display_name(root, cwd));
+    hash.0 % u64::from(shard.count) == u64::from(shard.index - 1)
 }
 
 /// The files of each unit whose findings a run reports, where suppression
