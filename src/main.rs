@@ -561,7 +561,14 @@ fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
         print_findings(&result, &sources);
         return 1;
     };
-    let title = confvet::source::display_name(root, cwd);
+    // The package as the user named it; the current directory by its own
+    // name (a heading of `.` says nothing, an absolute path differs per machine).
+    let title = match confvet::source::display_dir(root, cwd).as_str() {
+        "." => root
+            .file_name()
+            .map_or(".".into(), |n| n.to_string_lossy().into_owned()),
+        shown => shown.to_string(),
+    };
     let schema = schema.as_ref();
     let text = match args.format {
         SchemaFormat::OpenapiV3 => export::openapi::to_yaml(schema, &sources, args.ytt_compatible),

@@ -350,11 +350,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
 }
 
 /// Whether the unit rooted at `root` belongs to `shard`: FNV-1a of its root
-/// relative to the current directory (so every CI job agrees, wherever the
-/// checkout is), modulo the shard count.
+/// relative to the current directory (`.` for the directory itself, so every
+/// CI job agrees, wherever the checkout is), modulo the shard count.
 fn in_shard(root: &Path, cwd: &Path, shard: Shard) -> bool {
     let mut hash = crate::finding::Fnv64::new();
-    hash.write(&display_name(root, cwd));
+    hash.write(&crate::source::display_dir(root, cwd));
     hash.0 % u64::from(shard.count) == u64::from(shard.index - 1)
 }
 

@@ -334,6 +334,16 @@ pub fn display_name(path: &Path, cwd: &Path) -> String {
     text.strip_prefix("./").map_or(text.clone(), str::to_string)
 }
 
+/// A directory's name as users type it: [`display_name`], but `.` for the
+/// current directory itself (not its absolute path, which differs from
+/// machine to machine).
+pub fn display_dir(path: &Path, cwd: &Path) -> String {
+    match path.strip_prefix(cwd) {
+        Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
+        _ => display_name(path, cwd),
+    }
+}
+
 /// Every file below `dir` (folders walked recursively, unreadable ones
 /// skipped), sorted by path.
 pub fn files_below(dir: &Path) -> Vec<PathBuf> {
@@ -374,6 +384,14 @@ pub fn normalize_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_current_directory_is_shown_as_a_dot() {
+        let cwd = Path::new("/repo");
+        assert_eq!(display_dir(Path::new("/repo"), cwd), ".");
+        assert_eq!(display_dir(Path::new("/repo/config"), cwd), "config");
+        assert_eq!(display_dir(Path::new("/elsewhere"), cwd), "/elsewhere");
+    }
 
     #[test]
     fn an_evicted_file_is_read_again_when_asked_for_and_not_kept() {

@@ -16,7 +16,7 @@ use super::schema::SchemaType;
 use super::schema::export::openapi;
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind};
-use crate::source::{Sources, Span, display_name};
+use crate::source::{Sources, Span, display_dir};
 use crate::yaml::{Node, Value, child};
 use serde_json::Value as J;
 use std::path::{Path, PathBuf};
@@ -191,10 +191,7 @@ fn compare(
         .pointer("/components/schemas/dataValues")
         .cloned()?;
     let (span, problem) = first_difference(stored, &expected, "", true)?;
-    let dir = match display_name(root, context.cwd) {
-        _ if root == context.cwd => ".".to_string(),
-        name => name,
-    };
+    let dir = display_dir(root, context.cwd);
     let flag = if with_rules { "" } else { " --ytt-compatible" };
     Some(
         Finding::new(
