@@ -198,9 +198,12 @@ fn compare(
             "ytt/package-schema-drift",
             Kind::Schema,
             span,
-            format!("spec.valuesSchema.openAPIv3 differs from the schema of {dir}: {problem}"),
+            format!(
+                "spec.valuesSchema.openAPIv3 differs from the schema in {}: {problem}",
+                context.sources.name(schema.span.file)
+            ),
         )
-        .with_related(schema.span, format!("the schema of {dir}"))
+        .with_related(schema.span, "the package's schema starts here")
         .with_help(format!(
             "run `confvet schema {dir}{flag}` and copy its `components.schemas.dataValues` into spec.valuesSchema.openAPIv3"
         )),
