@@ -83,6 +83,10 @@ pub struct Unit {
     pub files: Vec<usize>,
     /// Other files below a ytt package's root (`.star`, `.txt`, ...), for loads.
     pub other_files: Vec<PathBuf>,
+    /// What names the unit in reports and places it in a shard: the package
+    /// directory (ytt), the linted root, or the first file of a group of
+    /// KubeVirt or Tekton files (`check::components`).
+    pub key: PathBuf,
 }
 
 /// The outcome of discovery.
@@ -569,6 +573,11 @@ fn read_file(
         parse_source(id, system, sources, parse)
     };
     let is_deferred = defer && parsed.is_ok();
+    if is_deferred {
+        // The walk keeps no text: a unit reads its files again when it is
+        // checked, so memory does not grow with the tree.
+        sources.evict([id]);
+    }
     Ok(Some(DiscoveredFile {
         id,
         path: path.to_path_buf(),
@@ -754,6 +763,7 @@ fn group_units(
         let other_files = others_by_unit.remove(&unit_root).unwrap_or_default();
         discovery.units.push(Unit {
             system: System::Ytt,
+            key: unit_root.clone(),
             root: unit_root,
             files: members,
             other_files,
@@ -766,6 +776,7 @@ fn group_units(
                 root: root.to_path_buf(),
                 files: members,
                 other_files: Vec::new(),
+                key: root.to_path_buf(),
             });
         }
     }

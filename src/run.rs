@@ -149,9 +149,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .map(|&i| (u.root.clone(), files[i].path.clone()))
         })
         .collect();
-    let mut units = units;
+    let mut units = crate::check::components::split_units(units, &files, sources, scope.as_deref());
     if let Some(shard) = request.shard {
-        units.retain(|unit| in_shard(&unit.root, cwd, shard));
+        units.retain(|unit| in_shard(&unit.key, cwd, shard));
     }
     let ytt_units = units.iter().filter(|u| u.system == System::Ytt).count();
     if !request.ytt.flags.is_empty() && ytt_units > 1 {
@@ -168,6 +168,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         .map(|unit| {
             // Parsed here and dropped with the unit: only the units being
             // checked hold their trees.
+            sources.load(unit.files.iter().map(|&i| files[i].id));
             let parsed: Vec<discover::DiscoveredFile> = unit
                 .files
                 .iter()
@@ -264,7 +265,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     for (unit, outcome) in units.iter().zip(outcomes) {
         let findings = outcome.findings;
         result.units.push(CheckedUnit {
-            name: display_name(&unit.root, cwd),
+            name: display_name(&unit.key, cwd),
             system: unit.system.name(),
             files: unit
                 .files
@@ -299,6 +300,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             sources,
             cwd,
         };
+        sources.load(carvel_packages.iter().map(|file| file.id));
         let parsed: Vec<discover::DiscoveredFile> = carvel_packages
             .iter()
             .map(|file| file.parse_now(sources))
@@ -349,12 +351,12 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     result
 }
 
-/// Whether the unit rooted at `root` belongs to `shard`: FNV-1a of its root
-/// relative to the current directory (`.` for the directory itself, so every
+/// Whether the unit named by `key` ([`discover::Unit::key`]) belongs to
+/// `shard`: FNV-1a of its key relative to the current directory (`.` for the directory itself, so every
 /// CI job agrees, wherever the checkout is), modulo the shard count.
-fn in_shard(root: &Path, cwd: &Path, shard: Shard) -> bool {
+fn in_shard(key: &Path, cwd: &Path, shard: Shard) -> bool {
     let mut hash = crate::finding::Fnv64::new();
-    hash.write(&crate::source::display_dir(root, cwd));
+    hash.write(&crate::source::display_dir(key, cwd));
     hash.0 % u64::from(shard.count) == u64::from(shard.index - 1)
 }
 

@@ -283,6 +283,35 @@ impl Sources {
         }
     }
 
+    /// Read the texts of these evicted files back from disk and keep them
+    /// until the next [`Sources::evict`]: a unit loads its files before it is
+    /// checked, so its checks do not read a file again at every look.
+    pub fn load(&self, ids: impl IntoIterator<Item = FileId>) {
+        let wanted: Vec<(FileId, Arc<SourceFile>)> = {
+            let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+            ids.into_iter()
+                .filter_map(|id| Some((id, Arc::clone(files.get(id.0 as usize)?))))
+                .filter(|(_, file)| file.evicted)
+                .collect()
+        };
+        if wanted.is_empty() {
+            return;
+        }
+        // Read outside the lock: other threads load their own units.
+        let loaded: Vec<(FileId, Arc<SourceFile>)> = wanted
+            .into_iter()
+            .map(|(id, _)| (id, self.get(id)))
+            .collect();
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        for (id, file) in loaded {
+            if let Some(slot) = files.get_mut(id.0 as usize)
+                && slot.evicted
+            {
+                *slot = file;
+            }
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.files.read().unwrap_or_else(|e| e.into_inner()).len()
     }

@@ -1,6 +1,7 @@
 //! Checks: one module per system. A check reads discovered units (the YAML
 //! tree) and returns findings; it never prints.
 
+pub mod components;
 pub mod kubevirt;
 pub mod tekton;
 pub mod ytt;

@@ -6,6 +6,7 @@
 pub mod annotation;
 pub mod json;
 pub mod jsonpath;
+pub mod links;
 pub mod quantity;
 
 use crate::discover::DiscoveredFile;

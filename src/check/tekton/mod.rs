@@ -8,6 +8,7 @@
 
 mod decls;
 mod graph;
+pub mod links;
 mod model;
 mod refs;
 mod runtime;

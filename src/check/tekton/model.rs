@@ -403,7 +403,7 @@ pub(super) fn names_of(list: Option<&Node>) -> HashSet<String> {
 }
 
 /// How many leading path components `a` and `b` share.
-fn common_components(a: &Path, b: &Path) -> usize {
+pub(super) fn common_components(a: &Path, b: &Path) -> usize {
     a.components()
         .zip(b.components())
         .take_while(|(x, y)| x == y)
@@ -442,7 +442,7 @@ fn interface(doc: &Node) -> Vec<(String, String, String)> {
 /// version is installed beside the referrer (the catalog pins that in
 /// install instructions, not in YAML), so it is followed only from files
 /// inside the package (its samples and tests).
-fn catalog_package<'p>(path: &'p Path, name: &str) -> Option<&'p Path> {
+pub(super) fn catalog_package<'p>(path: &'p Path, name: &str) -> Option<&'p Path> {
     let version_dir = path.parent()?;
     let version = version_dir.file_name()?.to_str()?;
     let is_version = version

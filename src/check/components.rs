@@ -1,0 +1,154 @@
+//! Connected components of a unit's files: the files a check must see
+//! together (a Pipeline and the Tasks it may run, a template and the VMs that
+//! name it) become one unit, so a monorepo is checked in small units whose
+//! trees are dropped one by one, instead of one unit per system that holds
+//! every tree of the repository at once.
+
+use super::{kubevirt, tekton};
+use crate::discover::{DiscoveredFile, System, Unit};
+use crate::source::Sources;
+use crate::yaml::DocumentSet;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// A union-find over `0..n`.
+pub struct Components {
+    parent: Vec<usize>,
+}
+
+impl Components {
+    pub fn new(n: usize) -> Components {
+        Components {
+            parent: (0..n).collect(),
+        }
+    }
+
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+
+    /// `a` and `b` are checked together.
+    pub fn join(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            // The smaller index names the set, so groups come out in order.
+            let (low, high) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[high] = low;
+        }
+    }
+
+    /// The sets, each in increasing order, ordered by their first member.
+    pub fn groups(mut self) -> Vec<Vec<usize>> {
+        let n = self.parent.len();
+        let mut by_root: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for x in 0..n {
+            let root = self.find(x);
+            by_root[root].push(x);
+        }
+        by_root.into_iter().filter(|g| !g.is_empty()).collect()
+    }
+}
+
+/// Each KubeVirt and Tekton unit split into the groups of its files that
+/// must be checked together (ytt packages stay whole). Every file is parsed
+/// once here for its links and its tree dropped; when `scope` is given
+/// (files named one by one), only the groups holding a file in it remain.
+pub fn split_units(
+    units: Vec<Unit>,
+    files: &[DiscoveredFile],
+    sources: &Sources,
+    scope: Option<&[PathBuf]>,
+) -> Vec<Unit> {
+    // Lets the tests of a debug build compare groups with whole systems.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("CONFVET_TEST_WHOLE_UNITS").is_some() {
+        return units;
+    }
+    let mut out = Vec::with_capacity(units.len());
+    for unit in units {
+        let groups = match unit.system {
+            System::Ytt => {
+                out.push(unit);
+                continue;
+            }
+            System::Tekton => groups_of(
+                &unit,
+                files,
+                sources,
+                tekton::links::links,
+                tekton::links::components,
+            ),
+            System::Kubevirt => groups_of(
+                &unit,
+                files,
+                sources,
+                kubevirt::links::links,
+                kubevirt::links::components,
+            ),
+        };
+        for group in groups {
+            let members: Vec<usize> = group.into_iter().map(|g| unit.files[g]).collect();
+            let in_scope = scope.is_none_or(|scope| {
+                members
+                    .iter()
+                    .any(|&i| scope.iter().any(|s| files[i].path.starts_with(s)))
+            });
+            if !in_scope {
+                continue;
+            }
+            out.push(Unit {
+                system: unit.system,
+                root: unit.root.clone(),
+                key: files[members[0]].path.clone(),
+                files: members,
+                other_files: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// How a system groups files from their links (indices into the slice).
+type Grouping<L> = fn(&[(&Path, L)]) -> Vec<Vec<usize>>;
+
+/// A system's groups of `unit`'s files (indices into `unit.files`): each
+/// file's links are `read` from its YAML, parsed now and dropped after (a
+/// file that does not parse has none, and is checked alone).
+fn groups_of<L: Default + Send>(
+    unit: &Unit,
+    files: &[DiscoveredFile],
+    sources: &Sources,
+    read: fn(&DocumentSet) -> L,
+    components: Grouping<L>,
+) -> Vec<Vec<usize>> {
+    let links: Vec<(&Path, L)> = unit
+        .files
+        .par_iter()
+        .map(|&i| {
+            let file = &files[i];
+            let links = match &file.parse_now(sources).parsed {
+                Ok(set) => read(set),
+                Err(_) => L::default(),
+            };
+            (file.path.as_path(), links)
+        })
+        .collect();
+    components(&links)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joined_members_form_one_group_and_the_rest_stay_alone() {
+        let mut c = Components::new(5);
+        c.join(3, 1);
+        c.join(4, 3);
+        assert_eq!(c.groups(), vec![vec![0], vec![1, 3, 4], vec![2]]);
+    }
+}
