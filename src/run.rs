@@ -234,20 +234,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     outcome.schema = None;
                 }
             }
-            // Only the texts the unit's findings show are kept.
-            let shown: std::collections::HashSet<FileId> = outcome
-                .findings
-                .iter()
-                .flat_map(|f| {
-                    std::iter::once(f.span.file).chain(f.related.iter().map(|r| r.span.file))
-                })
-                .collect();
-            sources.evict(
-                unit.files
-                    .iter()
-                    .map(|&i| files[i].id)
-                    .filter(|id| !shown.contains(id)),
-            );
+            // No text stays: the reports read the few files their findings
+            // show again (one at a time, in order), so memory does not grow
+            // with the number of findings either.
+            sources.evict(unit.files.iter().map(|&i| files[i].id));
             if let Some(progress) = &request.progress {
                 progress.checked();
             }

@@ -194,6 +194,9 @@ pub struct Sources {
     /// A file read from standard input (`lint -`) and the path it stands
     /// for: it replaces that file, which need not exist on disk.
     stdin: OnceLock<(PathBuf, Vec<u8>)>,
+    /// The evicted file read last: reports ask for one file many times in
+    /// a row (its findings are sorted together), and read it once.
+    recent: std::sync::Mutex<Option<(FileId, Arc<SourceFile>)>>,
 }
 
 impl Sources {
@@ -237,6 +240,24 @@ impl Sources {
         if !file.evicted {
             return file;
         }
+        {
+            let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((last, text)) = recent.as_ref()
+                && *last == id
+            {
+                return Arc::clone(text);
+            }
+        }
+        let read = self.read_again(&file);
+        // A file that could not be read is asked for again next time.
+        if !read.text.is_empty() {
+            *self.recent.lock().unwrap_or_else(|e| e.into_inner()) = Some((id, Arc::clone(&read)));
+        }
+        read
+    }
+
+    /// An evicted file with its text read from disk again.
+    fn read_again(&self, file: &SourceFile) -> Arc<SourceFile> {
         let text = file
             .path
             .as_deref()
@@ -300,7 +321,7 @@ impl Sources {
         // Read outside the lock: other threads load their own units.
         let loaded: Vec<(FileId, Arc<SourceFile>)> = wanted
             .into_iter()
-            .map(|(id, _)| (id, self.get(id)))
+            .map(|(id, file)| (id, self.read_again(&file)))
             .collect();
         let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
         for (id, file) in loaded {
