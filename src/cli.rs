@@ -120,6 +120,11 @@ pub struct LintArgs {
     #[arg(long, value_name = "K/N", value_parser = shard)]
     pub shard: Option<Shard>,
 
+    /// Neither read nor write the cache of unchanged files' roles and names
+    /// (`.confvet-cache/`, or CONFVET_CACHE_DIR), used when files are named one by one
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// Never draw a progress bar (drawn on a terminal after one second, never in CI)
     #[arg(long)]
     pub no_progress: bool,

@@ -224,6 +224,7 @@ impl Config {
             filter,
             package_roots: self.ytt.packages.iter().map(|p| p.root.clone()).collect(),
             systems_off: self.systems_off.clone(),
+            cache: None,
         }
     }
 

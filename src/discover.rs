@@ -3,6 +3,7 @@
 //! them by content and group them into units, the things a check looks at
 //! as a whole (a ytt package, a KubeVirt or Tekton file set).
 
+use crate::cache::{Cache, ScanRecord, Stamp};
 use crate::finding::RunError;
 use crate::finding::{Finding, Kind};
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
@@ -24,6 +25,13 @@ pub enum System {
 }
 
 impl System {
+    /// The system [`System::name`] names.
+    pub fn from_name(name: &str) -> Option<System> {
+        [System::Ytt, System::Kubevirt, System::Tekton]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             System::Ytt => "ytt",
@@ -51,6 +59,9 @@ pub struct DiscoveredFile {
     /// files when it checks the unit and drops the trees after, so memory
     /// does not grow with the tree ([`DiscoveredFile::parse_now`]).
     pub parse_later: Option<ParseOptions>,
+    /// The file's size and modification time, when read from disk: what
+    /// the cache keys its entries by.
+    pub stamp: Option<Stamp>,
 }
 
 impl DiscoveredFile {
@@ -68,6 +79,7 @@ impl DiscoveredFile {
             has_schema: self.has_schema,
             has_values: self.has_values,
             parse_later: None,
+            stamp: self.stamp,
         }
     }
 }
@@ -118,6 +130,8 @@ pub struct DiscoverOptions {
     pub package_roots: Vec<PathBuf>,
     /// Systems whose files are neither parsed nor checked.
     pub systems_off: Vec<System>,
+    /// Where the scan of unchanged files is remembered between runs.
+    pub cache: Option<Arc<Cache>>,
 }
 
 /// A filter that is true for paths matching gitignore-style `patterns`
@@ -228,7 +242,9 @@ pub fn discover_with(
         let start = discovery.files.len();
         let read: Vec<Result<DiscoveredFile, RunError>> = yaml_paths
             .par_iter()
-            .filter_map(|p| read_and_parse(p, sources, cwd, parse).transpose())
+            .filter_map(|p| {
+                read_and_parse(p, sources, cwd, parse, options.cache.as_deref()).transpose()
+            })
             .collect();
         let ytt_off = options.systems_off.contains(&System::Ytt);
         for file in read {
@@ -379,9 +395,12 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
     }
 }
 
-/// A version control system's own directory.
+/// A version control system's own directory, or confvet's cache: they hold
+/// nothing to lint.
 fn is_vcs_dir(name: &std::ffi::OsStr) -> bool {
-    [".git", ".hg", ".svn", ".jj"].iter().any(|v| name == *v)
+    [".git", ".hg", ".svn", ".jj", ".confvet-cache"]
+        .iter()
+        .any(|v| name == *v)
 }
 
 fn is_yaml_name(path: &Path) -> bool {
@@ -468,9 +487,16 @@ fn scan(text: &str) -> Scan {
 /// Read and parse a file given to `confvet render` as part of a ytt package:
 /// every YAML file is a ytt file there, annotated or not (as `ytt -f`).
 pub fn read_ytt_file(path: &Path, sources: &Sources, cwd: &Path) -> Option<DiscoveredFile> {
-    read_file(path, sources, cwd, &ParseOptions::default(), true, false)
-        .ok()
-        .flatten()
+    read_file(
+        path,
+        sources,
+        cwd,
+        &ParseOptions::default(),
+        true,
+        When::Now,
+    )
+    .ok()
+    .flatten()
 }
 
 /// Read and classify a file the walk found; its YAML is parsed when its
@@ -480,8 +506,16 @@ fn read_and_parse(
     sources: &Sources,
     cwd: &Path,
     parse: &ParseOptions,
+    cache: Option<&Cache>,
 ) -> Result<Option<DiscoveredFile>, RunError> {
-    read_file(path, sources, cwd, parse, false, true)
+    read_file(path, sources, cwd, parse, false, When::Later(cache))
+}
+
+/// When a file is parsed: now, or when its unit is checked (then an
+/// unchanged file's scan may come from the cache).
+enum When<'c> {
+    Now,
+    Later(Option<&'c Cache>),
 }
 
 fn read_file(
@@ -490,13 +524,37 @@ fn read_file(
     cwd: &Path,
     parse: &ParseOptions,
     force_ytt: bool,
-    defer: bool,
+    when: When,
 ) -> Result<Option<DiscoveredFile>, RunError> {
     let name = display_name(path, cwd);
-    let too_large = sources.stdin_path() != Some(path)
-        && std::fs::metadata(path)
-            .map(|m| m.len() > MAX_FILE_BYTES)
-            .unwrap_or(false);
+    let (defer, cache) = match when {
+        When::Now => (false, None),
+        When::Later(cache) => (true, cache),
+    };
+    let meta = (sources.stdin_path() != Some(path))
+        .then(|| std::fs::metadata(path).ok())
+        .flatten();
+    let stamp = meta.as_ref().and_then(Stamp::of);
+    if let (Some(cache), Some(stamp)) = (cache, stamp)
+        && let Some(record) = cache.scan(path, stamp)
+    {
+        // Unchanged since the last run: its role is known without reading it.
+        let system = record.system.as_deref().and_then(System::from_name);
+        if system.is_none() && !record.is_carvel_package {
+            return Ok(None);
+        }
+        return Ok(Some(DiscoveredFile {
+            id: sources.add_unread(name, path.to_path_buf()),
+            path: path.to_path_buf(),
+            system,
+            parsed: Ok(DocumentSet::default()),
+            has_schema: record.has_schema,
+            has_values: record.has_values,
+            parse_later: Some(parse.clone()),
+            stamp: Some(stamp),
+        }));
+    }
+    let too_large = meta.is_some_and(|m| m.len() > MAX_FILE_BYTES);
     if too_large {
         use std::io::Read;
         let mut head = Vec::new();
@@ -527,6 +585,7 @@ fn read_file(
             has_schema: false,
             has_values: false,
             parse_later: None,
+            stamp: None,
         }));
     }
     // A file the walk found but cannot read (permissions, a vanished file)
@@ -542,6 +601,18 @@ fn read_file(
         has_values,
         is_carvel_package,
     } = scan(&text);
+    if let (Some(cache), Some(stamp)) = (cache, stamp)
+        && !is_binary
+        && bad_offset.is_none()
+    {
+        let record = ScanRecord {
+            system: system.map(|s| s.name().to_string()),
+            has_schema,
+            has_values,
+            is_carvel_package,
+        };
+        cache.record_scan(path, stamp, record);
+    }
     let system = if force_ytt { Some(System::Ytt) } else { system };
     // A file named on the command line is classified as the walk would
     // classify it: a Helm template or any other YAML that no system reads is
@@ -586,6 +657,7 @@ fn read_file(
         has_schema,
         has_values,
         parse_later: is_deferred.then(|| parse.clone()),
+        stamp,
     }))
 }
 
@@ -793,7 +865,8 @@ mod tests {
         let path = dir.join("values.yml");
         std::fs::create_dir_all(&path).unwrap();
         let sources = Sources::new();
-        let error = read_and_parse(&path, &sources, &dir, &ParseOptions::default()).unwrap_err();
+        let error =
+            read_and_parse(&path, &sources, &dir, &ParseOptions::default(), None).unwrap_err();
         assert_eq!(error.file.as_deref(), Some("values.yml"));
         assert!(
             error.message.starts_with("values.yml: cannot read: "),

@@ -22,6 +22,7 @@
 //!   comments or a baseline file accept; `progress`: the bar of long runs.
 
 pub mod baseline;
+pub mod cache;
 pub mod check;
 pub mod cli;
 pub mod config;

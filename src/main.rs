@@ -334,8 +334,16 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     }
     let bar = progress::wanted(args.quiet, args.no_progress)
         .then(|| progress::TerminalBar::start(progress::DELAY));
+    // Files named one by one (pre-commit, --changed-since) need the role of
+    // every other file of the tree: remembered between runs.
+    let names_files = paths.iter().any(|p| !cwd.join(p).is_dir());
+    let cache = (names_files && !args.no_cache).then(|| {
+        std::env::var_os("CONFVET_CACHE_DIR")
+            .map_or_else(|| cwd.join(".confvet-cache"), |dir| cwd.join(dir))
+    });
     let request = LintRequest {
         paths,
+        cache,
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         extend_exclude: args.extend_exclude.clone(),

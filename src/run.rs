@@ -41,6 +41,9 @@ pub struct LintRequest {
     pub whole_units: bool,
     /// `--shard K/N`: check only the units of this shard.
     pub shard: Option<Shard>,
+    /// The cache directory: when set, the scan and links of unchanged
+    /// files come from it and what this run learns is written back.
+    pub cache: Option<PathBuf>,
     /// Keep each ytt package's final data values and schema in the result
     /// (`values`, `schema`); a lint drops them with the package, so memory
     /// does not grow with the tree.
@@ -120,6 +123,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             }
         }
     }
+    options.cache = request
+        .cache
+        .as_deref()
+        .map(|dir| Arc::new(crate::cache::Cache::open(dir)));
     let Discovery {
         files,
         units,
@@ -149,7 +156,16 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .map(|&i| (u.root.clone(), files[i].path.clone()))
         })
         .collect();
-    let mut units = crate::check::components::split_units(units, &files, sources, scope.as_deref());
+    let mut units = crate::check::components::split_units(
+        units,
+        &files,
+        sources,
+        scope.as_deref(),
+        options.cache.as_deref(),
+    );
+    if let Some(cache) = options.cache.take().and_then(|c| Arc::try_unwrap(c).ok()) {
+        cache.save();
+    }
     if let Some(shard) = request.shard {
         units.retain(|unit| in_shard(&unit.key, cwd, shard));
     }

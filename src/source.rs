@@ -230,6 +230,17 @@ impl Sources {
         FileId((files.len() - 1) as u32)
     }
 
+    /// A file known by its path only: its text is read when asked for.
+    pub fn add_unread(&self, name: String, path: PathBuf) -> FileId {
+        self.add(SourceFile {
+            name,
+            path: Some(path),
+            text: String::new(),
+            line_starts: vec![0],
+            evicted: true,
+        })
+    }
+
     /// The file with its text: read again from disk (and not kept) when it
     /// was evicted.
     pub fn get(&self, id: FileId) -> Arc<SourceFile> {

@@ -5,10 +5,13 @@
 //! every tree of the repository at once.
 
 use super::{kubevirt, tekton};
+use crate::cache::Cache;
 use crate::discover::{DiscoveredFile, System, Unit};
 use crate::source::Sources;
 use crate::yaml::DocumentSet;
 use rayon::prelude::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
 /// A union-find over `0..n`.
@@ -62,6 +65,7 @@ pub fn split_units(
     files: &[DiscoveredFile],
     sources: &Sources,
     scope: Option<&[PathBuf]>,
+    cache: Option<&Cache>,
 ) -> Vec<Unit> {
     // Lets the tests of a debug build compare groups with whole systems.
     #[cfg(debug_assertions)]
@@ -77,15 +81,13 @@ pub fn split_units(
             }
             System::Tekton => groups_of(
                 &unit,
-                files,
-                sources,
+                (files, sources, cache),
                 tekton::links::links,
                 tekton::links::components,
             ),
             System::Kubevirt => groups_of(
                 &unit,
-                files,
-                sources,
+                (files, sources, cache),
                 kubevirt::links::links,
                 kubevirt::links::components,
             ),
@@ -118,10 +120,9 @@ type Grouping<L> = fn(&[(&Path, L)]) -> Vec<Vec<usize>>;
 /// A system's groups of `unit`'s files (indices into `unit.files`): each
 /// file's links are `read` from its YAML, parsed now and dropped after (a
 /// file that does not parse has none, and is checked alone).
-fn groups_of<L: Default + Send>(
+fn groups_of<L: Default + Send + Serialize + DeserializeOwned>(
     unit: &Unit,
-    files: &[DiscoveredFile],
-    sources: &Sources,
+    (files, sources, cache): (&[DiscoveredFile], &Sources, Option<&Cache>),
     read: fn(&DocumentSet) -> L,
     components: Grouping<L>,
 ) -> Vec<Vec<usize>> {
@@ -130,10 +131,17 @@ fn groups_of<L: Default + Send>(
         .par_iter()
         .map(|&i| {
             let file = &files[i];
+            let cached = cache.zip(file.stamp);
+            if let Some(links) = cached.and_then(|(c, stamp)| c.links(&file.path, stamp)) {
+                return (file.path.as_path(), links);
+            }
             let links = match &file.parse_now(sources).parsed {
                 Ok(set) => read(set),
                 Err(_) => L::default(),
             };
+            if let Some((cache, stamp)) = cached {
+                cache.record_links(&file.path, stamp, &links);
+            }
             (file.path.as_path(), links)
         })
         .collect();

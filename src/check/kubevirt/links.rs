@@ -8,11 +8,12 @@ use super::{SKIP_KEY, is_template, is_vm, template_key};
 use crate::check::components::Components;
 use crate::yaml::DocumentSet;
 use crate::yaml::node::{child, item, text};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
 
 /// The links of one file.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct FileLinks {
     /// `(name, namespace)` of each Template, in document order.
     templates: Vec<(String, Option<String>)>,

@@ -10,14 +10,15 @@ use super::triggers;
 use crate::check::components::Components;
 use crate::yaml::node::{child, text};
 use crate::yaml::{DocumentSet, Node, Value};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Component, Path};
 
 /// The links of one file.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct FileLinks {
     /// `(kind, metadata.name)` of each Task and Pipeline it declares.
-    declares: Vec<(&'static str, String)>,
+    declares: Vec<(String, String)>,
     /// The names its `taskRef`s and `pipelineRef`s give, anywhere in it
     /// (runs a TriggerTemplate creates included).
     names: Vec<String>,
@@ -45,7 +46,7 @@ pub fn links(set: &DocumentSet) -> FileLinks {
             && let Some(kind) = KINDS.iter().find(|k| **k == kind)
             && let Some(name) = child(node, "metadata").and_then(|m| text(m, "name"))
         {
-            out.declares.push((kind, name.to_string()));
+            out.declares.push((kind.to_string(), name.to_string()));
         }
         collect_refs(node, &mut out, 0);
     }
@@ -97,7 +98,10 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
     let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (i, (_, links)) in files.iter().enumerate() {
         for (kind, name) in &links.declares {
-            by_name.entry((kind, name.as_str())).or_default().push(i);
+            by_name
+                .entry((kind.as_str(), name.as_str()))
+                .or_default()
+                .push(i);
         }
     }
     let mut groups = Components::new(files.len());
