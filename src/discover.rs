@@ -621,7 +621,15 @@ fn read_file(
     if system.is_none() && !is_carvel_package {
         return Ok(None);
     }
-    let id = sources.add(SourceFile::new(name, Some(path.to_path_buf()), text));
+    // The walk keeps no text of a file parsed later: its unit reads it again
+    // when it is checked, so memory does not grow with the tree (standard
+    // input, which cannot be read twice, is kept).
+    let unread = defer && !is_binary && bad_offset.is_none() && sources.stdin_path() != Some(path);
+    let id = if unread {
+        sources.add_unread(name, path.to_path_buf())
+    } else {
+        sources.add(SourceFile::new(name, Some(path.to_path_buf()), text))
+    };
     let parsed = if is_binary {
         let text = sources.get(id);
         let offset = text.text.find('\0').unwrap_or(0);
@@ -644,11 +652,6 @@ fn read_file(
         parse_source(id, system, sources, parse)
     };
     let is_deferred = defer && parsed.is_ok();
-    if is_deferred {
-        // The walk keeps no text: a unit reads its files again when it is
-        // checked, so memory does not grow with the tree.
-        sources.evict([id]);
-    }
     Ok(Some(DiscoveredFile {
         id,
         path: path.to_path_buf(),

@@ -303,7 +303,16 @@ impl Sources {
             };
             let keep =
                 slot.evicted || slot.path.is_none() || slot.path.as_deref() == stdin.as_deref();
-            if !keep {
+            if keep {
+                continue;
+            }
+            // Dropped in place when no one else holds the file: its name and
+            // path are not copied.
+            if let Some(file) = Arc::get_mut(slot) {
+                file.text = String::new();
+                file.line_starts = vec![0];
+                file.evicted = true;
+            } else {
                 *slot = Arc::new(SourceFile {
                     name: slot.name.clone(),
                     path: slot.path.clone(),
