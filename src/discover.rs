@@ -436,18 +436,32 @@ fn scan(text: &str) -> Scan {
     let mut has_values = false;
     let mut is_packaging = false;
     let mut is_package_kind = false;
-    for line in text.lines() {
-        let line = line.trim_start();
+    // The indentation of the line that opened the block scalar the scan is
+    // in: its text is content, never an annotation or a resource's kind.
+    let mut block_at: Option<usize> = None;
+    for raw in text.lines() {
+        let line = raw.trim_start();
+        let indent = raw.len() - line.len();
+        if let Some(opened) = block_at {
+            if line.is_empty() || indent > opened {
+                continue;
+            }
+            block_at = None;
+        }
+        if opens_block_scalar(line) {
+            block_at = Some(indent);
+        }
         // `key: #@ expr`, `- #@ expr`: a template whose only code is
         // computed values (a YAML comment follows a blank).
         is_ytt |= line.contains(" #@");
         match line.as_bytes().first() {
             Some(b'#') if line.starts_with("#@") => {
                 is_ytt = true;
-                let annotation = line.trim_end();
-                has_schema |= annotation.starts_with("#@data/values-schema");
-                has_values |=
-                    annotation == "#@data/values" || annotation.starts_with("#@data/values ");
+                // An annotation's name ends at the first blank:
+                // `#@data/values-schemaX` is another annotation.
+                let name = line[2..].split_whitespace().next().unwrap_or("");
+                has_schema |= name == "data/values-schema";
+                has_values |= name == "data/values";
             }
             Some(b'a') => {
                 if let Some(rest) = line.strip_prefix("apiVersion:") {
@@ -482,6 +496,23 @@ fn scan(text: &str) -> Scan {
         has_values,
         is_carvel_package: is_packaging && is_package_kind,
     }
+}
+
+/// Whether `line` (without its indentation) ends in a block scalar header,
+/// `key: |`, `- >-`, `key: |2 # comment`: the lines indented below it are
+/// the scalar's text.
+fn opens_block_scalar(line: &str) -> bool {
+    let value = if let Some(rest) = line.strip_prefix("- ") {
+        rest.rsplit_once(": ").map_or(rest, |(_, v)| v)
+    } else if let Some((_, v)) = line.rsplit_once(": ") {
+        v
+    } else {
+        return false;
+    };
+    let value = value.split(" #").next().unwrap_or("").trim();
+    let mut chars = value.chars();
+    matches!(chars.next(), Some('|' | '>'))
+        && chars.all(|c| c.is_ascii_digit() || c == '+' || c == '-')
 }
 
 /// Read and parse a file given to `confvet render` as part of a ytt package:
@@ -890,5 +921,34 @@ mod tests {
         assert_eq!(classify("#@data/values\n---\na: 1\n"), Some(System::Ytt));
         assert_eq!(classify("a: 1 # plain\n"), None);
         assert_eq!(classify("kind: TemplateInstance\n"), None);
+    }
+
+    #[test]
+    fn block_scalar_text_is_content_not_annotations() {
+        // A ConfigMap carrying a ytt schema and a Tekton Task as text.
+        let config_map = "kind: ConfigMap\ndata:\n  schema.yml: |\n    #@data/values-schema\n    ---\n    a: 1\n\n  task.yml: |-\n    apiVersion: tekton.dev/v1\n    kind: Task\n";
+        assert_eq!(classify(config_map), None);
+        let after = format!("{config_map}other: 1\n#@ load(\"@ytt:data\", \"data\")\n");
+        assert_eq!(classify(&after), Some(System::Ytt), "the block ends");
+        let listed = "items:\n- |\n  #@data/values\n- >+\n  kind: Template\n";
+        assert_eq!(classify(listed), None);
+        assert!(opens_block_scalar("key: |2 # note"));
+        assert!(!opens_block_scalar("key: \"|\""));
+        assert!(!opens_block_scalar("key: |x"));
+    }
+
+    #[test]
+    fn an_annotation_is_named_by_its_whole_first_word() {
+        let scan = |text: &str| {
+            let s = scan(text);
+            (s.has_schema, s.has_values)
+        };
+        assert_eq!(scan("#@data/values-schema\n---\na: 1\n"), (true, false));
+        assert_eq!(scan("#@data/values-schemaX\n---\na: 1\n"), (false, false));
+        assert_eq!(
+            scan("#@data/values after=\"x\"\n---\na: 1\n"),
+            (false, true)
+        );
+        assert_eq!(scan("#@data/values-other\n---\na: 1\n"), (false, false));
     }
 }
