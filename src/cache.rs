@@ -70,6 +70,10 @@ struct Index {
 #[derive(Debug)]
 pub struct Cache {
     dir: PathBuf,
+    /// False when the directory or its index is a symbolic link: a
+    /// repository could point it anywhere, and the cache never writes
+    /// outside the directory it names.
+    usable: bool,
     old: HashMap<PathBuf, Entry>,
     seen: Mutex<HashMap<PathBuf, Entry>>,
     /// This run learnt something the cache did not hold.
@@ -79,14 +83,17 @@ pub struct Cache {
 impl Cache {
     /// The cache in `dir`; empty when there is none or it cannot be read.
     pub fn open(dir: &Path) -> Cache {
-        let old = std::fs::read(dir.join(INDEX))
-            .ok()
+        let usable = !is_link(dir) && !is_link(&dir.join(INDEX));
+        let old = usable
+            .then(|| crate::source::read_limited(&dir.join(INDEX)).ok())
+            .flatten()
             .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
             .filter(|index| index.format == FORMAT && index.version == env!("CARGO_PKG_VERSION"))
             .map(|index| index.entries)
             .unwrap_or_default();
         Cache {
             dir: dir.to_path_buf(),
+            usable,
             old,
             seen: Mutex::new(HashMap::new()),
             learnt: std::sync::atomic::AtomicBool::new(false),
@@ -133,7 +140,7 @@ impl Cache {
     pub fn save(self) {
         let entries = self.seen.into_inner().unwrap_or_else(|e| e.into_inner());
         // Unchanged, and no file gone: nothing to write.
-        if !self.learnt.into_inner() && entries.len() == self.old.len() {
+        if !self.usable || (!self.learnt.into_inner() && entries.len() == self.old.len()) {
             return;
         }
         let index = Index {
@@ -154,16 +161,35 @@ impl Cache {
     }
 }
 
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Create `path` and write `bytes`; never through an existing file or link.
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?
+        .write_all(bytes)
+}
+
 fn write_index(dir: &Path, index: &Index) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let ignore = dir.join(".gitignore");
-    if !ignore.exists() {
-        std::fs::write(&ignore, "# Written by confvet: safe to delete.\n*\n")?;
+    if is_link(dir) {
+        return Ok(());
     }
-    // Written aside, then renamed: a run reading at the same time sees the
-    // old index or the new one, never half of one.
+    let ignore = dir.join(".gitignore");
+    if std::fs::symlink_metadata(&ignore).is_err() {
+        write_new(&ignore, b"# Written by confvet: safe to delete.\n*\n")?;
+    }
+    // Written aside, then renamed (which replaces a link, never follows
+    // it): a run reading at the same time sees the old index or the new
+    // one, never half of one.
     let partial = dir.join(format!("{INDEX}.{}", std::process::id()));
-    std::fs::write(&partial, serde_json::to_vec(index)?)?;
+    let _ = std::fs::remove_file(&partial);
+    write_new(&partial, &serde_json::to_vec(index)?)?;
     std::fs::rename(&partial, dir.join(INDEX))
 }
 
@@ -208,5 +234,26 @@ mod tests {
         std::fs::write(dir.join(INDEX), "not json").unwrap();
         assert_eq!(Cache::open(&dir).scan(path, stamp(10)), None);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cache_directory_that_is_a_link_is_neither_read_nor_written() {
+        let base = std::env::temp_dir().join(format!("confvet-cache-link-{}", std::process::id()));
+        let elsewhere = base.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let dir = base.join(".confvet-cache");
+        std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
+        let cache = Cache::open(&dir);
+        let scan = ScanRecord {
+            system: None,
+            has_schema: false,
+            has_values: false,
+            is_carvel_package: false,
+        };
+        cache.record_scan(Path::new("/repo/a.yml"), stamp(1), scan);
+        cache.save();
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }
