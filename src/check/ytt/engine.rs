@@ -202,12 +202,31 @@ impl Engine {
                     chain,
                 });
             }
-            module.freeze().map_err(|e| RunFailure {
+            let frozen = module.freeze().map_err(|e| RunFailure {
                 message: format!("{e:?}"),
                 line: 1,
                 is_syntax: false,
                 chain: Vec::new(),
-            })
+            })?;
+            super::overlay::registry::keep_frozen(&frozen);
+            Ok(frozen)
+        })
+    }
+
+    /// Run `f` on an evaluator of its own, in this engine's render session
+    /// and with its limits (overlays applied after templates ran).
+    pub fn with_evaluator<T>(
+        &self,
+        f: impl for<'v, 'a, 'e> FnOnce(&mut starlark::eval::Evaluator<'v, 'a, 'e>) -> T,
+    ) -> T {
+        let _session = SessionGuard::install(&self.session);
+        let loader = Loader {
+            engine: self,
+            dir: self.root.clone(),
+        };
+        Module::with_temp_heap(|module| {
+            let mut eval = sandboxed(&module, &loader);
+            f(&mut eval)
         })
     }
 
@@ -378,6 +397,7 @@ impl Engine {
         >,
         fallback: crate::source::FileId,
     ) -> Engine {
+        self.session.borrow_mut().sources = files.values().cloned().collect();
         self.known_files = files;
         self.fallback_file = fallback;
         self

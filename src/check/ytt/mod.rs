@@ -25,6 +25,7 @@ pub mod engine;
 pub mod flags;
 pub mod formats;
 pub mod modules;
+pub mod overlay;
 mod package;
 pub mod path;
 pub mod render;

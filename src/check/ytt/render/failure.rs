@@ -15,7 +15,7 @@ impl Renderer {
     ) -> Finding {
         let (rule, kind) = match failure.cause {
             Cause::Fail => ("ytt/template-fail", Kind::Validation),
-            Cause::Error => ("ytt/template-error", Kind::Validation),
+            Cause::Error | Cause::Overlay => ("ytt/template-error", Kind::Validation),
             Cause::Syntax => {
                 return Finding::new(
                     "ytt/starlark-syntax",
@@ -70,7 +70,7 @@ impl Renderer {
                 Severity::Warning,
                 "`ytt -f` rejects plain `#` comments in templates unless `--ignore-unknown-comments` is given; use `#!` for comments".to_string(),
             )
-        } else if failure.cause == Cause::Fail {
+        } else if matches!(failure.cause, Cause::Fail | Cause::Overlay) {
             (
                 Severity::Error,
                 "`ytt -f` stops here with the package's own data values".to_string(),

@@ -16,6 +16,7 @@ use std::path::Path;
 mod failure;
 mod output;
 mod plain;
+mod unlinted;
 
 /// Why a template did not render: where and what ytt would say.
 #[derive(Debug, Clone)]
@@ -95,6 +96,8 @@ pub enum Cause {
     Syntax,
     /// Any other error ytt stops on.
     Error,
+    /// An overlay document that does not apply to the rendered documents.
+    Overlay,
 }
 
 /// Failures already reported: a loaded file that fails fails every template
@@ -243,6 +246,7 @@ impl Renderer {
     ) -> Vec<(crate::source::FileId, Vec<Document>)> {
         let mut outputs = Vec::new();
         let mut reported = ReportedFailures::default();
+        let mut all_rendered = true;
         for (file, set) in templates {
             let source = sources.get(file.id);
             match self.render(file, set, &source) {
@@ -250,13 +254,75 @@ impl Renderer {
                     self.validate_output(file.id, &rendered, findings);
                     outputs.push((file.id, rendered.docs));
                 }
-                Err(failure) if reported.is_new(&failure) => {
-                    findings.push(self.failure_finding(failure, &source, sources))
+                Err(failure) => {
+                    all_rendered = false;
+                    if reported.is_new(&failure) {
+                        findings.push(self.failure_finding(failure, &source, sources));
+                    }
                 }
-                Err(_) => {}
             }
         }
-        outputs
+        if !all_rendered {
+            // Overlays on some of the documents would match differently
+            // than on all: they are not applied, nor output.
+            for (_, docs) in &mut outputs {
+                docs.retain(|d| !super::overlay::post::is_overlay(d));
+            }
+            return outputs;
+        }
+        self.apply_overlays(outputs, sources, findings)
+    }
+
+    /// ytt's overlay post-processing of the rendered documents; a failure
+    /// is reported at the `@overlay/match` of the overlay that failed.
+    fn apply_overlays(
+        &self,
+        outputs: Vec<(crate::source::FileId, Vec<Document>)>,
+        sources: &crate::source::Sources,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<(crate::source::FileId, Vec<Document>)> {
+        let has_overlays = outputs
+            .iter()
+            .any(|(_, docs)| docs.iter().any(super::overlay::post::is_overlay));
+        if !has_overlays {
+            return outputs;
+        }
+        let is_lint = self.engine.session().borrow().library_files.is_none();
+        let mut outputs = outputs;
+        let mut unlinted = Vec::new();
+        if is_lint {
+            let Some(found) = self.unlinted_documents(sources) else {
+                // Not all of ytt's documents are known: overlays cannot be
+                // checked against them.
+                for (_, docs) in &mut outputs {
+                    docs.retain(|d| !super::overlay::post::is_overlay(d));
+                }
+                return outputs;
+            };
+            unlinted = found.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+            outputs.extend(found);
+            outputs.sort_by_key(|(id, _)| sources.path(*id));
+        }
+        let result = self.engine.with_evaluator(|eval| {
+            super::overlay::post::apply(eval, outputs, super::overlay::file_name)
+        });
+        match result {
+            Ok(mut outputs) => {
+                outputs.retain(|(id, _)| !unlinted.contains(id));
+                outputs
+            }
+            Err(failure) => {
+                let source = sources.get(failure.span.file);
+                let failure = RenderFailure {
+                    span: failure.span,
+                    message: failure.message,
+                    cause: Cause::Overlay,
+                    chain: Vec::new(),
+                };
+                findings.push(self.failure_finding(failure, &source, sources));
+                Vec::new()
+            }
+        }
     }
 
     /// Render one text template (`.txt`): the text it builds.
