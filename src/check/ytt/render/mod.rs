@@ -291,13 +291,17 @@ impl Renderer {
         let mut outputs = outputs;
         let mut unlinted = Vec::new();
         if is_lint {
-            let Some(found) = self.unlinted_documents(sources) else {
-                // Not all of ytt's documents are known: overlays cannot be
-                // checked against them.
-                for (_, docs) in &mut outputs {
-                    docs.retain(|d| !super::overlay::post::is_overlay(d));
+            let found = match self.unlinted_documents(sources) {
+                Ok(found) => found,
+                Err(why) => {
+                    // Not all of ytt's documents are known: overlays cannot
+                    // be checked against them.
+                    findings.extend(unchecked_overlays(&outputs, &why));
+                    for (_, docs) in &mut outputs {
+                        docs.retain(|d| !super::overlay::post::is_overlay(d));
+                    }
+                    return outputs;
                 }
-                return outputs;
             };
             unlinted = found.iter().map(|(id, _)| *id).collect::<Vec<_>>();
             outputs.extend(found);
@@ -368,6 +372,29 @@ impl Renderer {
         }
         outputs
     }
+}
+
+/// The warning that overlays were not applied, at the first overlay.
+fn unchecked_overlays(
+    outputs: &[(crate::source::FileId, Vec<Document>)],
+    why: &str,
+) -> Option<Finding> {
+    let first = outputs
+        .iter()
+        .flat_map(|(_, docs)| docs)
+        .find(|d| super::overlay::post::is_overlay(d))?;
+    let span = super::overlay::annotations::find(&first.comments, "overlay/match")
+        .map_or(first.span, |c| c.span);
+    Some(
+        Finding::new(
+            "ytt/overlay-unchecked",
+            crate::finding::Kind::Validation,
+            span,
+            format!("the package's overlays were not applied: {why}"),
+        )
+        .with_severity(crate::finding::Severity::Warning)
+        .with_help("ytt applies overlays to that file's documents too; confvet cannot tell what they match"),
+    )
 }
 
 /// The text templates `ytt -f path` renders: `.txt` files that are not

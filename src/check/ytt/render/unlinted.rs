@@ -12,20 +12,26 @@ use std::path::Path;
 
 impl Renderer {
     /// The documents of the package's plain YAML files `lint` did not
-    /// read, by file; None when one cannot be read as ytt reads it.
+    /// read, by file; else the name of one it cannot read as ytt does, and
+    /// why.
     pub(super) fn unlinted_documents(
         &self,
         sources: &Sources,
-    ) -> Option<Vec<(FileId, Vec<Document>)>> {
+    ) -> Result<Vec<(FileId, Vec<Document>)>, String> {
         let mut found = Vec::new();
         for path in crate::source::files_below(&self.root) {
             if !is_output_yaml(&path, &self.root) || self.files.iter().any(|(p, _, _)| *p == path) {
                 continue;
             }
-            let file = crate::discover::read_ytt_file(&path, sources, &self.root)?;
-            let set = file.parsed.ok()?;
+            let name = crate::source::display_name(&path, &self.root);
+            let Some(file) = crate::discover::read_ytt_file(&path, sources, &self.root) else {
+                return Err(format!("`{name}` cannot be read"));
+            };
+            let set = file
+                .parsed
+                .map_err(|e| format!("`{name}` does not parse: {}", e.message))?;
             if super::plain::has_templating(&set) {
-                return None;
+                return Err(format!("`{name}` is a template of another package"));
             }
             let mut docs = set.docs;
             for doc in &mut docs {
@@ -38,7 +44,7 @@ impl Renderer {
                 .insert(file.id, sources.get(file.id));
             found.push((file.id, docs));
         }
-        Some(found)
+        Ok(found)
     }
 }
 
