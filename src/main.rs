@@ -212,6 +212,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         flat_files: None,
         text_templates: None,
         library_files: None,
+        library_values: Vec::new(),
         skip_templates: false,
     }
 }

@@ -847,9 +847,10 @@ fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
     );
 }
 
-/// A package using what confvet does not render yet (`@ytt:library`) gets
-/// a warning that says so, even with values given by the consumer:
-/// confvet's gap is never the package's error (`overlay.apply` renders).
+/// A package using what confvet does not render yet (a library's
+/// `export()`) gets a warning that says so, even with values given by the
+/// consumer: confvet's gap is never the package's error (`overlay.apply`
+/// renders).
 #[test]
 fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let dir = TempDir::new("not-rendered");
@@ -860,8 +861,9 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     );
     dir.write(
         "pkg/lib.yml",
-        "#@ load(\"@ytt:library\", \"library\")\n---\nlib: #@ library.get(\"app\").eval()\n",
+        "#@ load(\"@ytt:library\", \"library\")\n---\nlib: #@ library.get(\"app\").export(\"f\")()\n",
     );
+    dir.write("pkg/_ytt_lib/app/funcs.star", "def f():\n  return 1\nend\n");
     let run = run_in(
         dir.path(),
         &["lint", "pkg", "-v", "name=y", "--format", "json"],
@@ -869,7 +871,7 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     let report = run.json();
     let list = findings(&report);
-    // `overlay.apply` renders; `library.get` is not rendered yet.
+    // `overlay.apply` renders; `export()` is not rendered yet.
     assert_eq!(list.len(), 1, "{report:#}");
     for finding in list {
         assert_eq!(finding["severity"], "warning", "{finding:#}");

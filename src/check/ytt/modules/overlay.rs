@@ -1,9 +1,6 @@
 //! `@ytt:overlay` (ytt's `overlay/api.go`): `overlay.apply(left, right...)`
 //! and the matchers `by=` takes, each a builtin that captures what it was
 //! made with and is called with (index or key, left value, right value).
-//! `@ytt:library` is not implemented yet: `library.get` says that confvet
-//! does not render it, which render failures report as a gap of confvet's,
-//! never as the package's error.
 
 use super::Context;
 use super::native::{Call, Failure, Native, Outcome, native};
@@ -28,19 +25,6 @@ pub fn module<'v>(heap: Heap<'v>, _: &Context) -> Value<'v> {
         ("not_op", "overlay.not_op", native!(not_op)),
     ];
     super::native::module(heap, "overlay", &members)
-}
-
-/// What a template reaching an unimplemented part of ytt gets.
-pub const NOT_RENDERED: &str = "confvet does not render this yet";
-
-fn not_rendered<'v>(_: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
-    Err(NOT_RENDERED.into())
-}
-
-/// `@ytt:library`, not implemented yet: `library.get` says so.
-pub fn library_module<'v>(heap: Heap<'v>, _: &Context) -> Value<'v> {
-    let members = [("get", "library.get", native!(not_rendered))];
-    super::native::module(heap, "library", &members)
 }
 
 /// Where values built in memory are: nowhere in a file (ytt prints `?`).

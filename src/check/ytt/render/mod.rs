@@ -198,6 +198,11 @@ impl Renderer {
             .implicit_map_key_overrides = implicit_map_key_overrides;
     }
 
+    /// How `library.get(...).eval()` evaluates a private library.
+    pub fn with_libraries(&self, evaluate: super::template::runtime::LibraryEvaluator) {
+        self.engine.session().borrow_mut().library_evaluator = Some(evaluate);
+    }
+
     /// Render one template file.
     pub fn render(
         &self,

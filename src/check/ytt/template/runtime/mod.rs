@@ -50,11 +50,30 @@ pub struct Session {
     pub frozen_runs: HashMap<u32, starlark::environment::FrozenModule>,
     /// The number the next run recording annotations gets.
     pub next_run: u32,
+    /// Evaluates a private library (`library.get(...).eval()`), given by
+    /// the package check so templates do not depend on it.
+    pub library_evaluator: Option<LibraryEvaluator>,
+    /// Library evaluations so far, against a template calling one in a loop.
+    pub library_evaluations: usize,
     /// The package's files by id, for the positions overlay errors name.
     pub sources: HashMap<crate::source::FileId, Arc<crate::source::SourceFile>>,
 }
 
 pub type SharedSession = Rc<RefCell<Session>>;
+
+/// What evaluating a private library gives.
+pub struct EvaluatedLibrary {
+    /// The documents it outputs, after its overlays.
+    pub docs: Vec<Document>,
+    /// Its final data values.
+    pub values: Node,
+}
+
+/// Evaluate the library in a folder with data values given as documents
+/// (`true`: merged plainly, `with_data_values(..., plain=True)`); Err holds
+/// ytt's message.
+pub type LibraryEvaluator =
+    fn(&std::path::Path, &[(Node, bool)]) -> Result<EvaluatedLibrary, String>;
 
 thread_local! {
     static CURRENT: RefCell<Option<SharedSession>> = const { RefCell::new(None) };
