@@ -16,6 +16,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod own_evaluator;
 mod sandbox;
 pub use sandbox::STATEMENT_BUDGET;
 use sandbox::{dialect, sandboxed};
@@ -210,23 +211,6 @@ impl Engine {
             })?;
             super::overlay::registry::keep_frozen(&frozen);
             Ok(frozen)
-        })
-    }
-
-    /// Run `f` on an evaluator of its own, in this engine's render session
-    /// and with its limits (overlays applied after templates ran).
-    pub fn with_evaluator<T>(
-        &self,
-        f: impl for<'v, 'a, 'e> FnOnce(&mut starlark::eval::Evaluator<'v, 'a, 'e>) -> T,
-    ) -> T {
-        let _session = SessionGuard::install(&self.session);
-        let loader = Loader {
-            engine: self,
-            dir: self.root.clone(),
-        };
-        Module::with_temp_heap(|module| {
-            let mut eval = sandboxed(&module, &loader);
-            f(&mut eval)
         })
     }
 

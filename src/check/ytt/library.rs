@@ -13,8 +13,32 @@ use crate::source::{FileId, Sources, Span};
 use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
 use std::path::Path;
 
+/// How deep libraries may evaluate libraries, and how many evaluations one
+/// library evaluation may lead to: hostile packages nest `_ytt_lib` folders.
+const MAX_DEPTH: usize = 10;
+const MAX_NESTED: usize = 200;
+
+thread_local! {
+    /// (depth of the evaluation running, evaluations below the outermost).
+    static NESTING: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
 /// Render the library in `dir` with `values` (`true`: a plain merge).
 pub fn evaluate(dir: &Path, values: &[(Node, bool)]) -> Result<EvaluatedLibrary, String> {
+    let (depth, count) = NESTING.with(|n| n.get());
+    let count = if depth == 0 { 0 } else { count + 1 };
+    if depth >= MAX_DEPTH || count > MAX_NESTED {
+        return Err(format!(
+            "libraries nested deeper than {MAX_DEPTH} or evaluated more than {MAX_NESTED} times"
+        ));
+    }
+    NESTING.with(|n| n.set((depth + 1, count)));
+    let result = evaluate_at(dir, values);
+    NESTING.with(|n| n.set((depth, n.get().1)));
+    result
+}
+
+fn evaluate_at(dir: &Path, values: &[(Node, bool)]) -> Result<EvaluatedLibrary, String> {
     // The library's files get ids of their own: its documents leave with
     // no position (ytt's library documents keep theirs; messages differ).
     let sources = Sources::new();

@@ -286,12 +286,14 @@ impl Renderer {
         sources: &crate::source::Sources,
         findings: &mut Vec<Finding>,
     ) -> Vec<(crate::source::FileId, Vec<Document>)> {
-        let has_overlays = outputs
+        let first_overlay = outputs
             .iter()
-            .any(|(_, docs)| docs.iter().any(super::overlay::post::is_overlay));
-        if !has_overlays {
+            .flat_map(|(_, docs)| docs)
+            .find(|d| super::overlay::post::is_overlay(d))
+            .map(|d| d.span);
+        let Some(first_overlay) = first_overlay else {
             return outputs;
-        }
+        };
         let is_lint = self.engine.session().borrow().library_files.is_none();
         let mut outputs = outputs;
         let mut unlinted = Vec::new();
@@ -312,9 +314,17 @@ impl Renderer {
             outputs.extend(found);
             outputs.sort_by_key(|(id, _)| sources.path(*id));
         }
-        let result = self.engine.with_evaluator(|eval| {
-            super::overlay::post::apply(eval, outputs, super::overlay::file_name)
-        });
+        let result = self
+            .engine
+            .with_evaluator(|eval| {
+                super::overlay::post::apply(eval, outputs, super::overlay::file_name)
+            })
+            .unwrap_or_else(|message| {
+                Err(super::overlay::post::PostFailure {
+                    span: first_overlay,
+                    message,
+                })
+            });
         match result {
             Ok(mut outputs) => {
                 outputs.retain(|(id, _)| !unlinted.contains(id));
