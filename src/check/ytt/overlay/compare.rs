@@ -62,3 +62,48 @@ pub fn compare(left: &Node, right: &Node) -> Result<(), String> {
 fn same_leaf(left: &ScalarValue, right: &ScalarValue) -> bool {
     left == right
 }
+
+#[cfg(test)]
+mod tests {
+    use super::compare;
+    use crate::source::FileId;
+    use crate::yaml::{Node, ParseOptions, parse_file};
+
+    fn node(text: &str) -> Node {
+        let set = parse_file(FileId(0), text, &ParseOptions::default()).expect("valid YAML");
+        set.docs[0].value.clone()
+    }
+
+    #[test]
+    fn a_subset_holds_each_of_its_keys_with_a_matching_value() {
+        let left = node("kind: Deployment\nmetadata:\n  name: a\n  labels: {x: y}\n");
+        assert_eq!(compare(&left, &node("kind: Deployment\n")), Ok(()));
+        assert_eq!(compare(&left, &node("metadata: {name: a}\n")), Ok(()));
+        assert_eq!(
+            compare(&left, &node("kind: Service\n")),
+            Err("Expected leaf values to match string string".into())
+        );
+        assert_eq!(
+            compare(&left, &node("spec: {}\n")),
+            Err("Expected at least one map item to match by key".into())
+        );
+        assert_eq!(
+            compare(&left, &node("kind: {a: 1}\n")),
+            Err("Expected map, but was string".into())
+        );
+    }
+
+    #[test]
+    fn array_items_compare_by_position_and_leaves_by_type() {
+        let left = node("- 1\n- two\n");
+        assert_eq!(compare(&left, &node("- 1\n")), Ok(()));
+        assert_eq!(
+            compare(&left, &node("- 1\n- two\n- 3\n")),
+            Err("Expected to have matching number of array items".into())
+        );
+        assert_eq!(
+            compare(&node("1\n"), &node("\"1\"\n")),
+            Err("Expected leaf values to match integer string".into())
+        );
+    }
+}
