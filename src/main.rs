@@ -213,6 +213,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         text_templates: None,
         library_files: None,
         library_values: Vec::new(),
+        library_schemas: Vec::new(),
         skip_templates: false,
     }
 }

@@ -5,7 +5,7 @@
 //! included. What stops the library's render is the error `eval()` gives.
 
 use super::flags::DataValueFlags;
-use super::template::runtime::EvaluatedLibrary;
+use super::template::runtime::{EvaluatedLibrary, LibraryInputs};
 use super::values::MergeMode;
 use super::{YttSettings, check_package};
 use crate::finding::Severity;
@@ -23,8 +23,8 @@ thread_local! {
     static NESTING: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
 }
 
-/// Render the library in `dir` with `values` (`true`: a plain merge).
-pub fn evaluate(dir: &Path, values: &[(Node, bool)]) -> Result<EvaluatedLibrary, String> {
+/// Render the library in `dir` with the data values and schemas given.
+pub fn evaluate(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, String> {
     let (depth, count) = NESTING.with(|n| n.get());
     let count = if depth == 0 { 0 } else { count + 1 };
     if depth >= MAX_DEPTH || count > MAX_NESTED {
@@ -33,12 +33,12 @@ pub fn evaluate(dir: &Path, values: &[(Node, bool)]) -> Result<EvaluatedLibrary,
         ));
     }
     NESTING.with(|n| n.set((depth + 1, count)));
-    let result = evaluate_at(dir, values);
+    let result = evaluate_at(dir, inputs);
     NESTING.with(|n| n.set((depth, n.get().1)));
     result
 }
 
-fn evaluate_at(dir: &Path, values: &[(Node, bool)]) -> Result<EvaluatedLibrary, String> {
+fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, String> {
     // The library's files get ids of their own: its documents leave with
     // no position (ytt's library documents keep theirs; messages differ).
     let sources = Sources::new();
@@ -52,7 +52,8 @@ fn evaluate_at(dir: &Path, values: &[(Node, bool)]) -> Result<EvaluatedLibrary, 
         .collect();
     let settings = YttSettings {
         library_files: Some(library_files),
-        library_values: values
+        library_values: inputs
+            .values
             .iter()
             .map(|(node, plain)| {
                 let mode = MergeMode {
@@ -60,6 +61,16 @@ fn evaluate_at(dir: &Path, values: &[(Node, bool)]) -> Result<EvaluatedLibrary, 
                     arrays_replace: *plain,
                 };
                 (node.clone(), mode)
+            })
+            .collect(),
+        library_schemas: inputs
+            .schemas
+            .iter()
+            .map(|node| Document {
+                span: node.span,
+                has_start_marker: true,
+                value: node.clone(),
+                comments: Vec::new(),
             })
             .collect(),
         ..YttSettings::default()

@@ -102,6 +102,9 @@ pub struct YttSettings {
     /// Data values given to a library (`library.get(...).with_data_values`),
     /// merged after every other source.
     pub library_values: Vec<(Node, MergeMode)>,
+    /// Schema documents given to a library
+    /// (`library.get(...).with_data_values_schema`), merged after its own.
+    pub library_schemas: Vec<Document>,
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -160,6 +163,7 @@ pub fn check_package(
             findings,
         );
     }
+    schema_docs.extend(&settings.library_schemas);
     if has_errors(findings) {
         return outcome;
     }

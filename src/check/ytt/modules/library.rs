@@ -3,18 +3,17 @@
 //! is immutable, `with_data_values(values, plain=)` makes another, and
 //! `eval()` renders the library as a package of its own (through the
 //! session's library evaluator) into a document set; `data_values()` gives
-//! its final data values. `export()` and `with_data_values_schema()` are
-//! not rendered yet: they say so, which render failures report as a gap of
-//! confvet's, never as the package's error.
+//! its final data values; `with_data_values_schema(schema)` adds a schema
+//! document. `export()` is not rendered yet: it says so, which render
+//! failures report as a gap of confvet's, never as the package's error.
 
 use super::Context;
 use super::NOT_RENDERED;
 use super::native::{Call, Failure, Native, NativeFn, Outcome, YttModule, native};
 use crate::check::ytt::starlark::convert::{node_to_struct_value, value_to_node};
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
-use crate::check::ytt::template::runtime::{EvaluatedLibrary, with_current};
+use crate::check::ytt::template::runtime::{EvaluatedLibrary, LibraryInputs, with_current};
 use crate::source::{FileId, Span};
-use crate::yaml::Node;
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};
 use std::path::PathBuf;
@@ -28,11 +27,11 @@ pub fn module<'v>(heap: Heap<'v>, _: &Context) -> Value<'v> {
     super::native::module(heap, "library", &members)
 }
 
-/// One library value: where the library is and the values given to it.
+/// One library value: where the library is and what was given to it.
 struct Library {
     name: String,
     dir: PathBuf,
-    values: Vec<(Node, bool)>,
+    inputs: LibraryInputs,
 }
 
 fn get<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
@@ -76,7 +75,7 @@ fn get<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
         Library {
             name: name.to_string(),
             dir,
-            values: Vec::new(),
+            inputs: LibraryInputs::default(),
         },
     ))
 }
@@ -89,7 +88,10 @@ fn library_value(heap: Heap<'_>, library: Library) -> Value<'_> {
     };
     let members = vec![
         member("library.with_data_values", native!(with_data_values)),
-        member("library.with_data_values_schema", native!(not_rendered)),
+        member(
+            "library.with_data_values_schema",
+            native!(with_data_values_schema),
+        ),
         member("library.eval", native!(eval)),
         member("library.export", native!(not_rendered)),
         member("library.data_values", native!(data_values)),
@@ -108,16 +110,30 @@ fn with_data_values<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> O
     let library = call.data::<Library>()?;
     let node =
         value_to_node(given, Span::file_start(FileId(u32::MAX))).map_err(Failure::Message)?;
-    let mut values = library.values.clone();
-    values.push((node, plain));
-    Ok(library_value(
-        call.heap,
+    let mut inputs = library.inputs.clone();
+    inputs.values.push((node, plain));
+    Ok(library_value(call.heap, library.with(inputs)))
+}
+
+fn with_data_values_schema<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
+    let given = call.one()?;
+    let library = call.data::<Library>()?;
+    let node =
+        value_to_node(given, Span::file_start(FileId(u32::MAX))).map_err(Failure::Message)?;
+    let mut inputs = library.inputs.clone();
+    inputs.schemas.push(node);
+    Ok(library_value(call.heap, library.with(inputs)))
+}
+
+impl Library {
+    /// The same library with other inputs.
+    fn with(&self, inputs: LibraryInputs) -> Library {
         Library {
-            name: library.name.clone(),
-            dir: library.dir.clone(),
-            values,
-        },
-    ))
+            name: self.name.clone(),
+            dir: self.dir.clone(),
+            inputs,
+        }
+    }
 }
 
 /// Render the library, or ytt's error naming it.
@@ -139,7 +155,7 @@ fn evaluate(call: &Call<'_, '_>) -> Result<EvaluatedLibrary, Failure> {
     let Some(evaluator) = evaluator else {
         return Err(NOT_RENDERED.into());
     };
-    evaluator(&library.dir, &library.values)
+    evaluator(&library.dir, &library.inputs)
         .map_err(|e| Failure::Message(format!("Evaluating library '{}': {e}", library.name)))
 }
 

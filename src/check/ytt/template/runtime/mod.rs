@@ -69,11 +69,19 @@ pub struct EvaluatedLibrary {
     pub values: Node,
 }
 
-/// Evaluate the library in a folder with data values given as documents
-/// (`true`: merged plainly, `with_data_values(..., plain=True)`); Err holds
-/// ytt's message.
+/// What a library is evaluated with: data values (`true`: merged plainly,
+/// `with_data_values(..., plain=True)`) and schema documents, each merged
+/// after the library's own.
+#[derive(Debug, Clone, Default)]
+pub struct LibraryInputs {
+    pub values: Vec<(Node, bool)>,
+    pub schemas: Vec<Node>,
+}
+
+/// Evaluate the library in a folder with `LibraryInputs`; Err holds ytt's
+/// message.
 pub type LibraryEvaluator =
-    fn(&std::path::Path, &[(Node, bool)]) -> Result<EvaluatedLibrary, String>;
+    fn(&std::path::Path, &LibraryInputs) -> Result<EvaluatedLibrary, String>;
 
 thread_local! {
     static CURRENT: RefCell<Option<SharedSession>> = const { RefCell::new(None) };
