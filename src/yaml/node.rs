@@ -126,7 +126,7 @@ pub struct Comment {
     /// (for positions inside them).
     pub args_offset: u32,
     /// Where a render keeps the annotation's evaluated arguments (an
-    /// annotation of an output node, see ytt's `overlay/registry`).
+    /// overlay annotation of an output node; `check::ytt::overlay::registry`).
     pub evaluated: Option<EvaluatedArgs>,
 }
 

@@ -92,9 +92,12 @@ impl Ctx {
             built.key = Some(key);
         }
         for (name, args) in self.pending_annotations.remove(&tag).unwrap_or_default() {
-            let named = |c: &&mut Comment| matches!(&c.kind, CommentKind::Annotation { name: n, .. } if *n == name);
             // ytt keeps the last of an annotation given twice.
-            if let Some(comment) = built.comments.iter_mut().filter(named).last() {
+            let last =
+                built.comments.iter_mut().rev().find(
+                    |c| matches!(&c.kind, CommentKind::Annotation { name: n, .. } if *n == name),
+                );
+            if let Some(comment) = last {
                 comment.evaluated = Some(args);
             }
         }
