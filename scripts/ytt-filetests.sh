@@ -7,7 +7,7 @@
 #
 # Suites: pkg/yamltemplate/filetests, pkg/texttemplate/filetests and
 # pkg/validations/filetests. A test that mentions `@ytt:overlay` or
-# `@overlay/` uses overlays and is skipped (counted as such).
+# `@overlay/` uses overlays; those are also counted apart.
 #
 # The file format is ytt's (test/filetests/filetests.go for the YAML suites,
 # pkg/texttemplate/template_test.go for the text suite):
@@ -45,7 +45,8 @@
 # Checking the script: as CONFVET_BIN, a wrapper that runs
 # `ytt [FLAGS] -f PATH...` for `render [FLAGS] PATH...` (value-taking flags
 # such as --output-files keep their value) must pass every test; ytt built
-# from carvel-dev/ytt 4b40e30 passes 196 of 196 (41 skipped for overlays).
+# from carvel-dev/ytt 4b40e30 passes 236 of 237 (40 of the 41 with overlays):
+# its version is `develop`, so version.tpltest's require_at_least fails.
 set -uo pipefail
 
 verbose=0
@@ -104,6 +105,7 @@ split() {
 total_pass=0
 total_fail=0
 total_overlay=0
+total_overlay_pass=0
 total_out_pass=0
 total_out=0
 total_err_pass=0
@@ -112,7 +114,7 @@ failures=()
 
 run_suite() {
   local suite=$1 dir=$2 kind=$3
-  local pass=0 fail=0 overlay=0 n=0 test case why is_err
+  local pass=0 fail=0 overlay=0 overlay_pass=0 n=0 test case why is_err uses_overlay
   local out_pass=0 out_n=0 err_pass=0 err_n=0
   while IFS= read -r test; do
     [ -n "$test" ] || continue
@@ -120,10 +122,10 @@ run_suite() {
     case=$work/$n
     mkdir -p "$case"
     git -C "$ytt_dir" show "HEAD:$test" >"$case/test" 2>/dev/null || continue
+    uses_overlay=0
     if grep -qE '@ytt:overlay|@overlay/' "$case/test"; then
+      uses_overlay=1
       overlay=$((overlay + 1))
-      rm -rf "$case"
-      continue
     fi
     why=
     is_err=0
@@ -194,13 +196,14 @@ run_suite() {
     fi
     if [ -z "$why" ]; then
       pass=$((pass + 1))
+      overlay_pass=$((overlay_pass + uses_overlay))
     else
       fail=$((fail + 1))
       failures+=("$test: $why")
     fi
     rm -rf "$case"
   done < <(git -C "$ytt_dir" ls-tree -r --name-only HEAD -- "$dir" | LC_ALL=C sort)
-  echo "$suite: $pass passed, $fail failed (outputs $out_pass/$out_n, errors $err_pass/$err_n; $((pass + fail)) without overlays, $overlay with overlays skipped)"
+  echo "$suite: $pass passed, $fail failed (outputs $out_pass/$out_n, errors $err_pass/$err_n; with overlays $overlay_pass/$overlay)"
   total_out_pass=$((total_out_pass + out_pass))
   total_out=$((total_out + out_n))
   total_err_pass=$((total_err_pass + err_pass))
@@ -208,12 +211,13 @@ run_suite() {
   total_pass=$((total_pass + pass))
   total_fail=$((total_fail + fail))
   total_overlay=$((total_overlay + overlay))
+  total_overlay_pass=$((total_overlay_pass + overlay_pass))
 }
 
 run_suite yamltemplate pkg/yamltemplate/filetests yaml
 run_suite texttemplate pkg/texttemplate/filetests text
 run_suite validations pkg/validations/filetests values
-echo "total: $total_pass passed, $total_fail failed (outputs $total_out_pass/$total_out, errors $total_err_pass/$total_err; $((total_pass + total_fail)) without overlays, $total_overlay with overlays skipped)"
+echo "total: $total_pass passed, $total_fail failed (outputs $total_out_pass/$total_out, errors $total_err_pass/$total_err; with overlays $total_overlay_pass/$total_overlay)"
 if [ $verbose -eq 1 ] && [ ${#failures[@]} -gt 0 ]; then
   echo "failing:"
   printf '  %s\n' "${failures[@]}"

@@ -126,7 +126,14 @@ pub static RULES: &[Rule] = &[
         Validation,
         Error,
         "A template cannot be rendered: ytt stops with an error",
-        "## What it does\nRenders every template of the package as `ytt -f` does and reports the first error of each template file (a Starlark error, a value that cannot be converted to YAML, a map key given twice, a plain `#` comment without `--ignore-unknown-comments`) at the line that failed. Other templates are still rendered. With the values as shipped it is a warning; with values given by flags or a config scenario it is an error.\n\n## Why\n`ytt -f` fails on the package with this error.\n\n## Example\n```yaml\nreplicas: #@ data.values.replicas + \"1\"\n```"
+        "## What it does\nRenders every template of the package as `ytt -f` does and reports the first error of each template file (a Starlark error, a value that cannot be converted to YAML, a map key given twice, a plain `#` comment without `--ignore-unknown-comments`) at the line that failed. Other templates are still rendered. With the values as shipped it is a warning; with values given by flags or a config scenario it is an error. Once every template rendered, overlay documents are applied as ytt applies them; one that does not apply (an `expects=` not met, a map over a scalar) is an error at its `@overlay/match` line, with ytt's message.\n\n## Why\n`ytt -f` fails on the package with this error.\n\n## Example\n```yaml\nreplicas: #@ data.values.replicas + \"1\"\n```"
+    ),
+    rule!(
+        "ytt/overlay-unchecked",
+        Validation,
+        Warning,
+        "The package's overlays were not checked: confvet cannot read one of its YAML files as ytt does",
+        "## What it does\nOverlay documents (`@overlay/match`) apply to every document `ytt -f` outputs, plain YAML files included, which `lint` reads for them. When one of those files cannot be read as ytt reads it (YAML confvet does not parse, a template of another package), confvet cannot tell what the overlays match, so it does not apply them and says so here, at the first overlay.\n\n## Why\nA missing document would make an overlay's `expects=` fail where ytt's does not; confvet's gap is never the package's error.\n\n## Example\n```yaml\n#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})   # upstream/vendored.yaml not read\n---\nspec:\n  replicas: 3\n```"
     ),
     rule!(
         "ytt/schema",

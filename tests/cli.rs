@@ -809,21 +809,61 @@ fn a_template_failure_shows_its_call_chain() {
     );
 }
 
-/// A package using what confvet does not render yet (`overlay.apply`,
-/// `@ytt:library`) gets a warning that says so, even with values given by
-/// the consumer: confvet's gap is never the package's error.
+/// An overlay document whose `expects=` is not met stops `ytt -f`: lint
+/// reports ytt's message at the overlay's `@overlay/match` line. Overlays
+/// see the package's plain YAML files too, as ytt does.
+#[test]
+fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
+    let dir = TempDir::new("overlay-expects");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nreplicas: 2\n");
+    dir.write(
+        "pkg/upstream/deploy.yml",
+        "kind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n",
+    );
+    dir.write(
+        "pkg/overlay.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@ load(\"@ytt:data\", \"data\")\n#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})\n---\nspec:\n  replicas: #@ data.values.replicas\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(findings(&run.json()).is_empty(), "{}", run.stdout);
+
+    dir.write(
+        "pkg/overlay.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@ load(\"@ytt:data\", \"data\")\n#@overlay/match by=overlay.subset({\"kind\": \"StatefulSet\"})\n---\nspec:\n  replicas: #@ data.values.replicas\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/template-error", "{report:#}");
+    assert_eq!(list[0]["severity"], "error", "{report:#}");
+    assert_eq!(list[0]["line"], 3, "{report:#}");
+    assert_eq!(
+        list[0]["message"],
+        "Overlaying (in following order: overlay.yml): Document on line overlay.yml:4: Expected number of matched nodes to be 1, but was 0",
+        "{report:#}"
+    );
+}
+
+/// A package using what confvet does not render yet (a library's
+/// `export()`) gets a warning that says so, even with values given by the
+/// consumer: confvet's gap is never the package's error (`overlay.apply`
+/// renders).
 #[test]
 fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let dir = TempDir::new("not-rendered");
     dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: x\n");
     dir.write(
         "pkg/deploy.yml",
-        "#@ load(\"@ytt:overlay\", \"overlay\")\n---\nmerged: #@ overlay.apply({\"a\": 1}, {\"b\": 2})\n",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n---\nmerged: #@ overlay.apply({\"a\": 1}, {\"a\": 2})\n",
     );
     dir.write(
         "pkg/lib.yml",
-        "#@ load(\"@ytt:library\", \"library\")\n---\nlib: #@ library.get(\"app\").eval()\n",
+        "#@ load(\"@ytt:library\", \"library\")\n---\nlib: #@ library.get(\"app\").export(\"f\")()\n",
     );
+    dir.write("pkg/_ytt_lib/app/funcs.star", "def f():\n  return 1\nend\n");
     let run = run_in(
         dir.path(),
         &["lint", "pkg", "-v", "name=y", "--format", "json"],
@@ -831,7 +871,8 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     let report = run.json();
     let list = findings(&report);
-    assert_eq!(list.len(), 2, "{report:#}");
+    // `overlay.apply` renders; `export()` is not rendered yet.
+    assert_eq!(list.len(), 1, "{report:#}");
     for finding in list {
         assert_eq!(finding["severity"], "warning", "{finding:#}");
         assert!(

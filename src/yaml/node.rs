@@ -125,6 +125,17 @@ pub struct Comment {
     /// Byte offset in the span's file where the annotation arguments start
     /// (for positions inside them).
     pub args_offset: u32,
+    /// Where a render keeps the annotation's evaluated arguments (an
+    /// overlay annotation of an output node; `check::ytt::overlay::registry`).
+    pub evaluated: Option<EvaluatedArgs>,
+}
+
+/// A render's handle on an annotation's evaluated arguments: the run
+/// (module) that evaluated them and their number in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvaluatedArgs {
+    pub run: u32,
+    pub index: u32,
 }
 
 impl Node {

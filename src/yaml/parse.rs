@@ -834,6 +834,7 @@ fn make_comments(file: FileId, text: &str, mut raw: Vec<RawComment>) -> Vec<Comm
                 kind,
                 own_line,
                 args_offset: (c.start + 1 + offset) as u32,
+                evaluated: None,
             }
         })
         .collect()

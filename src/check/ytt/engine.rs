@@ -16,6 +16,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod own_evaluator;
 mod sandbox;
 pub use sandbox::STATEMENT_BUDGET;
 use sandbox::{dialect, sandboxed};
@@ -202,12 +203,14 @@ impl Engine {
                     chain,
                 });
             }
-            module.freeze().map_err(|e| RunFailure {
+            let frozen = module.freeze().map_err(|e| RunFailure {
                 message: format!("{e:?}"),
                 line: 1,
                 is_syntax: false,
                 chain: Vec::new(),
-            })
+            })?;
+            super::overlay::registry::keep_frozen(&frozen);
+            Ok(frozen)
         })
     }
 
@@ -378,6 +381,7 @@ impl Engine {
         >,
         fallback: crate::source::FileId,
     ) -> Engine {
+        self.session.borrow_mut().sources = files.values().cloned().collect();
         self.known_files = files;
         self.fallback_file = fallback;
         self

@@ -24,7 +24,9 @@ pub mod drift;
 pub mod engine;
 pub mod flags;
 pub mod formats;
+mod library;
 pub mod modules;
+pub mod overlay;
 mod package;
 pub mod path;
 pub mod render;
@@ -97,6 +99,12 @@ pub struct YttSettings {
     /// `render`'s files by the names ytt gives them (for `data.list` and
     /// `data.read`); None: every file below the package root.
     pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
+    /// Data values given to a library (`library.get(...).with_data_values`),
+    /// merged after every other source.
+    pub library_values: Vec<(Node, MergeMode)>,
+    /// Schema documents given to a library
+    /// (`library.get(...).with_data_values_schema`), merged after its own.
+    pub library_schemas: Vec<Document>,
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -155,6 +163,7 @@ pub fn check_package(
             findings,
         );
     }
+    schema_docs.extend(&settings.library_schemas);
     if has_errors(findings) {
         return outcome;
     }
@@ -267,6 +276,7 @@ pub fn check_package(
         .chain(
             flag_overlays
                 .iter()
+                .chain(&settings.library_values)
                 .map(|(node, mode)| (node, &[][..], *mode)),
         )
         .collect();
@@ -398,6 +408,11 @@ pub fn check_package(
                 renderer = renderer.with_library_files(files.clone());
             }
             renderer.session_options(settings.implicit_map_key_overrides);
+            // Values addressed to a library are not given to it yet: its
+            // evaluation then says so instead of rendering without them.
+            if !library::addresses_libraries(&parsed, &settings.flags) {
+                renderer.with_libraries(library::evaluate);
+            }
             outcome.rendered = Some(renderer.check(&templates, sources, findings));
             // Text templates render after the YAML ones, as in ytt.
             if !texts.is_empty() && !has_errors(findings) {

@@ -13,6 +13,7 @@ pub mod data;
 pub mod go_value;
 pub mod ip;
 pub mod json;
+pub mod library;
 pub mod math;
 pub mod md5;
 pub mod module;
@@ -52,7 +53,7 @@ fn builder(name: &str) -> Option<Build> {
         "md5" => md5::module,
         "module" => module::module,
         "overlay" => overlay::module,
-        "library" => overlay::library_module,
+        "library" => library::module,
         "regexp" => regexp::module,
         "sha256" => sha256::module,
         "struct" => structs::module,
@@ -89,3 +90,6 @@ pub fn load(path: &str, context: &Context) -> Option<Result<FrozenModule, String
 
 #[cfg(test)]
 mod tests;
+
+/// What a template reaching an unimplemented part of ytt gets.
+pub const NOT_RENDERED: &str = "confvet does not render this yet";

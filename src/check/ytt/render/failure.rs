@@ -15,7 +15,7 @@ impl Renderer {
     ) -> Finding {
         let (rule, kind) = match failure.cause {
             Cause::Fail => ("ytt/template-fail", Kind::Validation),
-            Cause::Error => ("ytt/template-error", Kind::Validation),
+            Cause::Error | Cause::Overlay => ("ytt/template-error", Kind::Validation),
             Cause::Syntax => {
                 return Finding::new(
                     "ytt/starlark-syntax",
@@ -42,7 +42,7 @@ impl Renderer {
         let comment_rejected = failure.message.contains("Expected ytt-formatted string");
         let unsupported = failure
             .message
-            .contains(super::super::modules::overlay::NOT_RENDERED);
+            .contains(super::super::modules::NOT_RENDERED);
         let (severity, help) = if unsupported {
             (
                 Severity::Warning,
@@ -70,7 +70,7 @@ impl Renderer {
                 Severity::Warning,
                 "`ytt -f` rejects plain `#` comments in templates unless `--ignore-unknown-comments` is given; use `#!` for comments".to_string(),
             )
-        } else if failure.cause == Cause::Fail {
+        } else if matches!(failure.cause, Cause::Fail | Cause::Overlay) {
             (
                 Severity::Error,
                 "`ytt -f` stops here with the package's own data values".to_string(),

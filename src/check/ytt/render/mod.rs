@@ -16,6 +16,7 @@ use std::path::Path;
 mod failure;
 mod output;
 mod plain;
+mod unlinted;
 
 /// Why a template did not render: where and what ytt would say.
 #[derive(Debug, Clone)]
@@ -95,6 +96,8 @@ pub enum Cause {
     Syntax,
     /// Any other error ytt stops on.
     Error,
+    /// An overlay document that does not apply to the rendered documents.
+    Overlay,
 }
 
 /// Failures already reported: a loaded file that fails fails every template
@@ -195,6 +198,11 @@ impl Renderer {
             .implicit_map_key_overrides = implicit_map_key_overrides;
     }
 
+    /// How `library.get(...).eval()` evaluates a private library.
+    pub fn with_libraries(&self, evaluate: super::template::runtime::LibraryEvaluator) {
+        self.engine.session().borrow_mut().library_evaluator = Some(evaluate);
+    }
+
     /// Render one template file.
     pub fn render(
         &self,
@@ -243,6 +251,7 @@ impl Renderer {
     ) -> Vec<(crate::source::FileId, Vec<Document>)> {
         let mut outputs = Vec::new();
         let mut reported = ReportedFailures::default();
+        let mut all_rendered = true;
         for (file, set) in templates {
             let source = sources.get(file.id);
             match self.render(file, set, &source) {
@@ -250,13 +259,89 @@ impl Renderer {
                     self.validate_output(file.id, &rendered, findings);
                     outputs.push((file.id, rendered.docs));
                 }
-                Err(failure) if reported.is_new(&failure) => {
-                    findings.push(self.failure_finding(failure, &source, sources))
+                Err(failure) => {
+                    all_rendered = false;
+                    if reported.is_new(&failure) {
+                        findings.push(self.failure_finding(failure, &source, sources));
+                    }
                 }
-                Err(_) => {}
             }
         }
-        outputs
+        if !all_rendered {
+            // Overlays on some of the documents would match differently
+            // than on all: they are not applied, nor output.
+            for (_, docs) in &mut outputs {
+                docs.retain(|d| !super::overlay::post::is_overlay(d));
+            }
+            return outputs;
+        }
+        self.apply_overlays(outputs, sources, findings)
+    }
+
+    /// ytt's overlay post-processing of the rendered documents; a failure
+    /// is reported at the `@overlay/match` of the overlay that failed.
+    fn apply_overlays(
+        &self,
+        outputs: Vec<(crate::source::FileId, Vec<Document>)>,
+        sources: &crate::source::Sources,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<(crate::source::FileId, Vec<Document>)> {
+        let first_overlay = outputs
+            .iter()
+            .flat_map(|(_, docs)| docs)
+            .find(|d| super::overlay::post::is_overlay(d))
+            .map(|d| d.span);
+        let Some(first_overlay) = first_overlay else {
+            return outputs;
+        };
+        let is_lint = self.engine.session().borrow().library_files.is_none();
+        let mut outputs = outputs;
+        let mut unlinted = Vec::new();
+        if is_lint {
+            let found = match self.unlinted_documents(sources) {
+                Ok(found) => found,
+                Err(why) => {
+                    // Not all of ytt's documents are known: overlays cannot
+                    // be checked against them.
+                    findings.extend(unchecked_overlays(&outputs, &why));
+                    for (_, docs) in &mut outputs {
+                        docs.retain(|d| !super::overlay::post::is_overlay(d));
+                    }
+                    return outputs;
+                }
+            };
+            unlinted = found.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+            outputs.extend(found);
+            outputs.sort_by_key(|(id, _)| sources.path(*id));
+        }
+        let result = self
+            .engine
+            .with_evaluator(|eval| {
+                super::overlay::post::apply(eval, outputs, super::overlay::file_name)
+            })
+            .unwrap_or_else(|message| {
+                Err(super::overlay::post::PostFailure {
+                    span: first_overlay,
+                    message,
+                })
+            });
+        match result {
+            Ok(mut outputs) => {
+                outputs.retain(|(id, _)| !unlinted.contains(id));
+                outputs
+            }
+            Err(failure) => {
+                let source = sources.get(failure.span.file);
+                let failure = RenderFailure {
+                    span: failure.span,
+                    message: failure.message,
+                    cause: Cause::Overlay,
+                    chain: Vec::new(),
+                };
+                findings.push(self.failure_finding(failure, &source, sources));
+                Vec::new()
+            }
+        }
     }
 
     /// Render one text template (`.txt`): the text it builds.
@@ -302,6 +387,29 @@ impl Renderer {
         }
         outputs
     }
+}
+
+/// The warning that overlays were not applied, at the first overlay.
+fn unchecked_overlays(
+    outputs: &[(crate::source::FileId, Vec<Document>)],
+    why: &str,
+) -> Option<Finding> {
+    let first = outputs
+        .iter()
+        .flat_map(|(_, docs)| docs)
+        .find(|d| super::overlay::post::is_overlay(d))?;
+    let span = super::overlay::annotations::find(&first.comments, "overlay/match")
+        .map_or(first.span, |c| c.span);
+    Some(
+        Finding::new(
+            "ytt/overlay-unchecked",
+            crate::finding::Kind::Validation,
+            span,
+            format!("the package's overlays were not applied: {why}"),
+        )
+        .with_severity(crate::finding::Severity::Warning)
+        .with_help("ytt applies overlays to that file's documents too; confvet cannot tell what they match"),
+    )
 }
 
 /// The text templates `ytt -f path` renders: `.txt` files that are not

@@ -75,11 +75,27 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
     }
 
     /// An annotation's arguments are evaluated where ytt evaluates them;
-    /// the annotation itself travels with the node's comments.
+    /// the annotation itself travels with the node's comments, and an
+    /// overlay annotation's keyword arguments with it (`overlay::registry`).
     fn __ytt_annotation<'v>(
-        #[starlark(args)] _args: starlark::values::tuple::UnpackTuple<Value<'v>>,
-        #[starlark(kwargs)] _kwargs: starlark::values::dict::DictRef<'v>,
+        #[starlark(args)] args: starlark::values::tuple::UnpackTuple<Value<'v>>,
+        #[starlark(kwargs)] kwargs: starlark::values::dict::DictRef<'v>,
+        eval: &mut starlark::eval::Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<starlark::values::none::NoneType> {
+        let place = match args.items.as_slice() {
+            [id, tag, name, ..] => id.unpack_i32().zip(tag.unpack_i32()).zip(name.unpack_str()),
+            _ => None,
+        };
+        if let Some(((id, tag), name)) = place
+            && name.starts_with("overlay/")
+        {
+            let pairs = kwargs
+                .iter()
+                .map(|(k, v)| (k.unpack_str().unwrap_or_default().to_string(), v))
+                .collect();
+            let handle = crate::check::ytt::overlay::registry::record(eval, pairs).map_err(fail)?;
+            runtime::set_annotation_args(id as usize, tag as usize, name, handle).map_err(fail)?;
+        }
         Ok(starlark::values::none::NoneType)
     }
 

@@ -46,6 +46,8 @@ pub(super) struct Ctx {
     /// Map item keys computed before their items start (ytt's
     /// `pendingMapItemKeys`: `@yaml/text-templated-strings` keys).
     pub(super) pending_keys: HashMap<Tag, Scalar>,
+    /// Evaluated annotation arguments of nodes about to start, by name.
+    pub(super) pending_annotations: HashMap<Tag, Vec<(String, crate::yaml::EvaluatedArgs)>>,
     /// The context of a text template (ytt's text dialect).
     pub(super) text: Option<TextBuild>,
 }
@@ -88,6 +90,16 @@ impl Ctx {
         let mut built = Ctx::built_from(template);
         if let Some(key) = self.pending_keys.remove(&tag) {
             built.key = Some(key);
+        }
+        for (name, args) in self.pending_annotations.remove(&tag).unwrap_or_default() {
+            // ytt keeps the last of an annotation given twice.
+            let last =
+                built.comments.iter_mut().rev().find(
+                    |c| matches!(&c.kind, CommentKind::Annotation { name: n, .. } if *n == name),
+                );
+            if let Some(comment) = last {
+                comment.evaluated = Some(args);
+            }
         }
         self.arena.push(built);
         if self.root.is_none() {

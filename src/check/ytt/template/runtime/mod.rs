@@ -45,9 +45,43 @@ pub struct Session {
     /// (`render`), by the names ytt gives them; None: every file below
     /// `root`.
     pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
+    /// The runs that evaluated overlay annotations, once frozen, by number
+    /// (see `overlay::registry`).
+    pub frozen_runs: HashMap<u32, starlark::environment::FrozenModule>,
+    /// The number the next run recording annotations gets.
+    pub next_run: u32,
+    /// Evaluates a private library (`library.get(...).eval()`), given by
+    /// the package check so templates do not depend on it.
+    pub library_evaluator: Option<LibraryEvaluator>,
+    /// Library evaluations so far, against a template calling one in a loop.
+    pub library_evaluations: usize,
+    /// The package's files by id, for the positions overlay errors name.
+    pub sources: HashMap<crate::source::FileId, Arc<crate::source::SourceFile>>,
 }
 
 pub type SharedSession = Rc<RefCell<Session>>;
+
+/// What evaluating a private library gives.
+pub struct EvaluatedLibrary {
+    /// The documents it outputs, after its overlays.
+    pub docs: Vec<Document>,
+    /// Its final data values.
+    pub values: Node,
+}
+
+/// What a library is evaluated with: data values (`true`: merged plainly,
+/// `with_data_values(..., plain=True)`) and schema documents, each merged
+/// after the library's own.
+#[derive(Debug, Clone, Default)]
+pub struct LibraryInputs {
+    pub values: Vec<(Node, bool)>,
+    pub schemas: Vec<Node>,
+}
+
+/// Evaluate the library in a folder with `LibraryInputs`; Err holds ytt's
+/// message.
+pub type LibraryEvaluator =
+    fn(&std::path::Path, &LibraryInputs) -> Result<EvaluatedLibrary, String>;
 
 thread_local! {
     static CURRENT: RefCell<Option<SharedSession>> = const { RefCell::new(None) };
@@ -68,6 +102,11 @@ impl Drop for SessionGuard {
         let previous = self.0.take();
         CURRENT.with(|c| *c.borrow_mut() = previous);
     }
+}
+
+/// The session of the render running on this thread, if any.
+pub fn with_current<T>(f: impl FnOnce(&mut Session) -> T) -> Result<T, String> {
+    with_session(|s| Ok(f(s)))
 }
 
 fn with_session<T>(f: impl FnOnce(&mut Session) -> Result<T, String>) -> Result<T, String> {
@@ -144,6 +183,7 @@ pub fn start_ctx(id: usize) -> Result<(), String> {
             parents: Vec::new(),
             parent_tags: Vec::new(),
             pending_keys: HashMap::new(),
+            pending_annotations: HashMap::new(),
             text,
         });
         Ok(())
@@ -265,6 +305,24 @@ pub fn set_map_item_key(id: usize, tag: Tag, value: Value<'_>) -> Result<(), Str
             _ => return Err("expected a map item key to be a scalar".into()),
         };
         ctx.pending_keys.insert(tag, key);
+        Ok(())
+    })
+}
+
+/// `__ytt_annotation`: the evaluated arguments of annotation `name` of
+/// node `tag`, which it carries when it starts.
+pub fn set_annotation_args(
+    id: usize,
+    tag: Tag,
+    name: &str,
+    args: crate::yaml::EvaluatedArgs,
+) -> Result<(), String> {
+    with_session(|s| {
+        let (ctx, _, _) = s.ctx(id)?;
+        ctx.pending_annotations
+            .entry(tag)
+            .or_default()
+            .push((name.to_string(), args));
         Ok(())
     })
 }

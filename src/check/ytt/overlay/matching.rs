@@ -1,0 +1,203 @@
+//! Which left nodes an `@overlay/match` picks (ytt's map item, array item
+//! and document match annotations): by key, by `by=` (a map key name or a
+//! function of index or key, left value and right value), then the number
+//! of matches checked against `expects=`.
+
+use super::annotations::{self, MATCH};
+use super::expects::{ChildDefaults, Expects};
+use super::{Outcome, Overlay, OverlayError};
+use crate::check::ytt::modules::native::{go_type, is_callable};
+use crate::check::ytt::modules::overlay::map_key_matcher;
+use crate::check::ytt::starlark::convert::scalar_to_value;
+use crate::source::Span;
+use crate::yaml::{ArrayItem, Comment, Document, MapItem, Node, Value as NodeValue};
+use starlark::values::Value;
+
+/// A parsed `@overlay/match`.
+struct Match<'v> {
+    by: Option<Value<'v>>,
+    expects: Expects<'v>,
+}
+
+impl<'v> Overlay<'_, 'v, '_, '_> {
+    fn read_match(
+        &mut self,
+        comments: &[Comment],
+        defaults: &ChildDefaults<'v>,
+    ) -> Outcome<(Match<'v>, usize)> {
+        let kwargs = annotations::kwargs(self.eval, comments, MATCH)?;
+        let count = kwargs.len();
+        let mut found = Match {
+            by: None,
+            expects: Expects::default(),
+        };
+        for (name, value) in kwargs {
+            if name == "by" {
+                found.by = Some(value);
+            } else if !found.expects.take(&name, value) {
+                return Err(annotations::unknown_kwarg(MATCH, &name));
+            }
+        }
+        found.expects.fill_in_defaults(defaults);
+        Ok((found, count))
+    }
+
+    /// The matcher a string `by=` stands for (`overlay.map_key(by)`).
+    fn matcher(&mut self, by: Value<'v>) -> Value<'v> {
+        if by.unpack_str().is_some() {
+            return map_key_matcher(self.eval.heap(), by);
+        }
+        by
+    }
+
+    fn is_match(&mut self, matcher: Value<'v>, args: [Value<'v>; 3]) -> Outcome<bool> {
+        let result = self.call(matcher, &args)?;
+        result.unpack_bool().ok_or_else(|| {
+            OverlayError::Message(format!(
+                "expected starlark.Bool, but was {}",
+                go_type(result)
+            ))
+        })
+    }
+
+    /// The items of `left` (a map) that `item` matches.
+    pub(super) fn map_item_indexes(
+        &mut self,
+        left: &Node,
+        item: &MapItem,
+        defaults: &ChildDefaults<'v>,
+    ) -> Outcome<Vec<usize>> {
+        let (found, _) = self.read_match(&item.comments, defaults)?;
+        let NodeValue::Map(items) = &left.value else {
+            return Ok(Vec::new());
+        };
+        let mut indexes = Vec::new();
+        let mut matches: Vec<Span> = Vec::new();
+        match found.by {
+            None => {
+                for (i, left_item) in items.iter().enumerate() {
+                    if left_item.key.resolved == item.key.resolved {
+                        indexes.push(i);
+                        matches.push(left_item.key_span);
+                    }
+                }
+            }
+            Some(by) => {
+                let matcher = self.matcher(by);
+                if !is_callable(matcher) {
+                    return Err(by_type_error(matcher));
+                }
+                let right = self.value_of(&item.value);
+                for (i, left_item) in items.iter().enumerate() {
+                    let key = scalar_to_value(&left_item.key.resolved, self.eval.heap());
+                    let value = self.value_of(&left_item.value);
+                    if self.is_match(matcher, [key, value, right])? {
+                        indexes.push(i);
+                        matches.push(left_item.key_span);
+                    }
+                }
+            }
+        }
+        self.check_expects(&found.expects, &matches)?;
+        Ok(indexes)
+    }
+
+    /// The items of `left` (an array) that `item` matches; an item without
+    /// `@overlay/match` matches none.
+    pub(super) fn array_item_indexes(
+        &mut self,
+        left: &Node,
+        item: &ArrayItem,
+        defaults: &ChildDefaults<'v>,
+    ) -> Outcome<Vec<usize>> {
+        if !annotations::has(&item.comments, MATCH) {
+            return Ok(Vec::new());
+        }
+        let (found, count) = self.read_match(&item.comments, defaults)?;
+        if count == 0 {
+            return Err(no_kwargs());
+        }
+        let Some(by) = found.by else {
+            return Err(format!(
+                "Expected '{MATCH}' annotation keyword argument 'by' to be specified"
+            )
+            .into());
+        };
+        let matcher = self.matcher(by);
+        if !is_callable(matcher) {
+            return Err(by_type_error(matcher));
+        }
+        let NodeValue::Array(items) = &left.value else {
+            return Ok(Vec::new());
+        };
+        let right = self.value_of(&item.value);
+        let mut indexes = Vec::new();
+        let mut matches = Vec::new();
+        for (i, left_item) in items.iter().enumerate() {
+            let index = self.eval.heap().alloc(i as i32);
+            let value = self.value_of(&left_item.value);
+            if self.is_match(matcher, [index, value, right])? {
+                indexes.push(i);
+                matches.push(left_item.span);
+            }
+        }
+        self.check_expects(&found.expects, &matches)?;
+        Ok(indexes)
+    }
+
+    /// The documents of `sets` that `doc` matches, as (set, document).
+    pub(super) fn document_indexes(
+        &mut self,
+        sets: &[Vec<Document>],
+        doc: &Document,
+        defaults: &ChildDefaults<'v>,
+    ) -> Outcome<Vec<(usize, usize)>> {
+        let (found, count) = self.read_match(&doc.comments, defaults)?;
+        if count == 0 {
+            return Err(no_kwargs());
+        }
+        let Some(matcher) = found.by else {
+            return Err(format!(
+                "Expected '{MATCH}' annotation keyword argument 'by'  to be specified"
+            )
+            .into());
+        };
+        if !is_callable(matcher) {
+            return Err(format!(
+                "Expected '{MATCH}' annotation keyword argument 'by' to be function, but was {}",
+                go_type(matcher)
+            )
+            .into());
+        }
+        let right = self.value_of(&doc.value);
+        let mut indexes = Vec::new();
+        let mut matches = Vec::new();
+        let mut combined = 0;
+        for (i, set) in sets.iter().enumerate() {
+            for (j, left) in set.iter().enumerate() {
+                let index = self.eval.heap().alloc(combined);
+                let value = self.value_of(&left.value);
+                if self.is_match(matcher, [index, value, right])? {
+                    indexes.push((i, j));
+                    matches.push(left.span);
+                }
+                combined += 1;
+            }
+        }
+        self.check_expects(&found.expects, &matches)?;
+        Ok(indexes)
+    }
+}
+
+fn no_kwargs() -> OverlayError {
+    OverlayError::Message(format!(
+        "Expected '{MATCH}' annotation to have at least one keyword argument (by=..., expects=...)"
+    ))
+}
+
+fn by_type_error(matcher: Value<'_>) -> OverlayError {
+    OverlayError::Message(format!(
+        "Expected '{MATCH}' annotation keyword argument 'by' to be either string (for map key) or function, but was {}",
+        go_type(matcher)
+    ))
+}

@@ -1,0 +1,54 @@
+//! The YAML files of a package that `lint` does not hold: `lint` takes the
+//! files that read as ytt's, but `ytt -f DIR` also outputs every plain
+//! YAML file below the package, and overlays apply to those documents too.
+//! They are read here so overlays see what ytt sees; when one cannot be
+//! read as ytt would (a template of another package, YAML confvet does not
+//! parse), the overlays cannot be checked.
+
+use super::Renderer;
+use crate::source::{FileId, Sources};
+use crate::yaml::Document;
+use std::path::Path;
+
+impl Renderer {
+    /// The documents of the package's plain YAML files `lint` did not
+    /// read, by file; else the name of one it cannot read as ytt does, and
+    /// why.
+    pub(super) fn unlinted_documents(
+        &self,
+        sources: &Sources,
+    ) -> Result<Vec<(FileId, Vec<Document>)>, String> {
+        let mut found = Vec::new();
+        for path in crate::source::files_below(&self.root) {
+            if !is_output_yaml(&path, &self.root) || self.files.iter().any(|(p, _, _)| *p == path) {
+                continue;
+            }
+            let name = crate::source::display_name(&path, &self.root);
+            let Some(file) = crate::discover::read_ytt_file(&path, sources, &self.root) else {
+                return Err(format!("`{name}` cannot be read"));
+            };
+            let set = file
+                .parsed
+                .map_err(|e| format!("`{name}` does not parse: {}", e.message))?;
+            if super::plain::has_templating(&set) {
+                return Err(format!("`{name}` is a template of another package"));
+            }
+            let mut docs = set.docs;
+            for doc in &mut docs {
+                super::plain::override_map_keys(&mut doc.value);
+            }
+            self.engine
+                .session()
+                .borrow_mut()
+                .sources
+                .insert(file.id, sources.get(file.id));
+            found.push((file.id, docs));
+        }
+        Ok(found)
+    }
+}
+
+/// A YAML file ytt outputs: not a library file, not in a private library.
+fn is_output_yaml(path: &Path, root: &Path) -> bool {
+    super::super::package::is_yaml_template(path) && !super::super::package::in_ytt_lib(path, root)
+}
