@@ -27,6 +27,10 @@ impl Renderer {
             let Some(file) = crate::discover::read_ytt_file(&path, sources, &self.root) else {
                 return Err(format!("`{name}` cannot be read"));
             };
+            // The render keeps what it needs of the text; the run keeps
+            // none, so memory does not grow with the packages linted.
+            let text = sources.get(file.id);
+            sources.evict([file.id]);
             let set = file
                 .parsed
                 .map_err(|e| format!("`{name}` does not parse: {}", e.message))?;
@@ -41,7 +45,7 @@ impl Renderer {
                 .session()
                 .borrow_mut()
                 .sources
-                .insert(file.id, sources.get(file.id));
+                .insert(file.id, text);
             found.push((file.id, docs));
         }
         Ok(found)
