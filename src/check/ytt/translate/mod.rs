@@ -28,22 +28,39 @@ pub struct TranslateError {
     pub message: String,
 }
 
+mod guarded;
 mod legacy;
 mod nesting;
-mod repeat;
 mod rewrite;
 mod scan;
 #[cfg(test)]
 mod tests;
 
+pub use guarded::parse_guarded;
 pub use legacy::{star_code_lines, yaml_code_lines, yaml_program};
 pub use nesting::{MAX_NESTING, nesting_error};
-pub use repeat::parse_guarded;
 pub use rewrite::{rename_assert, wrap_kwargs_splats};
 pub(crate) use scan::{CodeScanner, keyword, shape};
 
+/// The most ytt code one file may hold: translating and parsing it takes
+/// many times its size, and real templates hold kilobytes.
+pub const MAX_CODE_BYTES: usize = 8 * 1024 * 1024;
+
 /// Translate lines of ytt code (1-based line, text without `#@`) into Starlark.
 pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, TranslateError> {
+    let mut total = 0;
+    for (line, code) in code_lines {
+        total += code.len();
+        if total > MAX_CODE_BYTES {
+            return Err(TranslateError {
+                line: *line,
+                message: format!(
+                    "the file holds more than {} MiB of template code",
+                    MAX_CODE_BYTES / 1024 / 1024
+                ),
+            });
+        }
+    }
     let mut out = Translated::default();
     // Open blocks: (opening line, statements seen in the block).
     let mut blocks: Vec<(usize, usize)> = Vec::new();
