@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod growth;
+mod siblings;
 
 use common::{BIN, TempDir};
 use serde_json::Value;

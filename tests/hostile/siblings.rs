@@ -1,0 +1,141 @@
+//! Siblings of the classes in main.rs that once broke confvet: a named
+//! pipe where a file is expected, maps and lists of a million entries, a
+//! line of template code of megabytes.
+
+use super::common::TempDir;
+use super::{TASK_HEAD, assert_healthy_linted, healthy_package, run_capped};
+
+/// A named pipe no one writes to: reading it would wait forever.
+#[cfg(unix)]
+fn mkfifo(dir: &TempDir, rel: &str) -> String {
+    let path = dir.path().join(rel);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("directories");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    path.to_string_lossy().into_owned()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_refused_wherever_a_file_is_expected() {
+    let dir = TempDir::new("hostile-fifo");
+    healthy_package(&dir);
+    // Found by the walk (and passed over), and loaded by a template (not a
+    // file of the package).
+    mkfifo(&dir, "healthy/pipe.yaml");
+    mkfifo(&dir, "loads/pipe.star");
+    dir.write(
+        "loads/deploy.yml",
+        "#@ load(\"pipe.star\", \"x\")\n---\nv: #@ x\n",
+    );
+    let run = run_capped(&dir, &["lint", "healthy", "loads", "--format", "json"], &[]);
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    assert!(
+        findings.iter().any(|f| f["file"] == "loads/deploy.yml"
+            && f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("cannot load pipe.star"))),
+        "{findings:?}"
+    );
+    assert_healthy_linted(&run.found());
+    // Named by a flag.
+    let pipe = mkfifo(&dir, "pipe");
+    let value_file = format!("a={pipe}");
+    for args in [
+        &["--data-values-file", pipe.as_str()][..],
+        &["--data-value-file", value_file.as_str()][..],
+    ] {
+        let mut all = vec!["lint", "healthy", "--format", "json"];
+        all.extend_from_slice(args);
+        let run = run_capped(&dir, &all, &[]);
+        assert!(
+            run.stdout.contains("named pipe"),
+            "{args:?}: {}",
+            run.stdout
+        );
+    }
+    for flag in ["--config", "--baseline"] {
+        let run = run_capped(&dir, &["lint", "healthy", flag, &pipe], &[]);
+        assert_eq!(run.code, Some(2), "{flag}");
+        assert!(run.stderr.contains("named pipe"), "{flag}: {}", run.stderr);
+    }
+    // The configuration file looked for in the current directory: not a
+    // file, so not a configuration; the run goes on without waiting.
+    mkfifo(&dir, ".confvet.yaml");
+    let run = run_capped(&dir, &["lint", "healthy", "--format", "json"], &[]);
+    assert_healthy_linted(&run.found());
+}
+
+/// Checks that compared each key or param with all before it took
+/// quadratic time: 200,000 keys in a data values file, as many params in a
+/// Task, lint in seconds.
+#[test]
+fn a_map_or_list_of_many_entries_is_linted_in_linear_time() {
+    let dir = TempDir::new("hostile-wide");
+    healthy_package(&dir);
+    let keys: String = (0..200_000).map(|i| format!("k{i}: 1\n")).collect();
+    dir.write(
+        "values/values.yml",
+        format!("#@data/values\n---\n{keys}k7: 2\n"),
+    );
+    let params: String = (0..200_000)
+        .map(|i| format!("    - name: p{i}\n"))
+        .collect();
+    dir.write(
+        "task/t.yaml",
+        format!(
+            "{TASK_HEAD}spec:\n  params:\n{params}    - name: p7\n  steps:\n    - name: s\n      image: $(params.p1)\n"
+        ),
+    );
+    let started = std::time::Instant::now();
+    let run = run_capped(
+        &dir,
+        &["lint", "values", "task", "healthy", "--format", "json"],
+        &[],
+    );
+    let found = run.found();
+    assert!(
+        found
+            .iter()
+            .any(|(r, f)| r == "yaml/duplicate-key" && f == "values/values.yml"),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(r, f)| r == "tekton/duplicate" && f == "task/t.yaml"),
+        "{found:?}"
+    );
+    assert_healthy_linted(&found);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Megabytes of template code (one string literal on one line): its
+/// translation once took sixteen bytes a character, and more copies after;
+/// past 8 MiB a file it is refused with a finding.
+#[test]
+fn megabytes_of_template_code_are_refused_not_a_crash() {
+    let dir = TempDir::new("hostile-code-size");
+    healthy_package(&dir);
+    let long = "a".repeat(40 * 1024 * 1024);
+    dir.write("bad/deploy.yml", format!("---\nv: #@ \"{long}\"\n"));
+    let run = run_capped(&dir, &["lint", "bad", "healthy", "--format", "json"], &[]);
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    assert!(
+        findings.iter().any(|f| f["file"] == "bad/deploy.yml"
+            && f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("8 MiB of template code"))),
+        "{findings:?}"
+    );
+    assert_healthy_linted(&run.found());
+}
