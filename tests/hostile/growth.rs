@@ -103,6 +103,20 @@ const CASES: &[Case] = &[
         None,
     ),
     (
+        "bound-join",
+        "#@ s = \"x\" * 10000000\n#@ j = \"\".join\n",
+        "len(j([s] * 1000))",
+        "str.join: the result would pass",
+        None,
+    ),
+    (
+        "getattr-format",
+        "#@ s = \"x\" * 10000000\n",
+        "len(getattr(\"{0}\" * 100, \"format\")(s))",
+        "str.format: the result would pass",
+        None,
+    ),
+    (
         "concatenation",
         "#@ s = \"x\" * 1000000\n",
         CONCATENATION,

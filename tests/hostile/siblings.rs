@@ -139,3 +139,51 @@ fn megabytes_of_template_code_are_refused_not_a_crash() {
     );
     assert_healthy_linted(&run.found());
 }
+
+/// `$(params.` opened 20,000 times before as many `)`: every opening starts
+/// a reference that ends at the first `)`, each as long as the rest of the
+/// string; they are judged by their start, not copied whole into each
+/// finding.
+#[test]
+fn nested_references_are_judged_in_linear_time() {
+    let dir = TempDir::new("hostile-nested-refs");
+    healthy_package(&dir);
+    let n = 20_000;
+    let script = format!("{}{}", "$(params.".repeat(n), ")".repeat(n));
+    dir.write(
+        "t.yaml",
+        format!("{TASK_HEAD}spec:\n  steps:\n    - name: s\n      image: x\n      script: \"{script}\"\n"),
+    );
+    let run = run_capped(&dir, &["lint", ".", "--format", "json"], &[]);
+    assert!(run.stdout.len() < 1_000_000, "{} bytes", run.stdout.len());
+    let found = run.found();
+    assert!(
+        found
+            .iter()
+            .any(|(r, f)| r == "tekton/param-reference" && f == "t.yaml"),
+        "{found:?}"
+    );
+    assert_healthy_linted(&found);
+}
+
+/// A text template with its `(@ if @)` blocks nested 100,000 deep: the
+/// code was indented by its depth (text growing with the square of it) and
+/// each line looked through every open block; it is refused at once.
+#[test]
+fn deeply_nested_text_template_blocks_are_refused_at_once() {
+    let dir = TempDir::new("hostile-text-nesting");
+    healthy_package(&dir);
+    let n = 100_000;
+    dir.write("bad/schema.yml", "#@data/values-schema\n---\na: 1\n");
+    dir.write(
+        "bad/config.txt",
+        format!("{}x{}\n", "(@ if True: @)".repeat(n), "(@ end @)".repeat(n)),
+    );
+    let run = run_capped(&dir, &["lint", "bad", "healthy", "--format", "json"], &[]);
+    let found = run.found();
+    assert!(
+        found.iter().any(|(_, f)| f == "bad/config.txt"),
+        "{found:?}"
+    );
+    assert_healthy_linted(&found);
+}

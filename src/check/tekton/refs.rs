@@ -23,12 +23,28 @@ pub(super) fn exprs(s: &str) -> Vec<(usize, &str)> {
             close = s[start + 2..].find(')').map(|j| start + 2 + j);
         }
         match close {
-            Some(c) => out.push((start, &s[start + 2..c])),
+            Some(c) => out.push((start, clip(&s[start + 2..c]))),
             None => break,
         }
         from = start + 2;
     }
     out
+}
+
+/// No valid body is longer (names are at most 253 bytes); a longer one is
+/// judged by its start, so `$(params.` repeated a million times before its
+/// `)` stays linear.
+const MAX_BODY: usize = 1024;
+
+fn clip(body: &str) -> &str {
+    if body.len() <= MAX_BODY {
+        return body;
+    }
+    let mut end = MAX_BODY;
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    &body[..end]
 }
 
 /// The body of `s` when `s` is exactly one expression and nothing else.
@@ -649,6 +665,10 @@ mod tests {
         assert_eq!(exprs("$($(a)"), vec![(0, "$(a"), (2, "a")]);
         assert_eq!(isolated_body("$(params.x[*])"), Some("params.x[*]"));
         assert_eq!(isolated_body("-$(params.x)"), None);
+        // A body past any valid length is judged by its start.
+        let long = format!("$(params.{})", "x".repeat(5000));
+        assert_eq!(exprs(&long)[0].1.len(), MAX_BODY);
+        assert_eq!(isolated_body(&long), None);
     }
 
     #[test]

@@ -189,6 +189,34 @@ fn str_method_bytes<'v>(text: &str, method: &str, args: &[Value<'v>], heap: Heap
     }
 }
 
+/// `obj.method`, for a string the method with its guard: a partial
+/// application of `__ytt_method` to `obj` and the method's name.
+fn bound<'v>(
+    obj: Value<'v>,
+    method: &str,
+    eval: &mut Evaluator<'v, '_, '_>,
+) -> starlark::Result<Value<'v>> {
+    if obj.unpack_str().is_none() && method != "extend" {
+        return obj.get_attr_error(method, eval.heap());
+    }
+    // Fails as the attribute would (`1 .join`), before it is bound.
+    obj.get_attr_error(method, eval.heap())?;
+    let guard = GUARDS
+        .iter()
+        .find(|(n, _)| *n == "__ytt_method")
+        .map(|(_, v)| v.to_value())
+        .ok_or_else(|| starlark::Error::new_other(anyhow::anyhow!("no __ytt_method")))?;
+    let name = eval.heap().alloc(method);
+    let empty = starlark::values::dict::Dict::default();
+    let kwargs = eval.heap().alloc(empty);
+    let kwargs = DictRef::from_value(kwargs).expect("a dict");
+    super::originals::call("partial", &[guard, obj, name], kwargs, eval)
+}
+
+/// This module's functions as values, for `bound` to apply.
+static GUARDS: std::sync::LazyLock<starlark::environment::Globals> =
+    std::sync::LazyLock::new(|| GlobalsBuilder::new().with(guards).build());
+
 #[starlark::starlark_module]
 pub fn guards(builder: &mut GlobalsBuilder) {
     /// `a * b`, refusing a repetition or an integer product that would
@@ -245,6 +273,33 @@ pub fn guards(builder: &mut GlobalsBuilder) {
         a.left_shift(b, heap)
     }
 
+    /// `obj.method` where it is not called (`j = s.join`): the method
+    /// with the guard `__ytt_method` puts on a call, for a string.
+    fn __ytt_bind<'v>(
+        #[starlark(require = pos)] obj: Value<'v>,
+        #[starlark(require = pos)] method: &str,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        bound(obj, method, eval)
+    }
+
+    /// `getattr(obj, name, default)`, a growing method bound as
+    /// `__ytt_bind` binds it.
+    fn getattr<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        #[starlark(kwargs)] kwargs: DictRef<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        if let [obj, name, ..] = args.items[..]
+            && let Some(name) = name.unpack_str()
+            && obj.unpack_str().is_some()
+            && crate::check::ytt::translate::GROWING_METHODS.contains(&name)
+        {
+            return bound(obj, name, eval);
+        }
+        super::originals::call("getattr", &args.items, kwargs, eval)
+    }
+
     /// `int(x, …)`, refusing a string of more digits than the integer size
     /// limit allows before parsing it (parsing takes quadratic time).
     fn int<'v>(
@@ -270,10 +325,7 @@ pub fn guards(builder: &mut GlobalsBuilder) {
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
         let heap = eval.heap();
-        let named: Vec<(&str, Value<'v>)> = kwargs
-            .iter()
-            .filter_map(|(k, v)| Some((k.unpack_str()?, v)))
-            .collect();
+        let named = super::originals::named(&kwargs);
         if let Some(text) = obj.unpack_str() {
             let bytes = if method == "format" {
                 format_bytes(text, &args.items, &named)

@@ -8,7 +8,7 @@ use starlark::values::dict::DictRef;
 use std::sync::LazyLock;
 
 static ORIGINALS: LazyLock<Globals> =
-    LazyLock::new(|| Globals::extended_by(&[LibraryExtension::SetType]));
+    LazyLock::new(|| Globals::extended_by(&[LibraryExtension::SetType, LibraryExtension::Partial]));
 
 /// `name(args…, kwargs…)` with the original builtin `name`.
 pub(super) fn call<'v>(
@@ -22,9 +22,13 @@ pub(super) fn call<'v>(
         .find(|(n, _)| *n == name)
         .map(|(_, v)| v.to_value())
         .ok_or_else(|| starlark::Error::new_other(anyhow::anyhow!("no builtin {name}")))?;
-    let named: Vec<(&str, Value<'v>)> = kwargs
+    eval.eval_function(original, args, &named(&kwargs))
+}
+
+/// Keyword arguments as `eval_function` takes them.
+pub(super) fn named<'v>(kwargs: &DictRef<'v>) -> Vec<(&'v str, Value<'v>)> {
+    kwargs
         .iter()
         .filter_map(|(k, v)| Some((k.unpack_str()?, v)))
-        .collect();
-    eval.eval_function(original, args, &named)
+        .collect()
 }

@@ -21,7 +21,7 @@ use starlark::syntax::{AstModule, Dialect};
 
 /// String (and list) methods whose result can be far larger than their
 /// operands: routed through `__ytt_method`.
-const GROWING_METHODS: &[&str] = &[
+pub const GROWING_METHODS: &[&str] = &[
     "format",
     "join",
     "replace",
@@ -50,6 +50,9 @@ enum Kind {
     /// `left.name(right)`: `left` the object, `right` the arguments
     /// inside the parentheses; becomes `__ytt_method(left, "name", right)`.
     Method { name: &'static str },
+    /// `left.name` not called there (`j = s.join`): becomes
+    /// `__ytt_bind(left, "name")`, the method with its guard.
+    Bind { name: &'static str },
 }
 
 /// One rewrite found in the source: byte ranges of the whole expression and
@@ -78,6 +81,10 @@ fn widen(source: &str, (mut start, mut end): (usize, usize)) -> (usize, usize) {
         start = before.len() - 1;
         end = source.len() - after.len() + 1;
     }
+}
+
+fn growing(name: &str) -> Option<&'static str> {
+    GROWING_METHODS.iter().find(|m| **m == name).copied()
 }
 
 fn binary_guard(op: BinOp) -> Option<(&'static str, &'static str)> {
@@ -119,23 +126,40 @@ fn guards_in_expr(expr: &AstExpr, source: &str, found: &mut Vec<Guard>) {
                 });
             }
         }
-        ExprP::Call(callee, _) => {
+        ExprP::Call(callee, args) => {
             if let ExprP::Dot(object, name) = &callee.node
-                && let Some(name) = GROWING_METHODS.iter().find(|m| **m == name.node)
+                && let Some(name) = growing(&name.node)
             {
-                let object = widen(source, range(object.span));
-                let whole = (object.0, range(expr.span).1);
+                let object_span = widen(source, range(object.span));
+                let whole = (object_span.0, range(expr.span).1);
                 let callee_end = range(callee.span).1;
                 // The arguments: between the `(` after the callee and the
                 // call's closing `)`.
                 if let Some(open) = source[callee_end..whole.1].find('(') {
                     found.push(Guard {
                         whole,
-                        left: object,
+                        left: object_span,
                         right: (callee_end + open + 1, whole.1 - 1),
                         kind: Kind::Method { name },
                     });
+                    // The object and the arguments, not the method itself.
+                    guards_in_expr(object, source, found);
+                    for arg in &args.args {
+                        guards_in_expr(arg.node.expr(), source, found);
+                    }
+                    return;
                 }
+            }
+        }
+        ExprP::Dot(object, name) => {
+            if let Some(name) = growing(&name.node) {
+                let object_span = widen(source, range(object.span));
+                found.push(Guard {
+                    whole: (object_span.0, range(expr.span).1),
+                    left: object_span,
+                    right: object_span,
+                    kind: Kind::Bind { name },
+                });
             }
         }
         ExprP::ListComprehension(_, first, clauses)
@@ -247,6 +271,12 @@ fn rewrite(source: &str, start: usize, end: usize, guards: &[Guard]) -> String {
                     out.push_str(&format!("{func}({left}{between}{right})"));
                 }
             }
+            Kind::Bind { name } => {
+                let object = rewrite(source, g.left.0, g.left.1, inner);
+                // `.name` goes; its line breaks stay.
+                let breaks = "\n".repeat(source[g.left.1..g.whole.1].matches('\n').count());
+                out.push_str(&format!("__ytt_bind({object}, \"{name}\"{breaks})"));
+            }
             Kind::Method { name } => {
                 let object = rewrite(source, g.left.0, g.left.1, inner);
                 let args = rewrite(source, g.right.0, g.right.1, inner);
@@ -346,6 +376,11 @@ mod tests {
         assert_eq!(
             guarded("x = ((s)).format(a)\n"),
             "x = __ytt_method(((s)), \"format\", a)\n"
+        );
+        // A growing method not called where it is named keeps its guard.
+        assert_eq!(
+            guarded("j = s.join\nx = f(a.format, b.upper)\n"),
+            "j = __ytt_bind(s, \"join\")\nx = f(__ytt_bind(a, \"format\"), b.upper)\n"
         );
         // Other methods, and a function called `join`, stay.
         assert_eq!(guarded("x = s.upper()\n"), "x = s.upper()\n");

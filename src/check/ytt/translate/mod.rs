@@ -36,7 +36,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use guarded::parse_guarded;
+pub use guarded::{GROWING_METHODS, parse_guarded};
 pub use legacy::{star_code_lines, yaml_code_lines, yaml_program};
 pub use nesting::{MAX_NESTING, nesting_error};
 pub use rewrite::{rename_assert, wrap_kwargs_splats};
@@ -73,6 +73,17 @@ pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, Translate
     };
     let mut continuing = false;
     for (line, raw) in code_lines {
+        // Each line is indented by its depth: past the limit, stop before
+        // the text grows with the square of the depth.
+        if blocks.len() > nesting::MAX_BLOCK_DEPTH {
+            return Err(TranslateError {
+                line: *line,
+                message: format!(
+                    "code nested deeper than {} blocks",
+                    nesting::MAX_BLOCK_DEPTH
+                ),
+            });
+        }
         if continuing {
             // A continuation line (brackets, a multi-line string, a line
             // ending in a backslash): kept as it is, leading blanks included
