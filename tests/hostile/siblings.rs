@@ -187,3 +187,29 @@ fn deeply_nested_text_template_blocks_are_refused_at_once() {
     );
     assert_healthy_linted(&found);
 }
+
+/// Four million references in one string (a 48 MiB line): each made a
+/// finding, gigabytes of them, before 100 were shown; a string makes at
+/// most 10,000 and counts the rest.
+#[test]
+fn millions_of_references_in_one_string_make_a_bounded_number_of_findings() {
+    let dir = TempDir::new("hostile-many-refs");
+    healthy_package(&dir);
+    let refs = "$(params.a)".repeat(4_000_000);
+    dir.write(
+        "t.yaml",
+        format!(
+            "{TASK_HEAD}spec:\n  steps:\n    - name: s\n      image: x\n      script: \"{refs}\"\n"
+        ),
+    );
+    let run = run_capped(&dir, &["lint", ".", "--format", "json"], &[]);
+    assert!(run.stdout.len() < 500_000, "{} bytes", run.stdout.len());
+    let found = run.found();
+    assert!(
+        found
+            .iter()
+            .any(|(r, f)| r == "tekton/param-reference" && f == "t.yaml"),
+        "{found:?}"
+    );
+    assert_healthy_linted(&found);
+}

@@ -31,6 +31,10 @@ pub(super) fn exprs(s: &str) -> Vec<(usize, &str)> {
     out
 }
 
+/// Findings one string may make before the rest of its references are
+/// counted instead (100 per rule and file are shown in any case).
+const MAX_FINDINGS_PER_STRING: usize = 10_000;
+
 /// No valid body is longer (names are at most 253 bytes); a longer one is
 /// judged by its start, so `$(params.` repeated a million times before its
 /// `)` stays linear.
@@ -547,7 +551,30 @@ impl Ctx<'_> {
         if !s.text.contains("$(") {
             return;
         }
-        for (off, body) in exprs(&s.text) {
+        let all = exprs(&s.text);
+        let mut made = 0;
+        let mut last_rule = None;
+        for (index, &(off, body)) in all.iter().enumerate() {
+            // Millions of references in one string (a file of 64 MiB is one
+            // line) would make millions of findings, of which 100 are shown.
+            if made == MAX_FINDINGS_PER_STRING
+                && let Some(rule) = last_rule
+            {
+                let span = self.expr_span(n, off);
+                let rest = all.len() - index;
+                self.out.push(
+                    Finding::new(
+                        rule,
+                        Kind::Reference,
+                        span,
+                        format!(
+                            "{rest} more references in this string are not checked (at most {MAX_FINDINGS_PER_STRING} findings a string)"
+                        ),
+                    )
+                    .with_path(path.to_string()),
+                );
+                return;
+            }
             let isolated = off == 0 && body.len() + 3 == s.text.len();
             let verdict = if is_result_ref(body, "tasks.") {
                 let tasks = self.tasks.as_ref();
@@ -582,6 +609,8 @@ impl Ctx<'_> {
                 finding.severity = severity;
                 finding.message = format!("{}: {why}", finding.message);
             }
+            last_rule = Some(finding.rule);
+            made += 1;
             self.out.push(finding);
         }
     }
