@@ -228,11 +228,13 @@ fn growth_in_one_call_is_refused_before_it_allocates() {
         }
     }
     assert_healthy_linted(&run.found());
-    // Refused, not made: well within the time making gigabytes takes (a
-    // debug build on a busy machine included).
-    assert!(
-        started.elapsed() < Duration::from_secs(45),
-        "{:?}",
-        started.elapsed()
-    );
+    // Refused, not made: seconds, far from what making gigabytes takes (a
+    // debug build on a busy machine is only held to the hang guard).
+    if !cfg!(debug_assertions) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }

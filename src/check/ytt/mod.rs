@@ -26,6 +26,7 @@ pub mod flags;
 pub mod formats;
 pub mod modules;
 mod package;
+mod package_size;
 pub mod path;
 pub mod render;
 pub mod rule;
@@ -118,6 +119,10 @@ pub fn check_package(
         }
     }
     if !findings.is_empty() {
+        return outcome;
+    }
+    if let Some(finding) = package_size::too_large(&parsed) {
+        findings.push(finding);
         return outcome;
     }
     if settings.strict {
