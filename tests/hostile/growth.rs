@@ -117,6 +117,20 @@ const CASES: &[Case] = &[
         None,
     ),
     (
+        "index-miss",
+        "#@ x = [[\"x\" * 100] * 1000] * 1000000\n",
+        "x.index([1])",
+        "index: value too large",
+        None,
+    ),
+    (
+        "pop-miss",
+        "#@ d = {\"a\": [[\"x\" * 100] * 1000] * 1000000}\n",
+        "d.pop(\"b\")",
+        "pop: value too large",
+        None,
+    ),
+    (
         "concatenation",
         "#@ s = \"x\" * 1000000\n",
         CONCATENATION,

@@ -189,6 +189,20 @@ fn str_method_bytes<'v>(text: &str, method: &str, args: &[Value<'v>], heap: Heap
     }
 }
 
+/// Whether `obj.method(args)` can fail with an error that writes out `obj`
+/// whole (`list.index` and `list.remove` of a missing element, `dict.pop`
+/// of a missing key without a default): one shared a million times would
+/// make gigabytes of message. Those scan the list anyway; a dict is only
+/// measured when the key is missing.
+fn names_itself_on_a_miss<'v>(obj: Value<'v>, method: &str, args: &[Value<'v>]) -> bool {
+    match (obj.get_type(), method) {
+        ("list", "index" | "remove") => true,
+        // `obj.is_in(k)` is `k in obj`.
+        ("dict", "pop") => args.len() == 1 && !obj.is_in(args[0]).unwrap_or(false),
+        _ => false,
+    }
+}
+
 /// `obj.method`, for a string the method with its guard: a partial
 /// application of `__ytt_method` to `obj` and the method's name.
 fn bound<'v>(
@@ -196,7 +210,7 @@ fn bound<'v>(
     method: &str,
     eval: &mut Evaluator<'v, '_, '_>,
 ) -> starlark::Result<Value<'v>> {
-    if obj.unpack_str().is_none() && method != "extend" {
+    if obj.unpack_str().is_none() && !matches!(method, "extend" | "index" | "remove" | "pop") {
         return obj.get_attr_error(method, eval.heap());
     }
     // Fails as the attribute would (`1 .join`), before it is bound.
@@ -293,7 +307,7 @@ pub fn guards(builder: &mut GlobalsBuilder) {
         if let [obj, name, ..] = args.items[..]
             && let Some(name) = name.unpack_str()
             && obj.unpack_str().is_some()
-            && crate::check::ytt::translate::GROWING_METHODS.contains(&name)
+            && crate::check::ytt::translate::GUARDED_METHODS.contains(&name)
         {
             return bound(obj, name, eval);
         }
@@ -338,6 +352,10 @@ pub fn guards(builder: &mut GlobalsBuilder) {
             && let Some(items) = args.items.first()
         {
             super::iterations::draw_iterations(*items, heap)?;
+        }
+        if names_itself_on_a_miss(obj, method, &args.items) {
+            crate::check::ytt::starlark::convert::check_output_size(obj)
+                .map_err(|e| starlark::Error::new_other(anyhow::anyhow!("{method}: {e}")))?;
         }
         let bound = obj.get_attr_error(method, heap)?;
         eval.eval_function(bound, &args.items, &named)

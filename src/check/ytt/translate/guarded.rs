@@ -19,9 +19,9 @@
 use starlark::syntax::ast::{AssignOp, AstExpr, AstStmt, BinOp, ClauseP, ExprP, StmtP};
 use starlark::syntax::{AstModule, Dialect};
 
-/// String (and list) methods whose result can be far larger than their
-/// operands: routed through `__ytt_method`.
-pub const GROWING_METHODS: &[&str] = &[
+/// String (and list) methods whose result (or error) can be far larger
+/// than their operands: routed through `__ytt_method`.
+pub const GUARDED_METHODS: &[&str] = &[
     "format",
     "join",
     "replace",
@@ -33,6 +33,11 @@ pub const GROWING_METHODS: &[&str] = &[
     "elem_ords",
     "codepoint_ords",
     "extend",
+    // Not growing, but their error names the whole list or dict: one shared
+    // a million times would be written out to gigabytes.
+    "index",
+    "remove",
+    "pop",
 ];
 
 /// What a guard does to its source range.
@@ -84,7 +89,7 @@ fn widen(source: &str, (mut start, mut end): (usize, usize)) -> (usize, usize) {
 }
 
 fn growing(name: &str) -> Option<&'static str> {
-    GROWING_METHODS.iter().find(|m| **m == name).copied()
+    GUARDED_METHODS.iter().find(|m| **m == name).copied()
 }
 
 fn binary_guard(op: BinOp) -> Option<(&'static str, &'static str)> {

@@ -36,7 +36,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use guarded::{GROWING_METHODS, parse_guarded};
+pub use guarded::{GUARDED_METHODS, parse_guarded};
 pub use legacy::{star_code_lines, yaml_code_lines, yaml_program};
 pub use nesting::{MAX_NESTING, nesting_error};
 pub use rewrite::{rename_assert, wrap_kwargs_splats};
