@@ -22,6 +22,15 @@ use std::process::ExitCode;
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 fn main() -> ExitCode {
+    // glibc gives each thread a malloc arena of 64 MiB of address space:
+    // under an address-space limit (`ulimit -v`, as CI runners and the
+    // hostile tests set) those reservations, not the data, would fail a
+    // large input first.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only tunes the allocator; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
     // The whole run on a thread with the workers' stack: a unit may be
     // checked on the calling thread too.
     let run = std::thread::Builder::new()

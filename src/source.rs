@@ -122,13 +122,32 @@ impl SourceFile {
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Read a file of at most [`MAX_READ_BYTES`]; a longer one (or an endless
-/// device) is an `InvalidData` error that says so.
+/// device) is an `InvalidData` error that says so. A named pipe is refused
+/// and a device with nothing to read fails, rather than waiting forever
+/// for a writer: the file is opened without blocking.
 pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = file.metadata()?.file_type();
+        if kind.is_fifo() || kind.is_socket() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a named pipe, not a file",
+            ));
+        }
+    }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_READ_BYTES + 1)
-        .read_to_end(&mut bytes)?;
+    file.take(MAX_READ_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_READ_BYTES {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,

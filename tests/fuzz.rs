@@ -5,17 +5,21 @@
 //! with mutants of real inputs. Each asserts what a user relies on: no
 //! panic (a caught one shows as `confvet/internal`), no hang, memory that
 //! stays bounded. `CONFVET_FUZZ_CASES` raises the number of cases for a
-//! longer local run.
+//! longer local run; `CONFVET_FUZZ_SECONDS` runs each target for that long
+//! instead (fresh seeds batch after batch) and prints how many inputs it ran.
 
 mod tekton_support;
 
 use confvet::check::kubevirt::{json, jsonpath};
+use confvet::check::ytt::translate::{parse_guarded, translate};
 use confvet::run::{LintRequest, lint};
 use confvet::source::{FileId, Sources};
 use confvet::yaml::{ParseOptions, parse_file};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use starlark::syntax::Dialect;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 use tekton_support::Scratch;
 
 fn cases(default: u32) -> u32 {
@@ -36,6 +40,65 @@ fn runner(cases: u32, seed: u8) -> TestRunner {
         config,
         TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
     )
+}
+
+/// No single input may take this long (a hang, or quadratic work).
+const SLOW_CASE: Duration = Duration::from_secs(10);
+
+/// Run `test` on inputs of `strategy`: `default` cases with a fixed seed,
+/// or, with `CONFVET_FUZZ_SECONDS`, batches of fresh seeds until that time
+/// has passed. Fails on the first failing or slow input.
+fn fuzz<S: Strategy>(
+    target: &str,
+    strategy: &S,
+    seed: u8,
+    default: u32,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) where
+    S::Value: std::fmt::Debug,
+{
+    let budget = std::env::var("CONFVET_FUZZ_SECONDS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_secs);
+    let started = Instant::now();
+    let ran = std::cell::Cell::new(0u64);
+    let timed = |value: S::Value| {
+        let case = Instant::now();
+        let result = test(value);
+        ran.set(ran.get() + 1);
+        prop_assert!(
+            case.elapsed() < SLOW_CASE,
+            "a case took {:?}",
+            case.elapsed()
+        );
+        result
+    };
+    let Some(budget) = budget else {
+        runner(cases(default), seed)
+            .run(strategy, timed)
+            .unwrap_or_else(|e| panic!("{target}: {e}"));
+        return;
+    };
+    let mut batch: u64 = 0;
+    while started.elapsed() < budget {
+        let mut key = [seed; 32];
+        key[..8].copy_from_slice(&batch.to_le_bytes());
+        let config = Config {
+            cases: 200,
+            failure_persistence: None,
+            ..Config::default()
+        };
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key))
+            .run(strategy, timed)
+            .unwrap_or_else(|e| panic!("{target} (batch {batch}): {e}"));
+        batch += 1;
+    }
+    println!(
+        "fuzz {target}: {} executions in {:.0?}",
+        ran.get(),
+        started.elapsed()
+    );
 }
 
 /// Seed inputs: the project's examples, and the shared conformance cases
@@ -202,50 +265,50 @@ fn inputs(seeds: Vec<String>) -> impl Strategy<Value = String> {
 }
 
 #[test]
-fn the_yaml_parser_never_panics() {
+fn yaml_parser() {
     let strategy = inputs(seeds(&["yaml", "yml"]));
-    runner(cases(3000), 1)
-        .run(&strategy, |text| {
-            let _ = parse_file(FileId(0), &text, &ParseOptions::default());
-            let strict = ParseOptions {
-                strict: true,
-                keeps_duplicate_keys: true,
-                ..ParseOptions::default()
-            };
-            let _ = parse_file(FileId(0), &text, &strict);
-            Ok(())
-        })
-        .expect("no input panics the parser");
+    fuzz("yaml_parser", &strategy, 1, 3000, |text| {
+        let _ = parse_file(FileId(0), &text, &ParseOptions::default());
+        let strict = ParseOptions {
+            strict: true,
+            keeps_duplicate_keys: true,
+            ..ParseOptions::default()
+        };
+        let _ = parse_file(FileId(0), &text, &strict);
+        Ok(())
+    });
     assert_peak_memory_bounded();
 }
 
 #[test]
-fn kubevirt_json_and_jsonpath_never_panic() {
+fn kubevirt_json() {
     let json_seeds = vec![
         r#"[{"name": "a", "path": "jsonpath::.spec.domain.cpu.cores", "rule": "integer", "min": 1}]"#
             .to_string(),
         r#"{"a": [1, 2.5e3, "x\u00e9", true, null, {"b": []}]}"#.to_string(),
+        r#"[{"name": "b", "path": "jsonpath::.spec.x[*].name", "rule": "enum", "values": ["a", "b"], "justWarning": true}]"#
+            .to_string(),
     ];
+    fuzz("kubevirt_json", &inputs(json_seeds), 2, 2000, |text| {
+        let _ = json::parse(&text);
+        let _ = confvet::check::kubevirt::annotation::parse(&text);
+        Ok(())
+    });
+    assert_peak_memory_bounded();
+}
+
+#[test]
+fn kubevirt_jsonpath() {
     let path_seeds = vec![
         ".spec.domain.cpu.cores".to_string(),
         ".spec.template.spec.domain.devices.disks[*].name".to_string(),
         "{.metadata.labels['app']}".to_string(),
+        "jsonpath::.spec.x[?(@.name=='a')].y[0:2]".to_string(),
     ];
-    let json_strategy = inputs(json_seeds);
-    runner(cases(2000), 2)
-        .run(&json_strategy, |text| {
-            let _ = json::parse(&text);
-            let _ = confvet::check::kubevirt::annotation::parse(&text);
-            Ok(())
-        })
-        .expect("no input panics the JSON parser");
-    let path_strategy = inputs(path_seeds);
-    runner(cases(2000), 3)
-        .run(&path_strategy, |text| {
-            let _ = jsonpath::compile(&text);
-            Ok(())
-        })
-        .expect("no input panics the JSONPath compiler");
+    fuzz("kubevirt_jsonpath", &inputs(path_seeds), 3, 2000, |text| {
+        let _ = jsonpath::compile(&text);
+        Ok(())
+    });
     assert_peak_memory_bounded();
 }
 
@@ -273,34 +336,212 @@ fn lint_files(dir: &Scratch, files: &[(&str, &str)]) -> Result<(), TestCaseError
 }
 
 #[test]
-fn linting_mutated_tekton_files_never_fails_internally() {
+fn tekton_files() {
     let tekton: Vec<String> = seeds(&["yaml", "yml"])
         .into_iter()
         .filter(|s| s.contains("tekton.dev"))
         .collect();
     let dir = Scratch::new("fuzz-tekton");
     let strategy = (inputs(tekton.clone()), inputs(tekton));
-    runner(cases(400), 4)
-        .run(&strategy, |(a, b)| {
-            lint_files(&dir, &[("a.yaml", &a), ("b.yaml", &b)])
-        })
-        .expect("no Tekton input makes an internal error");
+    fuzz("tekton_files", &strategy, 4, 400, |(a, b)| {
+        lint_files(&dir, &[("a.yaml", &a), ("b.yaml", &b)])
+    });
+    assert_peak_memory_bounded();
+}
+
+/// Pieces of `$(…)` references, joined into the strings of a Task and a
+/// Pipeline that declare some of what they name.
+const REF_TOKENS: &[&str] = &[
+    "$(",
+    ")",
+    "params.",
+    "p",
+    "a",
+    ".",
+    "[",
+    "]",
+    "[*]",
+    "['a.b']",
+    "[\"a\"]",
+    "0",
+    "tasks.",
+    "t1",
+    ".results.",
+    "r",
+    "workspaces.",
+    "w",
+    ".path",
+    "context.",
+    "taskRun.name",
+    "steps.",
+    "step-results.",
+    "$",
+    "(",
+    " ",
+    "\\",
+    "\"",
+    "'",
+    "é",
+    "\n",
+];
+
+/// One to three strings, each made of up to 24 of `tokens`.
+fn token_strings(tokens: &'static [&'static str]) -> impl Strategy<Value = Vec<String>> {
+    let piece = prop::sample::select(tokens).prop_map(str::to_string);
+    prop::collection::vec(
+        prop::collection::vec(piece, 1..24).prop_map(|p| p.concat()),
+        1..4,
+    )
+}
+
+#[test]
+fn tekton_references() {
+    let dir = Scratch::new("fuzz-tekton-refs");
+    fuzz(
+        "tekton_references",
+        &token_strings(REF_TOKENS),
+        6,
+        400,
+        |strings| {
+            let quoted: Vec<String> = strings
+                .iter()
+                .map(|s| serde_json::to_string(s).expect("a JSON string"))
+                .collect();
+            let task = format!(
+                "apiVersion: tekton.dev/v1\nkind: Task\nmetadata:\n  name: t\nspec:\n  params:\n    - name: p\n      type: array\n    - name: a\n      type: object\n      properties: {{b: {{}}}}\n  results:\n    - name: r\n  workspaces:\n    - name: w\n  steps:\n    - name: s\n      image: {}\n      args: [{}]\n      script: {}\n",
+                quoted[0],
+                quoted.join(", "),
+                quoted[quoted.len() - 1]
+            );
+            let pipeline = format!(
+                "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: pl\nspec:\n  params:\n    - name: p\n  tasks:\n    - name: t1\n      taskRef: {{name: t}}\n      params:\n        - name: p\n          value: {}\n    - name: t2\n      taskRef: {{name: t}}\n      params:\n        - name: p\n          value: [{}]\n",
+                quoted[0],
+                quoted.join(", ")
+            );
+            lint_files(&dir, &[("task.yaml", &task), ("pipeline.yaml", &pipeline)])
+        },
+    );
+    assert_peak_memory_bounded();
+}
+
+fn ytt_seeds() -> Vec<String> {
+    seeds(&["yml", "yaml", "star"])
+        .into_iter()
+        .filter(|s| s.contains("#@"))
+        .collect()
+}
+
+#[test]
+fn ytt_translation() {
+    let strategy = inputs(ytt_seeds());
+    fuzz("ytt_translation", &strategy, 7, 2000, |text| {
+        let lines: Vec<(usize, String)> = text
+            .lines()
+            .enumerate()
+            .filter_map(|(i, l)| {
+                l.trim_start()
+                    .strip_prefix("#@")
+                    .map(|c| (i + 1, c.to_string()))
+            })
+            .collect();
+        if let Ok(translated) = translate(&lines) {
+            let _ = parse_guarded("t.star", translated.source, &Dialect::Extended);
+        }
+        Ok(())
+    });
     assert_peak_memory_bounded();
 }
 
 #[test]
-fn linting_mutated_ytt_packages_never_fails_internally() {
-    let ytt: Vec<String> = seeds(&["yml", "yaml", "star"])
-        .into_iter()
-        .filter(|s| s.contains("#@"))
-        .collect();
+fn ytt_templates() {
+    let ytt = ytt_seeds();
     let dir = Scratch::new("fuzz-ytt");
     let strategy = (inputs(ytt.clone()), inputs(ytt));
-    runner(cases(300), 5)
-        .run(&strategy, |(a, b)| {
-            lint_files(&dir, &[("schema.yml", &a), ("values.yml", &b)])
-        })
-        .expect("no ytt input makes an internal error");
+    fuzz("ytt_templates", &strategy, 5, 300, |(a, b)| {
+        lint_files(&dir, &[("schema.yml", &a), ("values.yml", &b)])
+    });
+    assert_peak_memory_bounded();
+}
+
+/// Pieces of Starlark expressions, joined into a validation rule's body.
+const RULE_TOKENS: &[&str] = &[
+    "v",
+    "x",
+    "0",
+    "1",
+    "-1",
+    "9999999",
+    "\"a\"",
+    "\"%s\"",
+    "\"{}\"",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "}",
+    ",",
+    ":",
+    " + ",
+    " * ",
+    " % ",
+    " - ",
+    " // ",
+    " == ",
+    " < ",
+    " and ",
+    " or ",
+    " not ",
+    " if ",
+    " else ",
+    " in ",
+    " for ",
+    "len(",
+    "str(",
+    "repr(",
+    "int(",
+    "list(",
+    "range(",
+    "sorted(",
+    "type(",
+    ".format(",
+    ".join(",
+    ".replace(",
+    ".split(",
+    ".upper()",
+    "lambda y: ",
+    "True",
+    "None",
+    "data.values",
+    "assert.fail(\"x\")",
+    "struct.make(a=1)",
+    "json.encode(",
+    "yaml.encode(",
+    "regexp.match(",
+    "\"\\\\\"",
+    "é",
+    "\n",
+];
+
+#[test]
+fn ytt_rules() {
+    let dir = Scratch::new("fuzz-ytt-rules");
+    fuzz("ytt_rules", &token_strings(RULE_TOKENS), 8, 300, |rules| {
+        let mut schema = String::from(
+            "#@ load(\"@ytt:data\", \"data\")\n#@ load(\"@ytt:assert\", \"assert\")\n#@ load(\"@ytt:struct\", \"struct\")\n#@ load(\"@ytt:json\", \"json\")\n#@ load(\"@ytt:yaml\", \"yaml\")\n#@ load(\"@ytt:regexp\", \"regexp\")\n#@data/values-schema\n---\n",
+        );
+        for (i, rule) in rules.iter().enumerate() {
+            let one_line = rule.replace('\n', " ");
+            schema.push_str(&format!(
+                "#@schema/validation (\"r\", lambda v: {one_line})\nk{i}: {i}\n"
+            ));
+        }
+        let template = format!(
+            "#@ load(\"@ytt:data\", \"data\")\n---\nv: #@ {}\n",
+            rules[0].replace('\n', " ")
+        );
+        lint_files(&dir, &[("schema.yml", &schema), ("t.yml", &template)])
+    });
     assert_peak_memory_bounded();
 }
 

@@ -7,6 +7,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod growth;
+mod siblings;
 
 use common::{BIN, TempDir};
 use serde_json::Value;
@@ -439,14 +441,16 @@ fn deeply_nested_starlark_is_evaluated_or_refused_never_a_stack_overflow() {
 fn starlark_memory_that_grows_statement_by_statement_stops_at_the_heap_limit() {
     let dir = TempDir::new("hostile-heap");
     healthy_package(&dir);
-    // Doubling a string 40 times would take a terabyte.
+    // A megabyte appended a thousand times would take a gigabyte; no one
+    // statement grows much (doubling a string is refused in one step, see
+    // growth.rs).
     dir.write(
         "bad/loop/schema.yml",
-        "#@ s = \"x\"\n#@ for i in range(40):\n#@   s = s + s\n#@ end\n#@data/values-schema\n---\nx: 1\n",
+        "#@ l = []\n#@ for i in range(1000):\n#@   l.append(\"x\" * 1000000)\n#@ end\n#@data/values-schema\n---\nx: 1\n",
     );
     dir.write(
         "bad/rule/schema.yml",
-        "#@ def grow():\n#@   s = \"x\"\n#@   for i in range(40):\n#@     s = s + s\n#@   end\n#@   return len(s)\n#@ end\n#@data/values-schema\n---\n#@schema/validation (\"grows\", lambda v: grow() > 0)\nx: 1\n",
+        "#@ def grow():\n#@   l = []\n#@   for i in range(1000):\n#@     l.append(\"x\" * 1000000)\n#@   end\n#@   return len(l)\n#@ end\n#@data/values-schema\n---\n#@schema/validation (\"grows\", lambda v: grow() > 0)\nx: 1\n",
     );
     let run = run_capped(
         &dir,

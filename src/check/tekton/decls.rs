@@ -41,10 +41,12 @@ impl Ctx<'_> {
     /// Param declarations (D1–D12, D14); returns the declarations in scope.
     pub(super) fn param_decls(&mut self, list: Option<&Node>, path: &str) -> Vec<Decl> {
         let mut out: Vec<Decl> = Vec::new();
+        // Names seen, so that a list of a million params stays linear.
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         for (i, p, name_it, name) in named(list) {
             let npath = format!("{path}[{i}].name");
             let span = name_it.key_span;
-            if out.iter().any(|d| d.name == name) {
+            if !seen.insert(name.clone()) {
                 self.push(
                     "tekton/duplicate",
                     Kind::Schema,
@@ -295,11 +297,16 @@ impl Ctx<'_> {
     /// D13: object defaults of a top-level Task or Pipeline that miss
     /// declared keys.
     pub(super) fn partial_defaults(&mut self, list: Option<&Node>, decls: &[Decl], path: &str) {
+        // The first declaration of each name, looked up in constant time.
+        let mut by_name: std::collections::HashMap<&str, &Decl> = std::collections::HashMap::new();
+        for d in decls {
+            by_name.entry(d.name.as_str()).or_insert(d);
+        }
         for (i, p) in items(list).into_iter().enumerate() {
             let Some(name) = text(p, "name") else {
                 continue;
             };
-            let Some(d) = decls.iter().find(|d| d.name == name) else {
+            let Some(d) = by_name.get(name) else {
                 continue;
             };
             let (Some(def), Some(dit)) = (&d.default, item(p, "default")) else {
@@ -308,8 +315,8 @@ impl Ctx<'_> {
             if d.ty != Ty::Obj || value_ty(def) != Ty::Obj {
                 continue;
             }
-            let given = map_keys(def);
-            if let Some(k) = d.keys.iter().find(|k| !given.contains(k)) {
+            let given: std::collections::HashSet<_> = map_keys(def).into_iter().collect();
+            if let Some(k) = d.keys.iter().find(|k| !given.contains(*k)) {
                 self.warn(
                     "tekton/partial-default",
                     Kind::Validation,

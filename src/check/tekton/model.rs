@@ -377,7 +377,9 @@ fn names_repository(value: &str, root: &Path) -> bool {
         return true;
     }
     // A worktree's `.git` is a file; only a directory holds the config.
-    let Ok(config) = std::fs::read_to_string(root.join(".git").join("config")) else {
+    let Ok(Ok(config)) =
+        crate::source::read_limited(&root.join(".git").join("config")).map(String::from_utf8)
+    else {
         return false;
     };
     config

@@ -23,12 +23,32 @@ pub(super) fn exprs(s: &str) -> Vec<(usize, &str)> {
             close = s[start + 2..].find(')').map(|j| start + 2 + j);
         }
         match close {
-            Some(c) => out.push((start, &s[start + 2..c])),
+            Some(c) => out.push((start, clip(&s[start + 2..c]))),
             None => break,
         }
         from = start + 2;
     }
     out
+}
+
+/// Findings one string may make before the rest of its references are
+/// counted instead (100 per rule and file are shown in any case).
+const MAX_FINDINGS_PER_STRING: usize = 10_000;
+
+/// No valid body is longer (names are at most 253 bytes); a longer one is
+/// judged by its start, so `$(params.` repeated a million times before its
+/// `)` stays linear.
+const MAX_BODY: usize = 1024;
+
+fn clip(body: &str) -> &str {
+    if body.len() <= MAX_BODY {
+        return body;
+    }
+    let mut end = MAX_BODY;
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    &body[..end]
 }
 
 /// The body of `s` when `s` is exactly one expression and nothing else.
@@ -531,7 +551,30 @@ impl Ctx<'_> {
         if !s.text.contains("$(") {
             return;
         }
-        for (off, body) in exprs(&s.text) {
+        let all = exprs(&s.text);
+        let mut made = 0;
+        let mut last_rule = None;
+        for (index, &(off, body)) in all.iter().enumerate() {
+            // Millions of references in one string (a file of 64 MiB is one
+            // line) would make millions of findings, of which 100 are shown.
+            if made == MAX_FINDINGS_PER_STRING
+                && let Some(rule) = last_rule
+            {
+                let span = self.expr_span(n, off);
+                let rest = all.len() - index;
+                self.out.push(
+                    Finding::new(
+                        rule,
+                        Kind::Reference,
+                        span,
+                        format!(
+                            "{rest} more references in this string are not checked (at most {MAX_FINDINGS_PER_STRING} findings a string)"
+                        ),
+                    )
+                    .with_path(path.to_string()),
+                );
+                return;
+            }
             let isolated = off == 0 && body.len() + 3 == s.text.len();
             let verdict = if is_result_ref(body, "tasks.") {
                 let tasks = self.tasks.as_ref();
@@ -566,6 +609,8 @@ impl Ctx<'_> {
                 finding.severity = severity;
                 finding.message = format!("{}: {why}", finding.message);
             }
+            last_rule = Some(finding.rule);
+            made += 1;
             self.out.push(finding);
         }
     }
@@ -649,6 +694,10 @@ mod tests {
         assert_eq!(exprs("$($(a)"), vec![(0, "$(a"), (2, "a")]);
         assert_eq!(isolated_body("$(params.x[*])"), Some("params.x[*]"));
         assert_eq!(isolated_body("-$(params.x)"), None);
+        // A body past any valid length is judged by its start.
+        let long = format!("$(params.{})", "x".repeat(5000));
+        assert_eq!(exprs(&long)[0].1.len(), MAX_BODY);
+        assert_eq!(isolated_body(&long), None);
     }
 
     #[test]

@@ -16,9 +16,10 @@ pub(super) fn report_given_deprecated(
 ) {
     match (&node.value, &ty.kind) {
         (Value::Map(items), schema::TypeKind::Map(_)) => {
+            let entries = ty.entries_by_key();
             for item in items {
                 let key = item.key.display();
-                let Some(child) = ty.entry(&key) else {
+                let Some(&child) = entries.get(key.as_str()) else {
                     continue;
                 };
                 let item_path = path.key(&key);

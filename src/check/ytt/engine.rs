@@ -16,6 +16,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod amplify;
+mod iterations;
+mod originals;
 mod own_evaluator;
 mod sandbox;
 pub use sandbox::STATEMENT_BUDGET;
@@ -68,7 +71,8 @@ impl Engine {
             GlobalsBuilder::extended_by(&[LibraryExtension::StructType, LibraryExtension::SetType])
                 .with(super::modules::builtins::universe)
                 .with(super::template::instructions::template_instructions)
-                .with(sandbox::guards)
+                .with(amplify::guards)
+                .with(iterations::guards)
                 .build();
         Engine {
             globals,

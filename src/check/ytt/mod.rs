@@ -28,6 +28,7 @@ mod library;
 pub mod modules;
 pub mod overlay;
 mod package;
+mod package_size;
 pub mod path;
 pub mod render;
 pub mod rule;
@@ -126,6 +127,10 @@ pub fn check_package(
         }
     }
     if !findings.is_empty() {
+        return outcome;
+    }
+    if let Some(finding) = package_size::too_large(&parsed) {
+        findings.push(finding);
         return outcome;
     }
     if settings.strict {

@@ -147,15 +147,44 @@ pub(super) fn classify_documents<'a>(
 
 /// Schema and data-values documents hold no template code, so a key given
 /// twice there is the error ytt reports after templating.
+/// A map key as its resolved value compares: floats by value (`0.0` and
+/// `-0.0` alike), NaN never.
+#[derive(PartialEq, Eq, Hash)]
+enum KeyOf<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    Str(&'a str),
+}
+
+fn key_of(value: &crate::yaml::ScalarValue) -> Option<KeyOf<'_>> {
+    use crate::yaml::ScalarValue as S;
+    Some(match value {
+        S::Null => KeyOf::Null,
+        S::Bool(b) => KeyOf::Bool(*b),
+        S::Int(i) => KeyOf::Int(*i),
+        S::Float(f) if f.is_nan() => return None,
+        S::Float(f) => KeyOf::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
+        S::Str(s) => KeyOf::Str(s),
+    })
+}
+
 pub(super) fn report_duplicate_keys(node: &Node, findings: &mut Vec<Finding>) {
     match &node.value {
         Value::Map(items) => {
+            // The first item of each key, so a map of a million keys stays
+            // linear.
+            let mut firsts: std::collections::HashMap<KeyOf<'_>, usize> =
+                std::collections::HashMap::new();
             for (index, item) in items.iter().enumerate() {
                 let key = item.key.display();
-                if let Some(first) = items[..index]
-                    .iter()
-                    .find(|earlier| earlier.key.resolved == item.key.resolved)
-                {
+                let first = match key_of(&item.key.resolved) {
+                    Some(k) => Some(*firsts.entry(k).or_insert(index)).filter(|&f| f != index),
+                    // NaN equals no key, not even itself.
+                    None => None,
+                };
+                if let Some(first) = first.map(|f| &items[f]) {
                     findings.push(
                         Finding::new(
                             "yaml/duplicate-key",

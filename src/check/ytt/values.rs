@@ -74,6 +74,25 @@ impl Overlay {
 }
 
 /// Merges data-values documents and type-checks the result.
+/// Keys a did-you-mean for an unknown key is chosen among.
+const MAX_SUGGESTED_FROM: usize = 1_000;
+
+/// The first item of each key of a map being merged onto, so that merging
+/// a map of a million keys stays linear.
+struct KeyIndex {
+    first: std::collections::HashMap<String, usize>,
+}
+
+impl KeyIndex {
+    fn of(items: &[MapItem]) -> KeyIndex {
+        let mut first = std::collections::HashMap::with_capacity(items.len());
+        for (at, item) in items.iter().enumerate() {
+            first.entry(item.key.display()).or_insert(at);
+        }
+        KeyIndex { first }
+    }
+}
+
 pub struct Merger<'a> {
     pub findings: &'a mut Vec<Finding>,
     pub has_schema: bool,
@@ -122,8 +141,9 @@ impl Merger<'_> {
         let left_span = left.span;
         match (&mut left.value, &right.value) {
             (Value::Map(left_items), Value::Map(right_items)) => {
+                let mut index = KeyIndex::of(left_items);
                 for item in right_items {
-                    self.merge_map_item(left_items, item, path, mode, child_missing_ok);
+                    self.merge_map_item(left_items, &mut index, item, path, mode, child_missing_ok);
                 }
             }
             (Value::Array(left_items), Value::Array(right_items)) => {
@@ -157,6 +177,7 @@ impl Merger<'_> {
     fn merge_map_item(
         &mut self,
         left_items: &mut Vec<MapItem>,
+        index: &mut KeyIndex,
         item: &MapItem,
         path: &DataPath,
         mode: MergeMode,
@@ -165,14 +186,15 @@ impl Merger<'_> {
         let key = item.key.display();
         let item_path = path.key(&key);
         let overlay = Overlay::read(item.comments());
-        let position = left_items.iter().position(|l| l.key.display() == key);
+        let position = index.first.get(&key).copied();
         let missing_ok = overlay.missing_ok || parent_missing_ok || mode.implicit_missing_ok;
         match position {
-            Some(index) if overlay.remove => {
-                left_items.remove(index);
+            Some(at) if overlay.remove => {
+                left_items.remove(at);
+                *index = KeyIndex::of(left_items);
             }
-            Some(index) => {
-                let left = &mut left_items[index];
+            Some(at) => {
+                let left = &mut left_items[at];
                 let is_merge = matches!(
                     (&left.value.value, &item.value.value),
                     (Value::Map(_), Value::Map(_)) | (Value::Array(_), Value::Array(_))
@@ -231,9 +253,18 @@ impl Merger<'_> {
                 }
             }
             None if overlay.remove && missing_ok => {}
-            None if missing_ok => left_items.push(item.clone()),
+            None if missing_ok => {
+                index.first.entry(key).or_insert(left_items.len());
+                left_items.push(item.clone());
+            }
             None => {
-                let siblings: Vec<String> = left_items.iter().map(|l| l.key.display()).collect();
+                // Suggestions from the first keys only: a map of a million
+                // keys would otherwise cost a million per unknown key.
+                let siblings: Vec<String> = left_items
+                    .iter()
+                    .take(MAX_SUGGESTED_FROM)
+                    .map(|l| l.key.display())
+                    .collect();
                 let mut finding = Finding::new(
                     "ytt/unknown-key",
                     Kind::UnknownKey,
@@ -339,15 +370,19 @@ impl TypeChecker<'_> {
         let found = node.type_name();
         match (&mut node.value, &ty.kind) {
             (Value::Map(items), TypeKind::Map(entries)) => {
+                let by_key = ty.entries_by_key();
                 for item in items.iter_mut() {
                     let key = item.key.display();
-                    match entries.iter().find(|e| e.key == key) {
-                        Some(entry) => {
-                            self.check(&mut item.value, item.key_span, &entry.ty, &path.key(&key))
+                    match by_key.get(key.as_str()) {
+                        Some(&entry_ty) => {
+                            self.check(&mut item.value, item.key_span, entry_ty, &path.key(&key))
                         }
                         None => {
-                            let declared: Vec<String> =
-                                entries.iter().map(|e| e.key.clone()).collect();
+                            let declared: Vec<String> = entries
+                                .iter()
+                                .take(MAX_SUGGESTED_FROM)
+                                .map(|e| e.key.clone())
+                                .collect();
                             let mut finding = Finding::new(
                                 "ytt/unknown-key",
                                 Kind::UnknownKey,

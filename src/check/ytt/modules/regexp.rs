@@ -5,6 +5,7 @@
 
 use super::Context;
 use super::native::{Call, Outcome, as_str, is_callable, native};
+use crate::check::ytt::starlark::convert::OUTPUT_LIMIT_BYTES;
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};
 
@@ -101,8 +102,20 @@ fn replace<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome
     };
     let mut out = String::with_capacity(source.len());
     let mut last = 0;
+    // A template's `$0`s can copy a long match many times over: each
+    // expansion is measured before it is written (at most the template's
+    // length plus its references each as long as the whole match).
+    let references = template.map_or(0, |t| t.matches('$').count());
     for caps in matches(&re, source) {
         let Some(m) = caps.get(0) else { continue };
+        let growth = template.map_or(0, |t| t.len() + references * m.len());
+        if (out.len() + (m.start() - last) + growth) as u64 > OUTPUT_LIMIT_BYTES {
+            return Err(format!(
+                "regexp.replace: the result would pass {} MiB",
+                OUTPUT_LIMIT_BYTES / 1024 / 1024
+            )
+            .into());
+        }
         out.push_str(&source[last..m.start()]);
         match template {
             Some(template) => caps.expand(template, &mut out),
@@ -118,20 +131,23 @@ fn replace<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome
     Ok(call.heap.alloc(out))
 }
 
-/// The matches Go's `ReplaceAll` replaces: an empty match right after the
-/// previous match is skipped.
-fn matches<'t>(re: &regex::Regex, text: &'t str) -> Vec<regex::Captures<'t>> {
-    let mut out: Vec<regex::Captures<'t>> = Vec::new();
+/// The matches Go's `ReplaceAll` replaces, one at a time: an empty match
+/// right after the previous match is skipped.
+fn matches<'r, 't>(
+    re: &'r regex::Regex,
+    text: &'t str,
+) -> impl Iterator<Item = regex::Captures<'t>> + use<'r, 't> {
     let mut previous_end = None;
-    for caps in re.captures_iter(text) {
-        let Some(m) = caps.get(0) else { continue };
+    re.captures_iter(text).filter(move |caps| {
+        let Some(m) = caps.get(0) else {
+            return false;
+        };
         if m.start() == m.end() && previous_end == Some(m.start()) {
-            continue;
+            return false;
         }
         previous_end = Some(m.end());
-        out.push(caps);
-    }
-    out
+        true
+    })
 }
 
 #[cfg(test)]
@@ -153,7 +169,6 @@ mod tests {
         // Expected values from the reference ytt.
         let re = compile("a*").unwrap();
         let found: Vec<_> = matches(&re, "baaac")
-            .iter()
             .filter_map(|c| c.get(0).map(|m| m.range()))
             .collect();
         assert_eq!(found, vec![0..0, 1..4, 5..5]);

@@ -56,20 +56,30 @@ pub(super) fn default_of(kind: &TypeKind, node: &Node) -> Node {
 pub fn fill_defaults(node: &mut Node, ty: &SchemaType) {
     match (&mut node.value, &ty.kind) {
         (Value::Map(items), TypeKind::Map(entries)) => {
+            // The first item of each key: a search per entry would make a
+            // map of many keys cost their square.
+            let mut first: std::collections::HashMap<String, usize> =
+                std::collections::HashMap::with_capacity(items.len());
+            for (at, item) in items.iter().enumerate() {
+                first.entry(item.key.display()).or_insert(at);
+            }
             for entry in entries {
-                match items.iter_mut().find(|i| i.key.display() == entry.key) {
-                    Some(item) => fill_defaults(&mut item.value, &entry.ty),
-                    None => items.push(MapItem {
-                        key_span: entry.ty.span,
-                        key: Scalar {
-                            text: entry.key.clone(),
-                            style: ScalarStyle::Plain,
-                            tag: None,
-                            resolved: ScalarValue::Str(entry.key.clone()),
-                        },
-                        value: entry.ty.default.clone(),
-                        comments: Vec::new(),
-                    }),
+                match first.get(&entry.key) {
+                    Some(&at) => fill_defaults(&mut items[at].value, &entry.ty),
+                    None => {
+                        first.insert(entry.key.clone(), items.len());
+                        items.push(MapItem {
+                            key_span: entry.ty.span,
+                            key: Scalar {
+                                text: entry.key.clone(),
+                                style: ScalarStyle::Plain,
+                                tag: None,
+                                resolved: ScalarValue::Str(entry.key.clone()),
+                            },
+                            value: entry.ty.default.clone(),
+                            comments: Vec::new(),
+                        })
+                    }
                 }
             }
         }

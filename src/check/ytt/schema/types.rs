@@ -82,4 +82,16 @@ impl SchemaType {
             _ => None,
         }
     }
+
+    /// The type of each key of a map type (the first entry of a key), for
+    /// walking a map of many keys without a search per key.
+    pub fn entries_by_key(&self) -> std::collections::HashMap<&str, &SchemaType> {
+        let mut out = std::collections::HashMap::new();
+        if let TypeKind::Map(entries) = &self.kind {
+            for e in entries {
+                out.entry(e.key.as_str()).or_insert(&e.ty);
+            }
+        }
+        out
+    }
 }

@@ -23,10 +23,21 @@ pub const OUTPUT_LIMIT_BYTES: u64 = 64 * 1024 * 1024;
 /// [`OUTPUT_LIMIT_BYTES`], before it is made: a list holding one list a
 /// million times is small on the heap but gigabytes once written out
 /// (`str([[0] * 1000] * 1000000)`), and a failed allocation aborts the
-/// process. Shared parts count each time they are written. The walk stops
-/// as soon as the limit is passed, so it costs at most the limit.
+/// process.
 pub fn check_output_size(value: Value<'_>) -> Result<(), String> {
-    use starlark::values::dict::DictRef;
+    if written_size(value, OUTPUT_LIMIT_BYTES) > OUTPUT_LIMIT_BYTES {
+        return Err(format!(
+            "value too large: writing it out would pass {} MiB",
+            OUTPUT_LIMIT_BYTES / 1024 / 1024
+        ));
+    }
+    Ok(())
+}
+
+/// About how many bytes `value` takes written out as text, shared parts
+/// counted each time they are written; the walk stops once past `cap`
+/// (returning more than `cap`), so it costs at most `cap`.
+pub fn written_size(value: Value<'_>, cap: u64) -> u64 {
     let mut total: u64 = 0;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
@@ -46,19 +57,17 @@ pub fn check_output_size(value: Value<'_>) -> Result<(), String> {
             }
             2 + 4 * dict.len() as u64
         } else {
-            // Numbers, booleans, None, functions, structs: their text is
+            // Numbers (big ones stay below 100,000 bits, see the engine's
+            // guards), booleans, None, functions, structs: their text is
             // small or bounded by what they hold (a struct's fields are
             // checked when converted field by field).
             16
         };
-        if total > OUTPUT_LIMIT_BYTES {
-            return Err(format!(
-                "value too large: writing it out would pass {} MiB",
-                OUTPUT_LIMIT_BYTES / 1024 / 1024
-            ));
+        if total > cap {
+            break;
         }
     }
-    Ok(())
+    total
 }
 
 /// A scalar node holding `value`, at `span`.

@@ -13,6 +13,31 @@ struct Frame {
     header: usize,
     /// (first, last) line index of each `return` statement directly inside.
     returns: Vec<(usize, usize)>,
+    /// Index of the innermost `def` frame at or around this one, so that
+    /// finding it stays constant time however deep blocks nest.
+    def_at: Option<usize>,
+}
+
+/// Open a block at line `header`.
+fn push_frame(frames: &mut Vec<Frame>, is_def: bool, header: usize) {
+    let def_at = if is_def {
+        Some(frames.len())
+    } else {
+        frames.last().and_then(|f| f.def_at)
+    };
+    frames.push(Frame {
+        is_def,
+        uses_tpl: false,
+        header,
+        returns: Vec::new(),
+        def_at,
+    });
+}
+
+/// The innermost open `def`.
+fn innermost_def(frames: &mut [Frame]) -> Option<&mut Frame> {
+    let at = frames.last()?.def_at?;
+    frames.get_mut(at)
 }
 
 /// A def that builds nodes: its header line, its `end` line and the
@@ -36,17 +61,12 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
             continuing = shaped.continues;
             if !continuing
                 && let Some(start) = open_return.take()
-                && let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def)
+                && let Some(frame) = innermost_def(&mut frames)
             {
                 frame.returns.push((start, index));
             }
             if shaped.opens_block {
-                frames.push(Frame {
-                    is_def: statement_word == "def",
-                    uses_tpl: false,
-                    header: index,
-                    returns: Vec::new(),
-                });
+                push_frame(&mut frames, statement_word == "def", index);
             }
             continue;
         }
@@ -73,12 +93,12 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
         }
         let builds =
             statement.contains("__ytt_start_node(") || statement.contains("__ytt_set_node(");
-        if builds && let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def) {
+        if builds && let Some(frame) = innermost_def(&mut frames) {
             frame.uses_tpl = true;
         }
         if word == "return" {
             if !continuing {
-                if let Some(frame) = frames.iter_mut().rev().find(|f| f.is_def) {
+                if let Some(frame) = innermost_def(&mut frames) {
                     frame.returns.push((index, index));
                 }
             } else {
@@ -86,12 +106,7 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
             }
         }
         if shaped.opens_block {
-            frames.push(Frame {
-                is_def: word == "def",
-                uses_tpl: false,
-                header: index,
-                returns: Vec::new(),
-            });
+            push_frame(&mut frames, word == "def", index);
         }
     }
     if fragment_defs.is_empty() {

@@ -28,22 +28,39 @@ pub struct TranslateError {
     pub message: String,
 }
 
+mod guarded;
 mod legacy;
 mod nesting;
-mod repeat;
 mod rewrite;
 mod scan;
 #[cfg(test)]
 mod tests;
 
+pub use guarded::{GUARDED_METHODS, parse_guarded};
 pub use legacy::{star_code_lines, yaml_code_lines, yaml_program};
 pub use nesting::{MAX_NESTING, nesting_error};
-pub use repeat::parse_guarded;
 pub use rewrite::{rename_assert, wrap_kwargs_splats};
 pub(crate) use scan::{CodeScanner, keyword, shape};
 
+/// The most ytt code one file may hold: translating and parsing it takes
+/// many times its size, and real templates hold kilobytes.
+pub const MAX_CODE_BYTES: usize = 8 * 1024 * 1024;
+
 /// Translate lines of ytt code (1-based line, text without `#@`) into Starlark.
 pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, TranslateError> {
+    let mut total = 0;
+    for (line, code) in code_lines {
+        total += code.len();
+        if total > MAX_CODE_BYTES {
+            return Err(TranslateError {
+                line: *line,
+                message: format!(
+                    "the file holds more than {} MiB of template code",
+                    MAX_CODE_BYTES / 1024 / 1024
+                ),
+            });
+        }
+    }
     let mut out = Translated::default();
     // Open blocks: (opening line, statements seen in the block).
     let mut blocks: Vec<(usize, usize)> = Vec::new();
@@ -56,6 +73,17 @@ pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, Translate
     };
     let mut continuing = false;
     for (line, raw) in code_lines {
+        // Each line is indented by its depth: past the limit, stop before
+        // the text grows with the square of the depth.
+        if blocks.len() > nesting::MAX_BLOCK_DEPTH {
+            return Err(TranslateError {
+                line: *line,
+                message: format!(
+                    "code nested deeper than {} blocks",
+                    nesting::MAX_BLOCK_DEPTH
+                ),
+            });
+        }
         if continuing {
             // A continuation line (brackets, a multi-line string, a line
             // ending in a backslash): kept as it is, leading blanks included

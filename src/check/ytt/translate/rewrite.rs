@@ -8,21 +8,21 @@ use super::scan::{StringScan, keyword};
 pub fn rename_assert(code: &str) -> String {
     let mut out = String::with_capacity(code.len() + 8);
     let mut strings = StringScan::default();
-    let chars: Vec<(usize, char)> = code.char_indices().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let (at, c) = chars[i];
+    // Byte offsets, not a vector of chars: code may be megabytes long.
+    let loads_assert = code.find("@ytt:assert");
+    let mut at = 0;
+    while let Some(c) = code[at..].chars().next() {
         if code[at..].starts_with("\"assert\"")
             && strings.quote.is_none()
-            && code[..at].contains("@ytt:assert")
+            && loads_assert.is_some_and(|l| l + "@ytt:assert".len() <= at)
         {
             out.push_str("\"assert_\"");
-            i += 8;
+            at += 8;
             continue;
         }
         if strings.in_string(c) || strings.opens(c) {
             out.push(c);
-            i += 1;
+            at += c.len_utf8();
             continue;
         }
         let boundary_before = at == 0 || {
@@ -33,12 +33,12 @@ pub fn rename_assert(code: &str) -> String {
             let after = code[at + 6..].chars().next().unwrap_or(' ');
             if !(after.is_alphanumeric() || after == '_') {
                 out.push_str("assert_");
-                i += 6;
+                at += 6;
                 continue;
             }
         }
         out.push(c);
-        i += 1;
+        at += c.len_utf8();
     }
     out
 }
@@ -50,31 +50,28 @@ pub fn wrap_kwargs_splats(code: &str) -> String {
     if !code.contains("**") || keyword(code.trim_start()) == "def" {
         return code.to_string();
     }
-    let chars: Vec<(usize, char)> = code.char_indices().collect();
     let mut out = String::with_capacity(code.len() + 16);
     let mut strings = StringScan::default();
-    let mut i = 0;
-    while i < chars.len() {
-        let (at, c) = chars[i];
+    let mut at = 0;
+    while let Some(c) = code[at..].chars().next() {
         if strings.in_string(c) || strings.opens(c) {
             out.push(c);
-            i += 1;
+            at += c.len_utf8();
             continue;
         }
-        let before = code[..at].trim_end().chars().next_back();
         if code[at..].starts_with("**")
-            && matches!(before, Some('(' | ','))
+            && matches!(code[..at].trim_end().chars().next_back(), Some('(' | ','))
             && let Some(end) = splat_end(code, at + 2)
         {
             out.push_str("**__ytt_kwargs(");
             out.push_str(&code[at + 2..end]);
             out.push(')');
             // Continue after the wrapped expression.
-            i = chars.partition_point(|(p, _)| *p < end);
+            at = end;
             continue;
         }
         out.push(c);
-        i += 1;
+        at += c.len_utf8();
     }
     out
 }

@@ -26,13 +26,12 @@ pub(crate) struct CodeScanner {
 
 impl CodeScanner {
     pub fn line(&mut self, line: &str) -> LineShape {
-        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        // Byte offsets, not a vector of chars: a line may be megabytes long.
         let mut end = line.len();
         let mut last_significant: Option<char> = None;
-        let mut i = 0;
+        let mut at = 0;
         let mut escaped = false;
-        while i < chars.len() {
-            let (at, c) = chars[i];
+        while let Some(c) = line[at..].chars().next() {
             if let Some((q, triple)) = self.quote {
                 if escaped {
                     escaped = false;
@@ -43,12 +42,12 @@ impl CodeScanner {
                     if closes {
                         self.quote = None;
                         if triple {
-                            i += 2;
+                            at += 2;
                         }
                     }
                 }
                 last_significant = Some(c);
-                i += 1;
+                at += c.len_utf8();
                 continue;
             }
             match c {
@@ -56,7 +55,7 @@ impl CodeScanner {
                     let triple = line[at..].starts_with(&c.to_string().repeat(3));
                     self.quote = Some((c, triple));
                     if triple {
-                        i += 2;
+                        at += 2;
                     }
                 }
                 '#' => {
@@ -70,7 +69,7 @@ impl CodeScanner {
             if !c.is_whitespace() {
                 last_significant = Some(c);
             }
-            i += 1;
+            at += c.len_utf8();
         }
         // A string in single quotes ends with its line unless the line ends
         // with a backslash.

@@ -44,9 +44,10 @@ impl Validator<'_> {
         }
         match (&node.value, &ty.kind) {
             (Value::Map(items), TypeKind::Map(_)) => {
+                let entries = ty.entries_by_key();
                 for item in items {
                     let key = item.key.display();
-                    if let Some(child) = ty.entry(&key) {
+                    if let Some(&child) = entries.get(key.as_str()) {
                         self.validate(
                             &item.value,
                             item.key_span,
