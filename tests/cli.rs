@@ -280,8 +280,11 @@ fn large_values_file() {
     text.push_str("#@data/values\n---\nitems:\n");
     let mut i = 0;
     while text.len() < SIZE {
+        // Long values: 20 MB of tiny nodes would pass the node limit
+        // (a million per file) first, which tests/hostile covers.
         text.push_str(&format!(
-            "- name: item{i}\n  value: {i}\n  tags: [a, b, c]\n"
+            "- name: item{i}\n  value: {i}\n  note: {}\n",
+            "lorem ipsum dolor sit amet ".repeat(8)
         ));
         i += 1;
     }

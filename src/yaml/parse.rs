@@ -27,6 +27,10 @@ pub struct ParseOptions {
     pub max_depth: usize,
     /// Most nodes that aliases may expand to in one file ("billion laughs").
     pub max_alias_nodes: usize,
+    /// Most nodes (maps, arrays, keys and scalars) in one file: a tree is
+    /// many times its text, so a file of tiny keys within the size limit
+    /// could otherwise fill memory; real configuration stays far below.
+    pub max_nodes: usize,
     /// Most scalar bytes that aliases may expand to in one file: a few
     /// aliases of one huge anchored scalar cost memory, not nodes.
     pub max_alias_bytes: usize,
@@ -44,6 +48,7 @@ impl Default for ParseOptions {
         ParseOptions {
             max_depth: 200,
             max_alias_nodes: 100_000,
+            max_nodes: 1_000_000,
             max_alias_bytes: 64 * 1024 * 1024,
             strict: false,
             keeps_duplicate_keys: false,
@@ -96,6 +101,7 @@ pub fn parse_file(
         anchor_names: HashMap::new(),
         expanded: 0,
         expanded_bytes: 0,
+        nodes: 0,
     };
     for result in Parser::new_from_str_with_options(text, parser_options) {
         let (event, span) = result.map_err(|e| builder.scan_error(&e))?;
@@ -243,6 +249,9 @@ struct Builder<'a> {
     anchor_names: HashMap<usize, String>,
     expanded: usize,
     expanded_bytes: usize,
+    /// Nodes delivered so far (an alias counts once; its expansion is
+    /// bounded by `max_alias_nodes`).
+    nodes: usize,
 }
 
 fn byte_start(span: &granit_parser::Span) -> usize {
@@ -547,6 +556,18 @@ impl<'a> Builder<'a> {
 
     /// Hand a complete node to its parent (or the document).
     fn deliver(&mut self, mut done: Done) -> Result<(), ParseError> {
+        self.nodes += 1;
+        if self.nodes > self.options.max_nodes {
+            let start = done.props_start;
+            return Err(self.syntax(
+                start,
+                start,
+                format!(
+                    "file has more than {} YAML nodes; not parsed",
+                    self.options.max_nodes
+                ),
+            ));
+        }
         if done.anchor != 0 {
             self.anchors.insert(
                 done.anchor,
@@ -1320,6 +1341,24 @@ mod tests {
         let items = arr(&get(&root, "items").value);
         assert!(items[0].comments.is_empty());
         assert_eq!(texts(&get(&items[0].value, "name").comments), ["@ on name"]);
+    }
+
+    #[test]
+    fn a_file_of_too_many_nodes_is_refused_at_the_node_past_the_limit() {
+        let options = ParseOptions {
+            max_nodes: 1_000,
+            ..ParseOptions::default()
+        };
+        let text: String = (0..600).map(|i| format!("k{i}: {i}\n")).collect();
+        let e = parse_file(FileId(0), &text, &options).unwrap_err();
+        assert_eq!(e.rule, "yaml/syntax");
+        assert!(
+            e.message.contains("more than 1000 YAML nodes"),
+            "{}",
+            e.message
+        );
+        let fits: String = (0..400).map(|i| format!("k{i}: {i}\n")).collect();
+        assert!(parse_file(FileId(0), &fits, &options).is_ok());
     }
 
     #[test]

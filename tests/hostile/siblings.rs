@@ -247,3 +247,34 @@ fn millions_of_references_in_one_string_make_a_bounded_number_of_findings() {
     );
     assert_healthy_linted(&found);
 }
+
+/// A file within the size limit whose tree would be many times its text
+/// (a million tiny keys, twice, checked at once on two cores): refused at
+/// the node past a million with `yaml/syntax`, the other files still linted.
+#[test]
+fn a_file_of_millions_of_tiny_nodes_is_refused_not_parsed_whole() {
+    let dir = TempDir::new("hostile-nodes");
+    healthy_package(&dir);
+    let keys: String = (0..600_000).map(|i| format!("k{i}: 1\n")).collect();
+    for name in ["a", "b"] {
+        dir.write(&format!("big/{name}.yaml"), format!("{TASK_HEAD}{keys}"));
+    }
+    let run = run_capped(&dir, &["lint", ".", "--format", "json"], &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let found = run.found();
+    for name in ["big/a.yaml", "big/b.yaml"] {
+        assert!(
+            found.iter().any(|(r, f)| r == "yaml/syntax" && f == name),
+            "{found:?}"
+        );
+    }
+    let message = run.json()["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"] == "big/a.yaml")
+        .map(|f| f["message"].as_str().unwrap_or_default().to_string())
+        .unwrap_or_default();
+    assert!(message.contains("YAML nodes"), "{message}");
+    assert_healthy_linted(&found);
+}
