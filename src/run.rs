@@ -358,8 +358,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
 }
 
 /// Whether the unit named by `key` ([`discover::Unit::key`]) belongs to
-/// `shard`: FNV-1a of its key relative to the current directory (`.` for the directory itself, so every
-/// CI job agrees, wherever the checkout is), modulo the shard count.
+/// `shard`: FNV-1a of its key relative to the current directory (`.` for
+/// the directory itself, so every CI job agrees, wherever the checkout is),
+/// modulo the shard count.
 fn in_shard(key: &Path, cwd: &Path, shard: Shard) -> bool {
     let mut hash = crate::finding::Fnv64::new();
     hash.write(&crate::source::display_dir(key, cwd));

@@ -5,7 +5,7 @@
 //! checking all files at once (`tests/components.rs`), because a group holds
 //! every file a reference of its files could resolve to.
 
-use super::model::{catalog_package, common_components, items};
+use super::model::{catalog_package, items, nearness};
 use super::triggers;
 use crate::check::components::Components;
 use crate::yaml::node::{child, text};
@@ -113,9 +113,9 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
                 None => first_triggers = Some(from),
             }
         }
-        let Some(dir) = path.parent() else {
+        if path.parent().is_none() {
             continue;
-        };
+        }
         // Nearness is decided among the resources of one kind: each kind a
         // reference could mean is joined on its own.
         let wanted = links
@@ -130,11 +130,7 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
                 .iter()
                 .copied()
                 .filter(|&i| catalog_package(files[i].0, name).is_none_or(|p| path.starts_with(p)));
-            let nearness = |i: usize| {
-                let there = files[i].0;
-                let shared = there.parent().map_or(0, |d| common_components(d, dir));
-                (there == *path, shared)
-            };
+            let nearness = |i: usize| nearness(Some(files[i].0), path);
             let Some(best) = visible.clone().map(nearness).max() else {
                 continue;
             };

@@ -282,7 +282,8 @@ impl<'a> Docs<'a> {
             };
         }
         let name = text(r, "name")?;
-        let dir = from.parent()?;
+        // A reference from a path with no directory resolves nowhere.
+        from.parent()?;
         // A versioned catalog resource is seen only from its own package.
         let visible: Vec<usize> = self
             .by_name
@@ -291,15 +292,7 @@ impl<'a> Docs<'a> {
             .copied()
             .filter(|&i| self.packages[i].is_none_or(|p| from.starts_with(p)))
             .collect();
-        // Nearest first: the referring file itself (applied together, its
-        // own Task is the one meant), then the directory sharing the most.
-        let nearness = |i: usize| {
-            let path = self.paths.get(&self.list[i].file);
-            let dir_shared = path
-                .and_then(|p| p.parent())
-                .map_or(0, |d| common_components(d, dir));
-            (path == Some(&from), dir_shared)
-        };
+        let nearness = |i: usize| nearness(self.paths.get(&self.list[i].file).copied(), from);
         let best = visible.iter().map(|&i| nearness(i)).max()?;
         let nearest: Vec<usize> = visible
             .into_iter()
@@ -404,8 +397,20 @@ pub(super) fn names_of(list: Option<&Node>) -> HashSet<String> {
         .collect()
 }
 
+/// How near a candidate in file `there` is to a reference in file `from`,
+/// greater is nearer: the referring file itself first (applied together,
+/// its own Task is the one meant), then the directory sharing the most.
+/// Resolution and grouping (`links`) must agree on it.
+pub(super) fn nearness(there: Option<&Path>, from: &Path) -> (bool, usize) {
+    let shared = there
+        .and_then(Path::parent)
+        .zip(from.parent())
+        .map_or(0, |(a, b)| common_components(a, b));
+    (there == Some(from), shared)
+}
+
 /// How many leading path components `a` and `b` share.
-pub(super) fn common_components(a: &Path, b: &Path) -> usize {
+fn common_components(a: &Path, b: &Path) -> usize {
     a.components()
         .zip(b.components())
         .take_while(|(x, y)| x == y)
