@@ -12,6 +12,31 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The limits of one unit's work (a ytt package checked or rendered); see
+/// SECURITY.md.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// Seconds of CPU time a ytt package may take to check or render (wall time: six times that); past it the package gets `confvet/unit-limit`
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = crate::watchdog::DEFAULT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub unit_timeout: u64,
+
+    /// MiB of memory a ytt package may hold while checked or rendered; past it the package gets `confvet/unit-limit`
+    #[arg(long, global = true, value_name = "MIB", default_value_t = crate::watchdog::DEFAULT_MEMORY_MIB, value_parser = clap::value_parser!(u64).range(16..))]
+    pub unit_memory: u64,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> crate::watchdog::Limits {
+        crate::watchdog::Limits {
+            time: std::time::Duration::from_secs(self.unit_timeout),
+            memory: usize::try_from(self.unit_memory.saturating_mul(1024 * 1024))
+                .unwrap_or(usize::MAX),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -14,7 +14,6 @@ use crate::finding::{Finding, Kind, Severity};
 use crate::source::{SourceFile, Sources, Span, display_name, normalize_path};
 use crate::yaml::{self, MapItem, Node, ScalarValue, Value};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -746,8 +745,11 @@ pub fn check_ytt_package(
         Some(package) if !package.scenarios.is_empty() => &package.scenarios,
         _ => return ytt::check_package(root, files, sources, &settings),
     };
+    // One after the other: a package runs on a thread of its own (see
+    // `watchdog`), outside the worker pool, whose workers may all be waiting
+    // on packages: work handed to the pool from here could wait for ever.
     let runs: Vec<Vec<Finding>> = scenarios
-        .par_iter()
+        .iter()
         .map(|scenario| {
             let settings = YttSettings {
                 flags: with_scenario(&settings.flags, &scenario.flags),

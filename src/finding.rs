@@ -88,6 +88,10 @@ pub struct Finding {
     /// hashes this one is, in report order (0 for the first); set by
     /// [`number_alike`] so that every fingerprint of a run is unique.
     pub occurrence: u32,
+    /// How many findings of this rule and file this one stands for, which
+    /// a unit with very many left out before the report (its message counts
+    /// them); 0 for a finding of its own. See [`cap_per_rule_and_file`].
+    pub left_out: usize,
 }
 
 impl Finding {
@@ -103,6 +107,7 @@ impl Finding {
             related: Vec::new(),
             help: None,
             occurrence: 0,
+            left_out: 0,
         }
     }
 
@@ -233,6 +238,11 @@ pub const MAX_PER_RULE_AND_FILE: usize = 100;
 /// Keep a report bounded: of the findings of one rule in one file (sorted),
 /// keep the first `max` and replace the rest by one finding that counts
 /// them, at the first one left out. Returns how many were left out.
+///
+/// It runs twice: on each unit whose check made very many findings, with a
+/// generous `max`, so that memory does not grow with the units of a run,
+/// then on the report. A finding that stands for others
+/// ([`Finding::left_out`]) is always left out, and counts as them.
 pub fn cap_per_rule_and_file(findings: &mut Vec<Finding>, max: usize) -> usize {
     use std::collections::HashMap;
     let mut seen: HashMap<(u32, &'static str), usize> = HashMap::new();
@@ -242,39 +252,53 @@ pub fn cap_per_rule_and_file(findings: &mut Vec<Finding>, max: usize) -> usize {
     let mut left_out = 0;
     for f in findings.drain(..) {
         let key = (f.span.file.0, f.rule);
-        let n = seen.entry(key).or_default();
-        *n += 1;
-        if *n <= max {
-            kept.push(f);
-            continue;
+        if f.left_out == 0 {
+            let n = seen.entry(key).or_default();
+            *n += 1;
+            if *n <= max {
+                kept.push(f);
+                continue;
+            }
         }
-        left_out += 1;
+        let stands_for = f.left_out.max(1);
+        left_out += stands_for;
         match summaries.get_mut(&key) {
             Some((_, count, worst)) => {
-                *count += 1;
+                *count += stands_for;
                 *worst = (*worst).max(f.severity);
             }
             None => {
-                summaries.insert(key, (kept.len(), 1, f.severity));
+                summaries.insert(key, (kept.len(), stands_for, f.severity));
                 kept.push(f);
             }
         }
     }
     for ((_, rule), (at, count, worst)) in summaries {
         let first = &kept[at];
-        kept[at] = Finding::new(
-            rule,
-            first.kind,
-            first.span,
-            format!(
-                "{count} more {rule} findings in this file are not shown (at most {max} per rule and file)"
-            ),
-        )
-        .with_severity(worst);
+        kept[at] = Finding {
+            left_out: count,
+            ..Finding::new(
+                rule,
+                first.kind,
+                first.span,
+                format!(
+                    "{count} more {rule} findings in this file are not shown (at most {max} per rule and file)"
+                ),
+            )
+            .with_severity(worst)
+        };
     }
     *findings = kept;
     left_out
 }
+
+/// Per unit, findings are capped only past this many: a real unit never
+/// makes so many, and its report is capped as every report is.
+pub const UNIT_FINDINGS_BEFORE_CAP: usize = 10_000;
+
+/// At most this many findings of one rule in one file are kept per unit,
+/// once the unit has made more than [`UNIT_FINDINGS_BEFORE_CAP`].
+pub const UNIT_MAX_PER_RULE_AND_FILE: usize = 1_000;
 
 /// A problem that is not a finding (a path that cannot be read, a bad
 /// combination of flags): the run is incomplete and exits 2.

@@ -20,6 +20,7 @@
 //! * `run`: wires the above for the binary and for tests.
 //! * `suppress`, `baseline`: hide findings that `# confvet: ignore[...]`
 //!   comments or a baseline file accept; `progress`: the bar of long runs.
+//! * `watchdog`: time and memory limits of one unit's work, on its own thread.
 
 pub mod baseline;
 pub mod cache;
@@ -35,4 +36,5 @@ pub mod run;
 pub mod source;
 pub mod suggest;
 pub mod suppress;
+pub mod watchdog;
 pub mod yaml;

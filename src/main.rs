@@ -18,6 +18,18 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The unit limits the command line sets (`--unit-timeout`, `--unit-memory`).
+static LIMITS: std::sync::OnceLock<confvet::watchdog::Limits> = std::sync::OnceLock::new();
+
+fn limits() -> confvet::watchdog::Limits {
+    LIMITS.get().copied().unwrap_or_default()
+}
+
+/// Memory is counted per thread, so that a unit past its limit is stopped
+/// before an allocation that would abort the process.
+#[global_allocator]
+static ALLOCATOR: confvet::watchdog::CountingAllocator = confvet::watchdog::CountingAllocator;
+
 /// The stack of each worker thread.
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
 
@@ -63,13 +75,24 @@ fn run_main() -> ExitCode {
         }
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let _ = LIMITS.set(cli.limits.limits());
     let code = match cli.command {
         Command::Lint(args) => {
             let sub = matches.subcommand_matches("lint").expect("lint matches");
             run_lint(*args, sub, &cwd)
         }
         Command::Values(args) => run_values(args, &cwd),
-        Command::Render(args) => run_render(args, &cwd),
+        Command::Render(args) => {
+            // One package, on a thread of its own under the unit limits.
+            match confvet::watchdog::run(limits(), move || run_render(args, &cwd)) {
+                Ok(Ok(code)) => code,
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                Err(stopped) => {
+                    eprintln!("confvet: the package was not rendered: {stopped}");
+                    1
+                }
+            }
+        }
         Command::Schema(args) => run_schema(args, &cwd),
         Command::Rules => {
             let mut table = String::new();
@@ -361,6 +384,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         shard: args.shard,
         whole_units: args.changed_since.is_some(),
         keep_outputs: false,
+        limits: limits(),
         ytt: YttSettings {
             skip_templates: args.no_render,
             ..ytt_settings(&args.ytt, cwd)
@@ -507,6 +531,7 @@ fn inspect_package(
             ..ytt_settings(flags, cwd)
         },
         keep_outputs: true,
+        limits: limits(),
         ..LintRequest::default()
     };
     let result = lint(&request, sources, cwd);

@@ -19,6 +19,14 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Lets the tests of a debug build see a check fail.
+fn panic_when_testing(_root: &Path) {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("CONFVET_TEST_PANIC_IN").is_some_and(|v| _root.ends_with(v)) {
+        panic!("test panic");
+    }
+}
+
 /// What to lint and how.
 #[derive(Debug, Clone, Default)]
 pub struct LintRequest {
@@ -48,6 +56,8 @@ pub struct LintRequest {
     /// (`values`, `schema`); a lint drops them with the package, so memory
     /// does not grow with the tree.
     pub keep_outputs: bool,
+    /// The time and memory each ytt package may take.
+    pub limits: crate::watchdog::Limits,
 }
 
 impl LintRequest {
@@ -179,6 +189,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(progress) = &request.progress {
         progress.checking(units.len());
     }
+    // A ytt package runs on a thread of its own, under the unit limits:
+    // what it needs is shared, not borrowed, so a package given up on can be
+    // left running.
+    let ytt_config = Arc::new(request.config.clone());
+    let ytt_settings = Arc::new(request.ytt.clone());
     let outcomes: Vec<PackageOutcome> = units
         .par_iter()
         .map(|unit| {
@@ -190,58 +205,87 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .iter()
                 .map(|&i| files[i].parse_now(sources))
                 .collect();
-            let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
+            let at = parsed
+                .first()
+                .map_or_else(|| Span::file_start(FileId(0)), |f| Span::file_start(f.id));
             // A bug in one check must not end the run (issue: hostile input):
             // it becomes a finding naming the unit, and exit 2.
-            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                // Lets the tests of a debug build see a check fail.
-                #[cfg(debug_assertions)]
-                if std::env::var_os("CONFVET_TEST_PANIC_IN").is_some_and(|v| unit.root.ends_with(v))
-                {
-                    panic!("test panic");
-                }
-                let findings = match unit.system {
-                    System::Ytt => {
-                        return config::check_ytt_package(
-                            request.config.as_ref(),
-                            &unit.root,
+            let checked = match unit.system {
+                System::Ytt => {
+                    let (config, settings) = (Arc::clone(&ytt_config), Arc::clone(&ytt_settings));
+                    let (root, sources) = (unit.root.clone(), sources.clone());
+                    crate::watchdog::run(request.limits, move || {
+                        panic_when_testing(&root);
+                        let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
+                        config::check_ytt_package(
+                            config.as_ref().as_ref(),
+                            &root,
                             &members,
-                            sources,
-                            &request.ytt,
-                        );
-                    }
-                    System::Kubevirt => kubevirt::check_unit(&members, sources),
-                    System::Tekton => tekton::check_unit(&members, &unit.root, sources),
-                };
-                PackageOutcome {
-                    findings,
-                    ..PackageOutcome::default()
+                            &sources,
+                            &settings,
+                        )
+                    })
                 }
-            }));
-            let outcome = checked.unwrap_or_else(|panic| {
-                let at = members
-                    .first()
-                    .map_or_else(|| Span::file_start(FileId(0)), |f| Span::file_start(f.id));
-                let finding = Finding::new(
-                    "confvet/internal",
-                    Kind::Syntax,
-                    at,
-                    format!(
-                        "internal error while checking {} unit {} ({}); please report it",
-                        unit.system.name(),
-                        display_name(&unit.root, cwd),
-                        crate::finding::panic_message(&panic)
-                    ),
+                System::Kubevirt | System::Tekton => Ok(std::panic::catch_unwind(
+                    std::panic::AssertUnwindSafe(|| {
+                        panic_when_testing(&unit.root);
+                        let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
+                        let findings = if unit.system == System::Kubevirt {
+                            kubevirt::check_unit(&members, sources)
+                        } else {
+                            tekton::check_unit(&members, &unit.root, sources)
+                        };
+                        PackageOutcome {
+                            findings,
+                            ..PackageOutcome::default()
+                        }
+                    }),
+                )),
+            };
+            let shown = || display_name(&unit.root, cwd);
+            let outcome = match checked {
+                Ok(Ok(outcome)) => outcome,
+                Ok(Err(panic)) => PackageOutcome {
+                    findings: vec![Finding::new(
+                        "confvet/internal",
+                        Kind::Syntax,
+                        at,
+                        format!(
+                            "internal error while checking {} unit {} ({}); please report it",
+                            unit.system.name(),
+                            shown(),
+                            crate::finding::panic_message(&panic)
+                        ),
+                    )],
+                    ..PackageOutcome::default()
+                },
+                Err(stopped) => PackageOutcome {
+                    findings: vec![Finding::new(
+                        "confvet/unit-limit",
+                        Kind::Syntax,
+                        at,
+                        format!(
+                            "{} unit {} was not checked: {stopped}",
+                            unit.system.name(),
+                            shown()
+                        ),
+                    )],
+                    ..PackageOutcome::default()
+                },
+            };
+            // Findings by the million (a file of a million bad references)
+            // would otherwise add up across the units of a run.
+            let mut outcome = outcome;
+            if outcome.findings.len() > crate::finding::UNIT_FINDINGS_BEFORE_CAP {
+                sort_findings(&mut outcome.findings, sources);
+                crate::finding::cap_per_rule_and_file(
+                    &mut outcome.findings,
+                    crate::finding::UNIT_MAX_PER_RULE_AND_FILE,
                 );
-                PackageOutcome {
-                    findings: vec![finding],
-                    ..PackageOutcome::default()
-                }
-            });
+            }
             // What the run does not return is dropped with the unit, not
             // at the end: the rendered documents of every package would
             // otherwise stay alive until all units are checked.
-            let mut outcome = outcome;
             outcome.rendered = None;
             outcome.rendered_texts = None;
             if !request.keep_outputs {
@@ -346,12 +390,14 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .findings
             .iter()
             .filter(|f| f.severity == Severity::Error)
-            .count(),
+            .map(|f| f.left_out.max(1))
+            .sum(),
         warnings: result
             .findings
             .iter()
             .filter(|f| f.severity == Severity::Warning)
-            .count(),
+            .map(|f| f.left_out.max(1))
+            .sum(),
         suppressed,
     };
     result

@@ -201,10 +201,15 @@ fn decode_utf16(bytes: &[u8]) -> Option<String> {
     Some(String::from_utf16_lossy(&units))
 }
 
-/// Every source of one run. Cheap to share between threads; files are added
-/// while discovering and parsing, then only read.
+/// Every source of one run. Cheap to share between threads, and to clone
+/// (clones share the files: a unit checked on a thread of its own holds one,
+/// see `watchdog`); files are added while discovering and parsing, then only
+/// read.
+#[derive(Debug, Default, Clone)]
+pub struct Sources(Arc<Shared>);
+
 #[derive(Debug, Default)]
-pub struct Sources {
+struct Shared {
     files: RwLock<Vec<Arc<SourceFile>>>,
     /// The project root and the current directory, when the root is known:
     /// fingerprints name files relative to the root, so that a baseline or a
@@ -226,26 +231,28 @@ impl Sources {
     /// Stand `bytes`, read from standard input, in for the file at `path`
     /// (absolute): discovery sees it there, and reads it instead of the disk.
     pub fn set_stdin(&self, path: PathBuf, bytes: Vec<u8>) {
-        let _ = self.stdin.set((normalize_path(&path), bytes));
+        let _ = self.0.stdin.set((normalize_path(&path), bytes));
     }
 
     /// The path standard input stands in for, if any.
     pub fn stdin_path(&self) -> Option<&Path> {
-        self.stdin.get().map(|(path, _)| path.as_path())
+        self.0.stdin.get().map(|(path, _)| path.as_path())
     }
 
     /// The bytes of the file at `path`: standard input's where it stands in
     /// for that file, else [`read_limited`].
     pub fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        match self.stdin.get() {
+        match self.0.stdin.get() {
             Some((stdin, bytes)) if stdin == path => Ok(bytes.clone()),
             _ => read_limited(path),
         }
     }
 
     pub fn add(&self, file: SourceFile) -> FileId {
-        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
-        files.push(Arc::new(file));
+        let mut files = self.0.files.write().unwrap_or_else(|e| e.into_inner());
+        // Growing the list under the lock never stops the thread: every
+        // other thread would wait on it.
+        crate::watchdog::unchecked(|| files.push(Arc::new(file)));
         FileId((files.len() - 1) as u32)
     }
 
@@ -264,14 +271,14 @@ impl Sources {
     /// was evicted.
     pub fn get(&self, id: FileId) -> Arc<SourceFile> {
         let file = {
-            let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+            let files = self.0.files.read().unwrap_or_else(|e| e.into_inner());
             Arc::clone(&files[id.0 as usize])
         };
         if !file.evicted {
             return file;
         }
         {
-            let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+            let recent = self.0.recent.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((last, text)) = recent.as_ref()
                 && *last == id
             {
@@ -281,7 +288,8 @@ impl Sources {
         let read = self.read_again(&file);
         // A file that could not be read is asked for again next time.
         if !read.text.is_empty() {
-            *self.recent.lock().unwrap_or_else(|e| e.into_inner()) = Some((id, Arc::clone(&read)));
+            *self.0.recent.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((id, Arc::clone(&read)));
         }
         read
     }
@@ -299,13 +307,13 @@ impl Sources {
 
     /// The file's display name, without reading an evicted file again.
     pub fn name(&self, id: FileId) -> String {
-        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+        let files = self.0.files.read().unwrap_or_else(|e| e.into_inner());
         files[id.0 as usize].name.clone()
     }
 
     /// The file's path on disk, without reading an evicted file again.
     pub fn path(&self, id: FileId) -> Option<PathBuf> {
-        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+        let files = self.0.files.read().unwrap_or_else(|e| e.into_inner());
         files[id.0 as usize].path.clone()
     }
 
@@ -315,7 +323,7 @@ impl Sources {
     /// input stay.
     pub fn evict(&self, ids: impl IntoIterator<Item = FileId>) {
         let stdin = self.stdin_path().map(Path::to_path_buf);
-        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        let mut files = self.0.files.write().unwrap_or_else(|e| e.into_inner());
         for id in ids {
             let Some(slot) = files.get_mut(id.0 as usize) else {
                 continue;
@@ -348,7 +356,7 @@ impl Sources {
     /// checked, so its checks do not read a file again at every look.
     pub fn load(&self, ids: impl IntoIterator<Item = FileId>) {
         let wanted: Vec<(FileId, Arc<SourceFile>)> = {
-            let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+            let files = self.0.files.read().unwrap_or_else(|e| e.into_inner());
             ids.into_iter()
                 .filter_map(|id| Some((id, Arc::clone(files.get(id.0 as usize)?))))
                 .filter(|(_, file)| file.evicted)
@@ -362,7 +370,7 @@ impl Sources {
             .into_iter()
             .map(|(id, file)| (id, self.read_again(&file)))
             .collect();
-        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        let mut files = self.0.files.write().unwrap_or_else(|e| e.into_inner());
         for (id, file) in loaded {
             if let Some(slot) = files.get_mut(id.0 as usize)
                 && slot.evicted
@@ -373,7 +381,7 @@ impl Sources {
     }
 
     pub fn len(&self) -> usize {
-        self.files.read().unwrap_or_else(|e| e.into_inner()).len()
+        self.0.files.read().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -383,23 +391,24 @@ impl Sources {
     /// Name files relative to `root` (absolute) in [`Sources::stable_name`];
     /// `cwd` is what relative paths on disk are relative to. Set once.
     pub fn set_root(&self, root: PathBuf, cwd: PathBuf) {
-        let _ = self.root.set((root, cwd));
+        let _ = self.0.root.set((root, cwd));
     }
 
     /// The file's name for fingerprints: relative to the project root when
     /// one is set and the file is under it, else its display name.
     pub fn stable_name(&self, id: FileId) -> String {
         let file = self.get(id);
-        let under_root = self
-            .root
-            .get()
-            .zip(file.path.as_ref())
-            .and_then(|((root, cwd), path)| {
-                let absolute = normalize_path(&cwd.join(path));
-                let relative = absolute.strip_prefix(root).ok()?;
-                (!relative.as_os_str().is_empty())
-                    .then(|| relative.to_string_lossy().replace('\\', "/"))
-            });
+        let under_root =
+            self.0
+                .root
+                .get()
+                .zip(file.path.as_ref())
+                .and_then(|((root, cwd), path)| {
+                    let absolute = normalize_path(&cwd.join(path));
+                    let relative = absolute.strip_prefix(root).ok()?;
+                    (!relative.as_os_str().is_empty())
+                        .then(|| relative.to_string_lossy().replace('\\', "/"))
+                });
         under_root.unwrap_or_else(|| file.name.clone())
     }
 

@@ -649,3 +649,101 @@ fn a_runaway_comprehension_stops_at_its_iteration_budget() {
     }
     assert_healthy_linted(&run.found());
 }
+
+/// What no statement boundary sees: starlark-rust writing a shared value
+/// whole into a type error (gigabytes, and a failed allocation aborts), and
+/// comparing or hashing two structures that share their parts (2^40
+/// steps). The package is given up at its memory or time limit with
+/// `confvet/unit-limit`; the run goes on, and `render` exits 1.
+#[test]
+fn work_no_statement_sees_is_stopped_at_the_unit_limits() {
+    let dir = TempDir::new("hostile-unit-limits");
+    healthy_package(&dir);
+    let grow = "#@ def grow(t):\n#@   for i in range(40):\n#@     t = (t, t)\n#@   end\n#@   return t\n#@ end\n";
+    dir.write(
+        "bad/type-error/deploy.yml",
+        "#@ x = int([[0] * 1000] * 1000000)\n---\nv: #@ x\n",
+    );
+    dir.write(
+        "bad/compare/deploy.yml",
+        format!("{grow}---\nv: #@ grow(1) == grow(1)\n"),
+    );
+    dir.write(
+        "bad/hash/deploy.yml",
+        format!("{grow}---\nv: #@ len({{grow(1): 1}})\n"),
+    );
+    // Memory first, with a time limit that a debug build cannot reach
+    // before it.
+    let run = run_capped(
+        &dir,
+        &[
+            "lint",
+            "bad/type-error",
+            "healthy",
+            "--format",
+            "json",
+            "--unit-memory",
+            "128",
+            "--unit-timeout",
+            "60",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.found().contains(&(
+            "confvet/unit-limit".into(),
+            "bad/type-error/deploy.yml".into()
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("more than 128 MiB, the limit"),
+        "{}",
+        run.stdout
+    );
+    assert_healthy_linted(&run.found());
+
+    let started = Instant::now();
+    let run = run_capped(
+        &dir,
+        &[
+            "lint",
+            "bad/compare",
+            "bad/hash",
+            "healthy",
+            "--format",
+            "json",
+            "--unit-timeout",
+            "3",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let json = run.json();
+    let findings = json["findings"].as_array().expect("findings");
+    for name in ["compare", "hash"] {
+        assert!(
+            findings.iter().any(|f| f["rule"] == "confvet/unit-limit"
+                && f["file"] == format!("bad/{name}/deploy.yml").as_str()
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("more than 3 s, the limit"))),
+            "{name}: {findings:?}"
+        );
+    }
+    assert_healthy_linted(&run.found());
+    // Two workers, two packages stopped after 3 s of CPU time each.
+    assert!(started.elapsed() < Duration::from_secs(20));
+
+    let render = run_capped(&dir, &["render", "bad/compare", "--unit-timeout", "2"], &[]);
+    assert_eq!(render.code, Some(1), "{}", render.stderr);
+    assert!(
+        render
+            .stderr
+            .contains("not rendered: it ran for more than 2 s"),
+        "{}",
+        render.stderr
+    );
+}

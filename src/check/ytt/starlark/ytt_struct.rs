@@ -5,6 +5,7 @@
 
 use allocative::Allocative;
 use starlark::coerce::Coerce;
+use starlark::collections::SmallMap;
 use starlark::starlark_complex_value;
 use starlark::values::{
     Freeze, FreezeResult, Freezer, Heap, NoSerialize, ProvidesStaticType, StarlarkValue, Trace,
@@ -15,14 +16,21 @@ use std::fmt;
 #[derive(Debug, Trace, Coerce, ProvidesStaticType, NoSerialize, Allocative)]
 #[repr(C)]
 pub struct YttStructGen<V> {
-    fields: Vec<(String, V)>,
+    /// In order, hashed once past a few fields: a schema of 100,000 keys
+    /// is looked up key by key.
+    fields: SmallMap<String, V>,
 }
 
 starlark_complex_value!(pub YttStruct);
 
 impl<'v> YttStruct<'v> {
     pub fn new(fields: Vec<(String, Value<'v>)>) -> Self {
-        YttStructGen { fields }
+        let mut map = SmallMap::with_capacity(fields.len());
+        for (k, v) in fields {
+            // The first of a name wins, as a search in order would find it.
+            map.entry(k).or_insert(v);
+        }
+        YttStructGen { fields: map }
     }
 }
 
@@ -33,10 +41,7 @@ impl<'v, V: ValueLike<'v>> YttStructGen<V> {
     }
 
     fn get(&self, name: &str) -> Option<Value<'v>> {
-        self.fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.to_value())
+        self.fields.get(name).map(|v| v.to_value())
     }
 }
 
@@ -49,9 +54,9 @@ impl<V> fmt::Display for YttStructGen<V> {
 impl<'v> Freeze for YttStruct<'v> {
     type Frozen = FrozenYttStruct;
     fn freeze(self, freezer: &Freezer) -> FreezeResult<Self::Frozen> {
-        let mut fields = Vec::with_capacity(self.fields.len());
+        let mut fields = SmallMap::with_capacity(self.fields.len());
         for (k, v) in self.fields {
-            fields.push((k, v.freeze(freezer)?));
+            fields.insert(k, v.freeze(freezer)?);
         }
         Ok(YttStructGen { fields })
     }
