@@ -20,8 +20,10 @@
 //! * `run`: wires the above for the binary and for tests.
 //! * `suppress`, `baseline`: hide findings that `# confvet: ignore[...]`
 //!   comments or a baseline file accept; `progress`: the bar of long runs.
-//! * `watchdog`: time and memory limits of one unit's work, on its own thread.
+//! * `watchdog`: time and memory limits of one unit's work, on its own thread;
+//!   `allocator`: small blocks from mimalloc, large ones from the system.
 
+pub mod allocator;
 pub mod baseline;
 pub mod cache;
 pub mod check;

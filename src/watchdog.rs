@@ -17,7 +17,11 @@
 //!   its limit is never made: the thread sleeps for good instead of
 //!   aborting, and the caller reports it at once.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use crate::allocator::SplitAllocator;
+use std::alloc::{GlobalAlloc, Layout};
+
+/// The allocator behind the counting.
+static BACKING: SplitAllocator = SplitAllocator;
 use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
@@ -230,25 +234,25 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         Self::account(layout.size() as isize, layout.size());
         // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
+        unsafe { BACKING.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         Self::account(layout.size() as isize, layout.size());
         // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc_zeroed(layout) }
+        unsafe { BACKING.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         Self::account(-(layout.size() as isize), 0);
         // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe { BACKING.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         Self::account(new_size as isize - layout.size() as isize, new_size);
         // SAFETY: the caller's contract, passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        unsafe { BACKING.realloc(ptr, layout, new_size) }
     }
 }
 
