@@ -34,6 +34,7 @@ static ALLOCATOR: confvet::watchdog::CountingAllocator = confvet::watchdog::Coun
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 fn main() -> ExitCode {
+    confvet::allocator::keep_freed_pages();
     // glibc gives each thread a malloc arena of 64 MiB of address space:
     // under an address-space limit (`ulimit -v`, as CI runners and the
     // hostile tests set) those reservations, not the data, would fail a
