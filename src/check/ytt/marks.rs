@@ -193,6 +193,36 @@ impl Inputs {
         self.excluded.contains(&path)
     }
 
+    /// The inputs below `dir` (a private library), named relative to it,
+    /// with their marks.
+    pub fn below(&self, dir: &Path) -> Inputs {
+        let dir = crate::source::normalize_path(dir);
+        let files: Vec<InputFile> = self
+            .files
+            .iter()
+            .filter(|f| crate::source::normalize_path(&f.path).starts_with(&dir))
+            .map(|f| InputFile {
+                name: crate::source::display_name(&crate::source::normalize_path(&f.path), &dir),
+                ..f.clone()
+            })
+            .collect();
+        let by_path = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (crate::source::normalize_path(&f.path), i))
+            .collect();
+        Inputs {
+            files,
+            excluded: self
+                .excluded
+                .iter()
+                .filter(|p| p.starts_with(&dir))
+                .cloned()
+                .collect(),
+            by_path,
+        }
+    }
+
     /// A YAML file lint found is read: not excluded, not made another
     /// type (a file not on disk, as standard input, is).
     pub fn keeps_yaml(&self, path: &Path) -> bool {

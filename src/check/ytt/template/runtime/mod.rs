@@ -78,6 +78,9 @@ pub struct EvaluatedLibrary {
 pub struct LibraryInputs {
     pub values: Vec<(Node, bool)>,
     pub schemas: Vec<Node>,
+    /// The input files of the package that uses the library, as its
+    /// `--file-mark`s made them (the library's are among them).
+    pub files: Option<Arc<crate::check::ytt::marks::Inputs>>,
 }
 
 /// Evaluate the library in a folder with `LibraryInputs`; Err holds ytt's
