@@ -468,8 +468,12 @@ pub fn files_in(
     let mut found = Vec::new();
     let mut pending = vec![given.to_path_buf()];
     while let Some(dir) = pending.pop() {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("Listing files '{shown_given}': {e}"))?;
+        // lint's walk reports a folder it cannot read.
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(_) if !refuse => continue,
+            Err(e) => return Err(format!("Listing files '{shown_given}': {e}")),
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             let Ok(kind) = entry.file_type() else {
