@@ -633,8 +633,12 @@ impl Parser<'_> {
         }
         let (root, span) = root?;
         // Each mark must match a file of the package, as in ytt.
-        let files =
-            marks::files_in(&root, self.dir, &Default::default(), false).unwrap_or_default();
+        let files = match given_marks.is_empty() {
+            true => Vec::new(),
+            false => {
+                marks::files_in(&root, self.dir, &Default::default(), false).unwrap_or_default()
+            }
+        };
         for (mark, at) in given_marks {
             let mut matched = [0];
             let _ = marks::apply(
