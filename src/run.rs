@@ -173,7 +173,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     let mut matched = vec![0; request.ytt.marks.len()];
     let mut package_inputs: std::collections::HashMap<PathBuf, Arc<marks::Inputs>> =
         Default::default();
-    for unit in units.iter().filter(|u| u.system == System::Ytt) {
+    for unit in units.iter_mut().filter(|u| u.system == System::Ytt) {
         let ytt = &request.ytt;
         // The configuration's marks for the package first.
         let own = request
@@ -187,6 +187,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 for (total, count) in matched.iter_mut().zip(&counts[own.len()..]) {
                     *total += count;
                 }
+                // A file the marks leave out (or make other than YAML) is
+                // not linted: no finding, no unused suppression, not counted.
+                unit.files.retain(|&i| inputs.keeps_yaml(&files[i].path));
                 package_inputs.insert(unit.root.clone(), Arc::new(inputs));
             }
             Err(message) => {
@@ -241,8 +244,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .flat_map(|inputs| marked_yaml(inputs, &parsed, sources, cwd))
                 .collect();
             let mut members: Vec<&discover::DiscoveredFile> = parsed.iter().chain(&extra).collect();
-            if let Some(inputs) = &inputs {
-                members.retain(|f| inputs.keeps_yaml(&f.path));
+            if !extra.is_empty() {
                 // ytt's order: by path relative to the root.
                 members.sort_by_cached_key(|f| display_name(&f.path, &unit.root));
             }

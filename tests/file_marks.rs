@@ -159,6 +159,16 @@ fn lint_applies_marks_relative_to_each_package_root() {
     assert_eq!(code, 0, "{stdout}");
     let (_, stdout, _) = lint("pkg", "extra.txt:exclude=true");
     assert!(stdout.contains("broken"), "{stdout}");
+    // An excluded file is not linted at all: its suppression comments are
+    // not unused, and it is not counted.
+    dir.write(
+        "pkg/examples/values.yml",
+        "#@data/values\n---\nport: 1  #! confvet: ignore[ytt/validation] an example\n",
+    );
+    let (code, stdout, _) = lint("pkg", "examples/**/*:exclude=true");
+    assert_eq!(code, 1, "{stdout}");
+    assert!(!stdout.contains("unused-suppression"), "{stdout}");
+    assert!(stdout.contains("in 4 files"), "{stdout}");
 }
 
 #[cfg(unix)]
