@@ -218,10 +218,6 @@ pub struct RenderArgs {
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub files: Vec<PathBuf>,
 
-    /// Allow an overriding map key without `@yaml/map-key-override`
-    #[arg(long = "implicit-map-key-overrides")]
-    pub implicit_map_key_overrides: bool,
-
     /// Write each output file (YAML and text templates) under DIR instead of printing
     #[arg(long = "output-files", value_name = "DIR")]
     pub output_files: Option<PathBuf>,
@@ -269,6 +265,27 @@ pub struct YttFlags {
     /// Allow plain `#` comments in schema and data-values files, as ytt's flag does
     #[arg(long = "ignore-unknown-comments")]
     pub ignore_unknown_comments: bool,
+
+    /// Allow an overriding map key without `@yaml/map-key-override`
+    #[arg(long = "implicit-map-key-overrides")]
+    pub implicit_map_key_overrides: bool,
+
+    /// Mark files as ytt does (PATH:type=yaml-template|yaml-plain|text-template|text-plain|starlark|data,
+    /// PATH:exclude=true, PATH:for-output=true, PATH:exclusive-for-output=true); PATH relative to the package, `*` and `**/*` as in ytt
+    #[arg(long = "file-mark", value_name = "PATH:KEY=VALUE", value_parser = file_mark)]
+    pub file_mark: Vec<String>,
+
+    /// Read symbolic links whose destination is PATH or below it (comma-separated or repeated)
+    #[arg(
+        long = "allow-symlink-destination",
+        value_name = "PATH",
+        value_delimiter = ','
+    )]
+    pub allow_symlink_destination: Vec<PathBuf>,
+
+    /// Read symbolic links wherever they point
+    #[arg(long = "dangerous-allow-all-symlink-destinations")]
+    pub allow_all_symlink_destinations: bool,
 }
 
 impl YttFlags {
@@ -321,6 +338,12 @@ fn key_value(text: &str) -> Result<String, String> {
     Err(format!(
         "expected KEY=VALUE with a dotted key, as in `image.tag=1.2`, but {problem}"
     ))
+}
+
+/// A `--file-mark`, checked when the flags are read: ytt's message when it
+/// is not one.
+fn file_mark(text: &str) -> Result<String, String> {
+    crate::check::ytt::marks::FileMark::parse(text).map(|_| text.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -8,6 +8,7 @@
 //! `schema/confvet.schema.json` describes the same keys; a test keeps the two
 //! in step.
 
+use crate::check::ytt::marks::{self, FileMark};
 use crate::check::ytt::{self, PackageOutcome, YttSettings, flags::DataValueFlags};
 use crate::discover::{DiscoverOptions, DiscoveredFile, PathFilter, System};
 use crate::finding::{Finding, Kind, Severity};
@@ -31,6 +32,7 @@ pub const PACKAGE_KEYS: &[&str] = &[
     "ignore-unknown-comments",
     "scenarios",
     "package-resource",
+    "file-mark",
 ];
 pub const SCENARIO_KEYS: &[&str] = &[
     "name",
@@ -137,6 +139,9 @@ struct Package {
     scenarios: Vec<Scenario>,
     /// The Carvel Package resource file that ships this package (absolute).
     package_resource: Option<PathBuf>,
+    /// ytt's `--file-mark`s for this package, applied before the command
+    /// line's.
+    file_marks: Vec<FileMark>,
 }
 
 #[derive(Debug, Clone)]
@@ -273,6 +278,11 @@ impl Config {
 
     fn package(&self, root: &Path) -> Option<&Package> {
         self.ytt.packages.iter().find(|p| p.root == root)
+    }
+
+    /// The `file-mark`s the configuration gives the package at `root`.
+    pub fn file_marks(&self, root: &Path) -> &[FileMark] {
+        self.package(root).map_or(&[], |p| &p.file_marks)
     }
 }
 
@@ -566,7 +576,9 @@ impl Parser<'_> {
             ignore_unknown_comments: false,
             scenarios: Vec::new(),
             package_resource: None,
+            file_marks: Vec::new(),
         };
+        let mut given_marks = Vec::new();
         for item in self.map(node, what, PACKAGE_KEYS) {
             let value = &item.value;
             match item.key.text.as_str() {
@@ -588,6 +600,17 @@ impl Parser<'_> {
                         self.bool(value, &format!("{what}.ignore-unknown-comments"))
                 }
                 "scenarios" => package.scenarios = self.scenarios(value, what),
+                "file-mark" => {
+                    let field = format!("{what}.file-mark");
+                    for (text, span) in self.strings(value, &field) {
+                        match FileMark::parse(&text) {
+                            Ok(mark) => given_marks.push((mark, span)),
+                            Err(message) => {
+                                self.invalid(span, format!("{field}: {message}"));
+                            }
+                        }
+                    }
+                }
                 "package-resource" => {
                     let what = format!("{what}.package-resource");
                     let Some(path) = self.string(value, &what) else {
@@ -608,6 +631,34 @@ impl Parser<'_> {
             self.invalid(node.span, format!("{what} has no path"));
         }
         let (root, span) = root?;
+        // Each mark must match a file of the package, as in ytt.
+        let files = match given_marks.is_empty() {
+            true => Vec::new(),
+            false => {
+                marks::files_in(&root, self.dir, &Default::default(), false).unwrap_or_default()
+            }
+        };
+        for (mark, at) in given_marks {
+            let mut matched = [0];
+            let _ = marks::apply(
+                std::slice::from_ref(&mark),
+                files.clone(),
+                false,
+                &mut matched,
+            );
+            if matched[0] == 0 {
+                self.invalid(
+                    at,
+                    format!("{what}.file-mark: no file of the package matches it"),
+                )
+                .help = Some(
+                    "paths are relative to the package's path, as `ytt -f PATH` names its files"
+                        .into(),
+                );
+            } else {
+                package.file_marks.push(mark);
+            }
+        }
         package.root = root;
         Some((package, span))
     }

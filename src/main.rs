@@ -3,6 +3,7 @@
 
 use clap::{CommandFactory, FromArgMatches};
 use confvet::baseline::Baseline;
+use confvet::check::ytt::marks::{FileMark, FileType, SymlinkPolicy};
 use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
 use confvet::cli::{
     self, Cli, ColorChoice, Command, FailOn, LintArgs, RenderArgs, SchemaArgs, SchemaFormat,
@@ -241,13 +242,25 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         disable_validation: flags.disable_validation,
         strict: flags.strict,
         ignore_unknown_comments: flags.ignore_unknown_comments,
-        implicit_map_key_overrides: false,
+        implicit_map_key_overrides: flags.implicit_map_key_overrides,
         flat_files: None,
         text_templates: None,
         library_files: None,
         library_values: Vec::new(),
         library_schemas: Vec::new(),
         skip_templates: false,
+        // Checked when the flags were read.
+        marks: flags
+            .file_mark
+            .iter()
+            .filter_map(|m| FileMark::parse(m).ok())
+            .collect(),
+        symlinks: SymlinkPolicy::new(
+            flags.allow_all_symlink_destinations,
+            &flags.allow_symlink_destination,
+            cwd,
+        ),
+        inputs: None,
     }
 }
 
@@ -526,10 +539,13 @@ fn inspect_package(
 ) -> Result<confvet::run::LintResult, u8> {
     let request = LintRequest {
         paths: vec![dir.to_path_buf()],
-        // As `--data-values-inspect` and `--data-values-schema-inspect`.
-        ytt: YttSettings {
-            skip_templates: true,
-            ..ytt_settings(flags, cwd)
+        // As `--data-values-inspect` and `--data-values-schema-inspect`:
+        // a link not allowed stops it, as it stops ytt.
+        ytt: {
+            let mut settings = ytt_settings(flags, cwd);
+            settings.skip_templates = true;
+            settings.symlinks.refuses = true;
+            settings
         },
         keep_outputs: true,
         limits: limits(),
@@ -656,7 +672,6 @@ fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
 /// `confvet render`: the package's output as `ytt -f PATH...` prints it, or
 /// the findings that stop ytt (exit 1).
 fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
-    use confvet::check::ytt::render;
     use confvet::source::FileId;
     let paths: Vec<PathBuf> = args.paths.iter().chain(&args.files).cloned().collect();
     if paths.is_empty() {
@@ -664,46 +679,80 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         return 2;
     }
     let sources = Sources::new();
-    let mut files = Vec::new();
-    // Text templates (`.txt`): (id, path).
-    let mut texts: Vec<(FileId, PathBuf)> = Vec::new();
-    // Each output file's name, as ytt gives it: its path relative to the
-    // folder given, or the base name of a file given.
-    let mut output_names: std::collections::HashMap<FileId, String> = Default::default();
+    let mut settings = ytt_settings(&args.ytt, cwd);
+    // Every file of the paths, by the name ytt gives it (its path relative
+    // to the folder given, or the base name of a file given), then marked.
+    let mut named = Vec::new();
     for path in &paths {
         let path = cwd.join(path);
-        if !path.exists() {
+        if std::fs::symlink_metadata(&path).is_err() {
             eprintln!("confvet: {}: no such file or directory", path.display());
             return 2;
         }
-        for file in confvet::check::ytt::package_files(&path) {
-            if let Some(found) = confvet::discover::read_ytt_file(&file, &sources, cwd) {
-                output_names.insert(found.id, output_name(&path, &file));
-                files.push(found);
+        match confvet::check::ytt::marks::files_in(&path, cwd, &settings.symlinks, true) {
+            Ok(found) => named.extend(found),
+            Err(message) => {
+                eprintln!("confvet: {message}");
+                return 2;
             }
         }
-        for (file, name) in render::text_template_files(&path) {
-            let text = match confvet::source::read_limited(&file).map(String::from_utf8) {
-                Ok(Ok(text)) => text,
-                Ok(Err(_)) => {
-                    eprintln!("confvet: {}: not UTF-8 text", file.display());
-                    return 2;
+    }
+    let mut matched = vec![0; settings.marks.len()];
+    let inputs = match confvet::check::ytt::marks::apply(&settings.marks, named, true, &mut matched)
+    {
+        Ok(inputs) => inputs,
+        Err(message) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+    };
+    let mut files = Vec::new();
+    // Text templates (`.txt`): (id, path).
+    let mut texts: Vec<(FileId, PathBuf)> = Vec::new();
+    // Each output file's name, as ytt gives it.
+    let mut output_names: std::collections::HashMap<FileId, String> = Default::default();
+    for input in &inputs.files {
+        let in_library = input.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib");
+        match input.file_type() {
+            FileType::Yaml => {
+                if let Some(found) = confvet::discover::read_ytt_file(&input.path, &sources, cwd) {
+                    output_names.insert(found.id, input.name.clone());
+                    files.push(found);
                 }
-                Err(err) => {
-                    eprintln!("confvet: {}: {err}", file.display());
-                    return 2;
-                }
-            };
-            let name_shown = confvet::source::display_name(&file, cwd);
-            let id = sources.add(confvet::source::SourceFile::new(
-                name_shown,
-                Some(file.clone()),
-                text,
-            ));
-            output_names.insert(id, name);
-            texts.push((id, file));
+            }
+            FileType::Text if input.is_for_output() && !in_library => {
+                let text = match confvet::source::read_limited(&input.path).map(String::from_utf8) {
+                    Ok(Ok(text)) => text,
+                    Ok(Err(_)) => {
+                        eprintln!("confvet: {}: not UTF-8 text", input.path.display());
+                        return 2;
+                    }
+                    Err(err) => {
+                        eprintln!("confvet: {}: {err}", input.path.display());
+                        return 2;
+                    }
+                };
+                let name_shown = confvet::source::display_name(&input.path, cwd);
+                let id = sources.add(confvet::source::SourceFile::new(
+                    name_shown,
+                    Some(input.path.clone()),
+                    text,
+                ));
+                output_names.insert(id, input.name.clone());
+                texts.push((id, input.path.clone()));
+            }
+            _ => {}
         }
     }
+    // Text templates run in ytt's library order.
+    let text_names: Vec<&str> = texts
+        .iter()
+        .map(|(id, _)| output_names.get(id).map_or("", String::as_str))
+        .collect();
+    let texts: Vec<(FileId, PathBuf)> = confvet::check::ytt::marks::library_order(&text_names)
+        .into_iter()
+        .map(|i| texts[i].clone())
+        .collect();
     let root = paths
         .first()
         .map(|p| cwd.join(p))
@@ -716,13 +765,18 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         })
         .unwrap_or_else(|| cwd.to_path_buf());
     let root = confvet::source::normalize_path(&root);
-    let mut settings = ytt_settings(&args.ytt, cwd);
-    settings.implicit_map_key_overrides = args.implicit_map_key_overrides;
     if paths.iter().all(|p| cwd.join(p).is_file()) {
-        settings.flat_files = Some(paths.iter().map(|p| cwd.join(p)).collect());
+        settings.flat_files = Some(inputs.files.iter().map(|f| f.path.clone()).collect());
     }
     settings.text_templates = Some(texts.clone());
-    settings.library_files = Some(library_files(&paths, cwd));
+    settings.library_files = Some(
+        inputs
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.path.clone()))
+            .collect(),
+    );
+    settings.inputs = Some(std::sync::Arc::new(inputs));
     let refs: Vec<&confvet::discover::DiscoveredFile> = files.iter().collect();
     let outcome = confvet::check::ytt::check_package(&root, &refs, &sources, &settings);
     let stops = |f: &confvet::finding::Finding| {
@@ -786,41 +840,6 @@ fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
         );
     }
     print_stdout(&text)
-}
-
-/// Every file `ytt -f PATHS` reads, by the name ytt gives it.
-fn library_files(paths: &[PathBuf], cwd: &Path) -> Vec<(String, PathBuf)> {
-    let mut files = Vec::new();
-    for given in paths {
-        let given = cwd.join(given);
-        let found = if given.is_dir() {
-            confvet::source::files_below(&given)
-        } else {
-            vec![given.clone()]
-        };
-        files.extend(
-            found
-                .into_iter()
-                .map(|path| (output_name(&given, &path), path)),
-        );
-    }
-    files
-}
-
-/// ytt's name for an output file: its path relative to the folder given
-/// (`/`-separated), or the base name of a file given.
-fn output_name(given: &Path, file: &Path) -> String {
-    match file.strip_prefix(given) {
-        Ok(relative) if given.is_dir() => relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/"),
-        _ => file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-    }
 }
 
 /// ytt's `--output-files DIR`: each output (name, contents) written to

@@ -1,9 +1,9 @@
 //! One lint run: discover, check every unit on all cores, sort findings.
 //! The binary and the tests both go through here.
 
-use crate::check::ytt::drift;
 use crate::check::ytt::schema::SchemaType;
 use crate::check::ytt::{PackageOutcome, YttSettings};
+use crate::check::ytt::{drift, marks};
 use crate::check::{kubevirt, tekton};
 use crate::cli::Shard;
 use crate::config::{self, Config};
@@ -176,6 +176,53 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(cache) = options.cache.take().and_then(|c| Arc::try_unwrap(c).ok()) {
         cache.save();
     }
+    // Each ytt package's input files as `ytt -f ROOT` reads them: links
+    // only where the symlink flags allow, `--file-mark`s relative to ROOT
+    // (a mark must match in some package, not in each). Before sharding:
+    // whether a mark matches must not depend on the shard.
+    let mut matched = vec![0; request.ytt.marks.len()];
+    let mut package_inputs: std::collections::HashMap<PathBuf, Arc<marks::Inputs>> =
+        Default::default();
+    for unit in units.iter_mut().filter(|u| u.system == System::Ytt) {
+        let ytt = &request.ytt;
+        // The configuration's marks for the package first.
+        let own = request
+            .config
+            .as_ref()
+            .map_or(&[][..], |c| c.file_marks(&unit.root));
+        let all: Vec<marks::FileMark> = own.iter().chain(&ytt.marks).cloned().collect();
+        let mut counts = vec![0; all.len()];
+        match marks::package_inputs(&unit.root, cwd, &all, &ytt.symlinks, &mut counts) {
+            Ok(inputs) => {
+                for (total, count) in matched.iter_mut().zip(&counts[own.len()..]) {
+                    *total += count;
+                }
+                // A file the marks leave out (or make other than YAML) is
+                // not linted: no finding, no unused suppression, not counted.
+                unit.files.retain(|&i| inputs.keeps_yaml(&files[i].path));
+                package_inputs.insert(unit.root.clone(), Arc::new(inputs));
+            }
+            Err(message) => {
+                result.errors.push(RunError::new(message));
+                return result;
+            }
+        }
+    }
+    if let Some(message) = marks::unmatched(&request.ytt.marks, &matched) {
+        let mut roots: Vec<String> = package_inputs
+            .keys()
+            .map(|root| crate::source::display_dir(root, cwd))
+            .collect();
+        roots.sort();
+        let hint = match roots.len() {
+            0 => "no ytt package was found".to_string(),
+            _ => format!("ytt packages here: {}", roots.join(", ")),
+        };
+        result.errors.push(RunError::new(format!(
+            "{message} (lint names files relative to each ytt package's root, as `ytt -f ROOT` does; {hint})"
+        )));
+        return result;
+    }
     if let Some(shard) = request.shard {
         units.retain(|unit| in_shard(&unit.key, cwd, shard));
     }
@@ -212,18 +259,35 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             // it becomes a finding naming the unit, and exit 2.
             let checked = match unit.system {
                 System::Ytt => {
-                    let (config, settings) = (Arc::clone(&ytt_config), Arc::clone(&ytt_settings));
+                    let inputs = package_inputs.get(&unit.root).cloned();
+                    // Files a mark made YAML that the walk did not take as ytt's.
+                    let extra: Vec<discover::DiscoveredFile> = inputs
+                        .iter()
+                        .flat_map(|inputs| marked_yaml(inputs, &parsed, sources, cwd))
+                        .collect();
+                    let settings = YttSettings {
+                        inputs,
+                        ..ytt_settings.as_ref().clone()
+                    };
+                    let config = Arc::clone(&ytt_config);
                     let (root, sources) = (unit.root.clone(), sources.clone());
                     crate::watchdog::run(request.limits, move || {
                         panic_when_testing(&root);
-                        let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
-                        config::check_ytt_package(
+                        let mut members: Vec<&discover::DiscoveredFile> =
+                            parsed.iter().chain(&extra).collect();
+                        if !extra.is_empty() {
+                            // ytt's order: by path relative to the root.
+                            members.sort_by_cached_key(|f| display_name(&f.path, &root));
+                        }
+                        let outcome = config::check_ytt_package(
                             config.as_ref().as_ref(),
                             &root,
                             &members,
                             &sources,
                             &settings,
-                        )
+                        );
+                        sources.evict(extra.iter().map(|f| f.id));
+                        outcome
                     })
                 }
                 System::Kubevirt | System::Tekton => Ok(std::panic::catch_unwind(
@@ -401,6 +465,25 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         suppressed,
     };
     result
+}
+
+/// The package's YAML input files discovery did not take as ytt files: one
+/// a `--file-mark` made YAML (a `.txt` marked `type=yaml-template`), or a
+/// link the symlink flags allow (the walk takes no link), read.
+fn marked_yaml(
+    inputs: &marks::Inputs,
+    taken: &[discover::DiscoveredFile],
+    sources: &Sources,
+    cwd: &Path,
+) -> Vec<discover::DiscoveredFile> {
+    inputs
+        .files
+        .iter()
+        .filter(|f| f.file_type() == marks::FileType::Yaml)
+        .filter(|f| f.is_type_marked() || f.path.is_symlink())
+        .filter(|f| !taken.iter().any(|t| t.path == f.path))
+        .filter_map(|f| discover::read_ytt_file(&f.path, sources, cwd))
+        .collect()
 }
 
 /// Whether the unit named by `key` ([`discover::Unit::key`]) belongs to

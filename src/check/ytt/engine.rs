@@ -5,6 +5,7 @@
 //! arguments in their file's scope and calls rule functions with a
 //! statement budget, so an endless loop becomes a finding, not a hang.
 
+use super::marks::FileType;
 use super::starlark::convert::star_to_value;
 use super::starlark::{CallArgs, StarError, StarValue};
 use super::template::runtime::{SessionGuard, SharedSession};
@@ -23,6 +24,13 @@ mod own_evaluator;
 mod sandbox;
 pub use sandbox::STATEMENT_BUDGET;
 use sandbox::{dialect, sandboxed};
+
+/// ytt's error for a load of a file that is not a library.
+fn not_a_library(path: &str) -> String {
+    format!(
+        "cannot load {path}: Expected file '{path}' to be a library file, but was not (hint: library filename must end with '.lib.yml' or '.star'; use data.read(...) for loading non-templated file contents)"
+    )
+}
 
 /// One package's Starlark world.
 pub struct Engine {
@@ -311,11 +319,28 @@ impl Engine {
                 .map_err(|e| format!("cannot load {path}: {e}"))?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| format!("cannot load {path}: the file is not UTF-8 text"))?;
-            if path.ends_with(".star") {
-                translate(&star_code_lines(&text))
-                    .map_err(|e| format!("{path}:{}: {}", e.line, e.message))?
-            } else {
-                self.compile_template_text(key, path, text)?
+            match self.marked_type(key, path)? {
+                Some(FileType::Starlark) => translate(&star_code_lines(&text))
+                    .map_err(|e| format!("{path}:{}: {}", e.line, e.message))?,
+                Some(FileType::Yaml) => self.compile_template_text(key, path, text, false)?,
+                Some(FileType::Text) => self.compile_template_text(key, path, text, true)?,
+                Some(FileType::Unknown) => {
+                    return Err(format!(
+                        "cannot load {path}: File '{path}' type is not a known"
+                    ));
+                }
+                None if path.ends_with(".star") => translate(&star_code_lines(&text))
+                    .map_err(|e| format!("{path}:{}: {}", e.line, e.message))?,
+                None => {
+                    let is_text = path.ends_with(".txt");
+                    if is_text {
+                        let name = Path::new(key).file_name().unwrap_or_default();
+                        if !super::template::text::is_library(&name.to_string_lossy()) {
+                            return Err(not_a_library(path));
+                        }
+                    }
+                    self.compile_template_text(key, path, text, is_text)?
+                }
             }
         };
         let dir = Path::new(key).parent().unwrap_or(&self.root).to_path_buf();
@@ -330,6 +355,7 @@ impl Engine {
         key: &str,
         path: &str,
         text: String,
+        is_text: bool,
     ) -> Result<Translated, String> {
         let (file, source) = match self.known_files.get(Path::new(key)) {
             Some((file, source)) => (*file, source.clone()),
@@ -339,13 +365,7 @@ impl Engine {
             ),
         };
         // A text template (`.lib.txt`): its functions return text.
-        if path.ends_with(".txt") {
-            let name = Path::new(key).file_name().unwrap_or_default();
-            if !super::template::text::is_library(&name.to_string_lossy()) {
-                return Err(format!(
-                    "cannot load {path}: Expected file '{path}' to be a library file, but was not (hint: library filename must end with '.lib.yml' or '.star'; use data.read(...) for loading non-templated file contents)"
-                ));
-            }
+        if is_text {
             return super::template::text_program(&source, &self.session)
                 .map(|p| p.translated)
                 .map_err(|e| format!("{path}:{}: {}", e.line, e.message));
@@ -360,6 +380,27 @@ impl Engine {
         super::template::program(&set, &source, file, &self.session, Default::default())
             .map(|p| p.translated)
             .map_err(|e| format!("{path}:{}: {}", e.line, e.message))
+    }
+
+    /// The type `--file-mark`s gave the file at `key`, when they gave one;
+    /// an error when the marks make it no file to load (excluded, not a
+    /// library).
+    fn marked_type(&self, key: &str, path: &str) -> Result<Option<FileType>, String> {
+        let session = self.session.borrow();
+        let Some(inputs) = session.inputs.as_ref() else {
+            return Ok(None);
+        };
+        let at = Path::new(key);
+        if inputs.is_excluded(at) {
+            return Err(format!("cannot load {path}: file not found in the package"));
+        }
+        match inputs.get(at) {
+            // Behind a link the symlink flags did not allow.
+            None => Err(format!("cannot load {path}: file not found in the package")),
+            Some(file) if !file.is_type_marked() => Ok(None),
+            Some(file) if !file.is_library() => Err(not_a_library(path)),
+            Some(file) => Ok(Some(file.file_type())),
+        }
     }
 
     /// The package is these files named one by one, not a directory.

@@ -42,16 +42,35 @@ fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, S
     // The library's files get ids of their own: its documents leave with
     // no position (ytt's library documents keep theirs; messages differ).
     let sources = Sources::new();
-    let files: Vec<_> = super::package_files(dir)
+    // Its files as the user's `--file-mark`s made them.
+    let marked = inputs.files.as_ref().map(|files| files.below(dir));
+    let paths = match &marked {
+        Some(marked) => marked
+            .files
+            .iter()
+            .filter(|f| f.file_type() == super::marks::FileType::Yaml)
+            .map(|f| f.path.clone())
+            .collect(),
+        None => super::package_files(dir),
+    };
+    let files: Vec<_> = paths
         .into_iter()
         .filter_map(|path| crate::discover::read_ytt_file(&path, &sources, dir))
         .collect();
-    let library_files = files
-        .iter()
-        .map(|f| (crate::source::display_name(&f.path, dir), f.path.clone()))
-        .collect();
+    let library_files = match &marked {
+        Some(marked) => marked
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.path.clone()))
+            .collect(),
+        None => files
+            .iter()
+            .map(|f| (crate::source::display_name(&f.path, dir), f.path.clone()))
+            .collect(),
+    };
     let settings = YttSettings {
         library_files: Some(library_files),
+        inputs: marked.map(std::sync::Arc::new),
         library_values: inputs
             .values
             .iter()

@@ -25,6 +25,7 @@ pub mod engine;
 pub mod flags;
 pub mod formats;
 mod library;
+pub mod marks;
 pub mod modules;
 pub mod overlay;
 mod package;
@@ -106,6 +107,13 @@ pub struct YttSettings {
     /// Schema documents given to a library
     /// (`library.get(...).with_data_values_schema`), merged after its own.
     pub library_schemas: Vec<Document>,
+    /// ytt's `--file-mark`s.
+    pub marks: Vec<marks::FileMark>,
+    /// ytt's symlink flags.
+    pub symlinks: marks::SymlinkPolicy,
+    /// The package's input files after the marks (what each is to ytt);
+    /// None when no mark applies.
+    pub inputs: Option<std::sync::Arc<marks::Inputs>>,
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -142,12 +150,17 @@ pub fn check_package(
         }
     }
 
+    // A file marked `type=yaml-plain` is read as plain YAML: it holds no
+    // schema, no data values and no code.
+    let marked = |file: &DiscoveredFile| settings.inputs.as_ref().and_then(|i| i.get(&file.path));
+    let is_plain = |file: &DiscoveredFile| marked(file).is_some_and(|f| !f.is_template());
+
     // 2. Sort documents into schema and data values; check file shapes.
     let mut schema_docs: Vec<&Document> = Vec::new();
     let mut value_docs: Vec<&Document> = Vec::new();
     for (file, set) in files.iter().zip(&parsed) {
         // ytt private libraries keep their own data values.
-        if in_ytt_lib(&file.path, root) {
+        if in_ytt_lib(&file.path, root) || is_plain(file) {
             continue;
         }
         let source = sources.get(file.id);
@@ -181,7 +194,7 @@ pub fn check_package(
     // not the schema: ytt builds (and exports) the schema first.
     let mut values_unreadable = false;
     for (file, set) in files.iter().zip(&parsed) {
-        if in_ytt_lib(&file.path, root) {
+        if in_ytt_lib(&file.path, root) || is_plain(file) {
             continue;
         }
         let is_schema_file = set
@@ -374,9 +387,15 @@ pub fn check_package(
     }
     // ytt evaluates templates only once data values are valid.
     if !has_errors(findings) {
+        let (templated, templated_sets): (Vec<&DiscoveredFile>, Vec<&DocumentSet>) = files
+            .iter()
+            .zip(&parsed)
+            .filter(|(file, _)| !is_plain(file))
+            .map(|(file, set)| (*file, *set))
+            .unzip();
         check_templates(
-            files,
-            &parsed,
+            &templated,
+            &templated_sets,
             root,
             sources,
             Some(&values),
@@ -389,11 +408,18 @@ pub fn check_package(
             .iter()
             .copied()
             .zip(parsed.iter().copied())
-            .filter(|(file, set)| is_template(file, set, root) && is_yaml_template(&file.path))
+            .filter(|(file, set)| match marked(file) {
+                // ytt outputs a plain file whatever its annotations say.
+                Some(input) if !input.is_template() => {
+                    input.is_for_output() && !in_ytt_lib(&file.path, root)
+                }
+                Some(input) => is_template(file, set, root) && input.is_for_output(),
+                None => is_template(file, set, root) && is_yaml_template(&file.path),
+            })
             .collect();
         let texts = match &settings.text_templates {
             Some(given) => given.clone(),
-            None => text_templates(root, files, sources),
+            None => text_templates(root, files, sources, settings.inputs.as_deref()),
         };
         // The engine and the values' conversion only for packages that use them.
         if !templates.is_empty() || !texts.is_empty() {
@@ -413,6 +439,9 @@ pub fn check_package(
                 renderer = renderer.with_library_files(files.clone());
             }
             renderer.session_options(settings.implicit_map_key_overrides);
+            if let Some(inputs) = &settings.inputs {
+                renderer.with_inputs(inputs.clone());
+            }
             // Values addressed to a library are not given to it yet: its
             // evaluation then says so instead of rendering without them.
             if !library::addresses_libraries(&parsed, &settings.flags) {

@@ -228,6 +228,7 @@ pub(super) fn text_templates(
     root: &Path,
     files: &[&DiscoveredFile],
     sources: &Sources,
+    inputs: Option<&super::marks::Inputs>,
 ) -> Vec<(crate::source::FileId, std::path::PathBuf)> {
     // Where names are shown from: a YAML file's path less its shown name.
     let shown_from = files.first().and_then(|f| {
@@ -235,10 +236,32 @@ pub(super) fn text_templates(
         let path = f.path.to_string_lossy().into_owned();
         path.strip_suffix(&name).map(std::path::PathBuf::from)
     });
-    render::text_template_files(root)
+    let found: Vec<std::path::PathBuf> = match inputs {
+        // As the marks made them: text files output.
+        Some(inputs) => inputs
+            .files
+            .iter()
+            .filter(|f| f.file_type() == super::marks::FileType::Text && f.is_for_output())
+            .map(|f| f.path.clone())
+            .collect(),
+        None => render::text_template_files(root)
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect(),
+    };
+    let found: Vec<std::path::PathBuf> = found
         .into_iter()
-        .filter(|(path, _)| !in_ytt_lib(path, root))
-        .filter_map(|(path, _)| {
+        .filter(|path| !in_ytt_lib(path, root))
+        .collect();
+    let names: Vec<String> = found
+        .iter()
+        .map(|p| crate::source::display_name(p, root))
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    super::marks::library_order(&names)
+        .into_iter()
+        .map(|i| found[i].clone())
+        .filter_map(|path| {
             let text = String::from_utf8(crate::source::read_limited(&path).ok()?).ok()?;
             let name = match &shown_from {
                 Some(base) => crate::source::display_name(&path, base),

@@ -142,9 +142,10 @@ fn evaluate(call: &Call<'_, '_>) -> Result<EvaluatedLibrary, Failure> {
         return Err("expected no arguments".into());
     }
     let library = call.data::<Library>()?;
-    let evaluator = with_current(|s| {
+    let (evaluator, files) = with_current(|s| {
         s.library_evaluations += 1;
-        (s.library_evaluations <= MAX_EVALUATIONS).then_some(s.library_evaluator)
+        let evaluator = (s.library_evaluations <= MAX_EVALUATIONS).then_some(s.library_evaluator);
+        (evaluator, s.inputs.clone())
     })
     .map_err(Failure::Message)?;
     let Some(evaluator) = evaluator else {
@@ -155,7 +156,11 @@ fn evaluate(call: &Call<'_, '_>) -> Result<EvaluatedLibrary, Failure> {
     let Some(evaluator) = evaluator else {
         return Err(NOT_RENDERED.into());
     };
-    evaluator(&library.dir, &library.inputs)
+    let inputs = LibraryInputs {
+        files,
+        ..library.inputs.clone()
+    };
+    evaluator(&library.dir, &inputs)
         .map_err(|e| Failure::Message(format!("Evaluating library '{}': {e}", library.name)))
 }
 

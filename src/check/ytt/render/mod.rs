@@ -198,6 +198,19 @@ impl Renderer {
             .implicit_map_key_overrides = implicit_map_key_overrides;
     }
 
+    /// The package's input files as `--file-mark`s made them: loads,
+    /// `data.read` and plain files follow them.
+    pub fn with_inputs(&self, inputs: std::sync::Arc<super::marks::Inputs>) {
+        self.engine.session().borrow_mut().inputs = Some(inputs);
+    }
+
+    /// Marked `type=yaml-plain` or `type=text-plain`: read, not evaluated.
+    fn is_marked_plain(&self, path: &Path) -> bool {
+        let session = self.engine.session().borrow();
+        let input = session.inputs.as_ref().and_then(|i| i.get(path));
+        input.is_some_and(|f| !f.is_template() && !f.is_library())
+    }
+
     /// How `library.get(...).eval()` evaluates a private library.
     pub fn with_libraries(&self, evaluate: super::template::runtime::LibraryEvaluator) {
         self.engine.session().borrow_mut().library_evaluator = Some(evaluate);
@@ -212,7 +225,7 @@ impl Renderer {
     ) -> Result<Rendered, RenderFailure> {
         // Plain YAML (no `#@` anywhere) is not a template: ytt passes it
         // through, the last of repeated keys winning.
-        if !plain::has_templating(set) {
+        if !plain::has_templating(set) || self.is_marked_plain(&file.path) {
             let mut docs = set.docs.clone();
             for doc in &mut docs {
                 plain::override_map_keys(&mut doc.value);
@@ -351,6 +364,9 @@ impl Renderer {
         path: &Path,
         source: &SourceFile,
     ) -> Result<String, RenderFailure> {
+        if self.is_marked_plain(path) {
+            return Ok(source.text.clone());
+        }
         let line_span = |line: usize| whole_line(source, file, line);
         let session = self.engine.session();
         let program = super::template::text_program(source, session)

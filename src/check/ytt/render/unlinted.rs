@@ -23,6 +23,12 @@ impl Renderer {
             if !is_output_yaml(&path, &self.root) || self.files.iter().any(|(p, _, _)| *p == path) {
                 continue;
             }
+            // Excluded by a mark, of another type, behind a link not allowed.
+            let session = self.engine.session().borrow();
+            if session.inputs.as_ref().is_some_and(|i| !i.is_yaml(&path)) {
+                continue;
+            }
+            drop(session);
             let name = crate::source::display_name(&path, &self.root);
             let Some(file) = crate::discover::read_ytt_file(&path, sources, &self.root) else {
                 return Err(format!("`{name}` cannot be read"));

@@ -6,7 +6,8 @@ use super::with_session;
 /// `data.read(path)`: a file of the package (relative to its root; ytt
 /// reads relative to the library root when the path starts with `/`).
 pub fn read_package_file(path: &str) -> Result<String, String> {
-    let (root, listed) = with_session(|s| Ok((s.root.clone(), s.library_files.clone())))?;
+    let (root, listed, inputs) =
+        with_session(|s| Ok((s.root.clone(), s.library_files.clone(), s.inputs.clone())))?;
     let relative = path.trim_start_matches('/');
     let full = match listed {
         // Files named on the command line: known by their names only.
@@ -17,7 +18,12 @@ pub fn read_package_file(path: &str) -> Result<String, String> {
             .ok_or_else(|| format!("Expected to find file '{path}'"))?,
         None => {
             let full = crate::source::normalize_path(&root.join(relative));
-            if !full.starts_with(&root) || relative.split('/').any(|p| p == "..") {
+            // Not outside the package, not a file `--file-mark` excluded,
+            // not through a link the symlink flags did not allow.
+            let refused = inputs
+                .as_ref()
+                .is_some_and(|i| i.is_excluded(&full) || i.get(&full).is_none());
+            if !full.starts_with(&root) || relative.split('/').any(|p| p == "..") || refused {
                 return Err(format!("Expected to find file '{path}'"));
             }
             full

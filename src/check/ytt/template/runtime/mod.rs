@@ -55,6 +55,8 @@ pub struct Session {
     pub library_evaluator: Option<LibraryEvaluator>,
     /// Library evaluations so far, against a template calling one in a loop.
     pub library_evaluations: usize,
+    /// The package's input files after `--file-mark`s, when any applies.
+    pub inputs: Option<Arc<crate::check::ytt::marks::Inputs>>,
     /// The package's files by id, for the positions overlay errors name.
     pub sources: HashMap<crate::source::FileId, Arc<crate::source::SourceFile>>,
 }
@@ -76,6 +78,9 @@ pub struct EvaluatedLibrary {
 pub struct LibraryInputs {
     pub values: Vec<(Node, bool)>,
     pub schemas: Vec<Node>,
+    /// The input files of the package that uses the library, as its
+    /// `--file-mark`s made them (the library's are among them).
+    pub files: Option<Arc<crate::check::ytt::marks::Inputs>>,
 }
 
 /// Evaluate the library in a folder with `LibraryInputs`; Err holds ytt's
