@@ -957,6 +957,32 @@ fn data_values_addressed_to_a_library_go_to_it() {
     );
 }
 
+/// A document addressed with arguments only the file's code can evaluate
+/// (`#@library/ref name`) is not the package's, nor a library confvet
+/// knows: a warning says it is not checked, never a false error.
+#[test]
+fn an_address_confvet_cannot_evaluate_is_a_warning() {
+    let dir = TempDir::new("library-ref-code");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: x\n");
+    dir.write(
+        "pkg/values.yml",
+        "#@ target = \"@app\"\n#@library/ref target\n#@data/values\n---\nport: 8080\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["severity"], "warning", "{report:#}");
+    assert!(
+        list[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the document is not checked"),
+        "{report:#}"
+    );
+}
+
 /// A library that fails is a finding at the parent's call site, naming the
 /// library and where in it the evaluation stopped.
 #[test]

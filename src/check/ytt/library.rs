@@ -171,16 +171,41 @@ pub fn unused(given: &Given) -> Option<Finding> {
     )
 }
 
+/// Why a document's address is not known.
+enum Unaddressable {
+    /// ytt refuses it, with this message.
+    Refused(String),
+    /// Its annotation arguments need the file's code to evaluate.
+    Unknown(String),
+}
+
+impl From<String> for Unaddressable {
+    fn from(message: String) -> Unaddressable {
+        Unaddressable::Refused(message)
+    }
+}
+
+impl From<&str> for Unaddressable {
+    fn from(message: &str) -> Unaddressable {
+        Unaddressable::Refused(message.to_string())
+    }
+}
+
+/// Annotation arguments evaluated on their own.
+fn annotation_args(args: &str) -> Result<super::starlark::CallArgs, Unaddressable> {
+    eval_annotation_args(args).map_err(|e| Unaddressable::Unknown(e.message))
+}
+
 /// The library a document is addressed to (`#@library/ref "@name"`), with
 /// `after_library_module=` of its `#@data/values`; None for the package's
-/// own documents, Err for one ytt refuses.
-fn document_address(doc: &Document) -> Result<Option<(Vec<LibraryRef>, bool)>, String> {
+/// own documents.
+fn document_address(doc: &Document) -> Result<Option<(Vec<LibraryRef>, bool)>, Unaddressable> {
     let mut after = false;
     let mut has_after = false;
     if let Some(CommentKind::Annotation { args, .. }) =
         doc.annotation("data/values").map(|c| &c.kind)
     {
-        let call = eval_annotation_args(args).map_err(|e| e.message)?;
+        let call = annotation_args(args)?;
         for (name, value) in &call.named {
             match (name.as_str(), value) {
                 ("after_library_module", StarValue::Bool(b)) => {
@@ -189,7 +214,8 @@ fn document_address(doc: &Document) -> Result<Option<(Vec<LibraryRef>, bool)>, S
                 }
                 ("after_library_module", _) => return Err("expected starlark.Bool".into()),
                 (other, _) => {
-                    return Err(format!("Unknown kwarg {other} for annotation data/values"));
+                    let message = format!("Unknown kwarg {other} for annotation data/values");
+                    return Err(message.into());
                 }
             }
         }
@@ -201,12 +227,13 @@ fn document_address(doc: &Document) -> Result<Option<(Vec<LibraryRef>, bool)>, S
         }
         return Ok(None);
     };
-    let call = eval_annotation_args(args).map_err(|e| e.message)?;
+    let call = annotation_args(args)?;
     if call.positional.len() != 1 {
-        return Err(format!(
+        let message = format!(
             "Expected library/ref annotation to have one arg, got {}",
             call.positional.len()
-        ));
+        );
+        return Err(message.into());
     }
     let StarValue::Str(text) = &call.positional[0] else {
         return Err("expected a string".into());
@@ -234,9 +261,21 @@ fn split_addressed<'a, T: Clone>(
                 let at = format!("{}:{line}", source.name);
                 addressed.push(Addressed::new(item(doc), refs, after, at, doc.span));
             }
-            Err(message) => {
+            Err(Unaddressable::Refused(message)) => {
                 findings.push(Finding::new("ytt/schema", Kind::Schema, doc.span, message))
             }
+            // Neither the package's nor a known library's: left out.
+            Err(Unaddressable::Unknown(message)) => findings.push(
+                Finding::new(
+                    "ytt/schema",
+                    Kind::Schema,
+                    doc.span,
+                    format!(
+                        "confvet cannot evaluate this document's annotation arguments ({message}); the document is not checked"
+                    ),
+                )
+                .with_severity(Severity::Warning),
+            ),
         }
     }
     (own, addressed)
