@@ -245,20 +245,37 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
     {
         return Err("runtime error: invalid memory address or nil pointer dereference (ytt stops so when a schema addressed to another library is given to this one)".into());
     }
+    let inputs = library.inputs(values_only);
+    // The same library with the same inputs evaluates to the same: a
+    // template calling `export()` in a loop evaluates it once.
+    let key = format!("{}\n{inputs:?}", library.dir.display());
+    let cached = with_current(|s| {
+        s.library_cache
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, found)| found.clone())
+    })
+    .map_err(Failure::Message)?;
+    if let Some(found) = cached {
+        return Ok(found);
+    }
     let evaluator = with_current(|s| {
         s.library_evaluations += 1;
         (s.library_evaluations <= MAX_EVALUATIONS).then_some(s.library_evaluator)
     })
     .map_err(Failure::Message)?;
     let Some(evaluator) = evaluator else {
-        return Err(
-            format!("more than {MAX_EVALUATIONS} library evaluations in one render").into(),
-        );
+        return Err(format!(
+            "more than {MAX_EVALUATIONS} library evaluations in one render: {NOT_RENDERED}"
+        )
+        .into());
     };
     let Some(evaluator) = evaluator else {
         return Err(NOT_RENDERED.into());
     };
-    evaluator(&library.dir, &library.inputs(values_only)).map_err(Failure::Message)
+    let evaluated = evaluator(&library.dir, &inputs).map_err(Failure::Message)?;
+    with_current(|s| s.library_cache.push((key, evaluated.clone()))).map_err(Failure::Message)?;
+    Ok(evaluated)
 }
 
 /// ytt's prefix for the errors of `eval()` or of `export()` and

@@ -62,6 +62,8 @@ pub struct Session {
     pub library_evaluator: Option<LibraryEvaluator>,
     /// Library evaluations so far, against a template calling one in a loop.
     pub library_evaluations: usize,
+    /// What each library evaluated to, by folder and inputs.
+    pub library_cache: Vec<(String, EvaluatedLibrary)>,
     /// Data values and schemas this package addresses to its libraries
     /// (`#@library/ref`, `--data-value @lib:...`), and the options its
     /// libraries inherit.
@@ -89,6 +91,7 @@ pub fn new_session() -> SharedSession {
 }
 
 /// What evaluating a private library gives.
+#[derive(Clone)]
 pub struct EvaluatedLibrary {
     /// The documents it outputs, after its overlays.
     pub docs: Vec<Document>,
