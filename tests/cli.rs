@@ -851,9 +851,10 @@ fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
 }
 
 /// A package using what confvet does not render yet (a function of a
-/// library's `.lib.yml` exported inside a struct) gets a warning that says
+/// library's `.lib.yml` exported inside a dict) gets a warning that says
 /// so, even with values given by the consumer: confvet's gap is never the
-/// package's error (`overlay.apply` and `export()` of a function render).
+/// package's error (`overlay.apply` and `export()` of a function or of a
+/// struct of functions render).
 #[test]
 fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let dir = TempDir::new("not-rendered");
@@ -864,11 +865,11 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     );
     dir.write(
         "pkg/lib.yml",
-        "#@ load(\"@ytt:library\", \"library\")\n#@ app = library.get(\"app\")\n---\none: #@ app.export(\"f\")()\nkit: #@ app.export(\"kit\").part()\n",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ app = library.get(\"app\")\n---\none: #@ app.export(\"f\")()\nkit: #@ app.export(\"kit\").part()\nparts: #@ app.export(\"parts\")[\"part\"]()\n",
     );
     dir.write(
         "pkg/_ytt_lib/app/funcs.star",
-        "load(\"@ytt:struct\", \"struct\")\nload(\"parts.lib.yml\", \"part\")\ndef f():\n  return 1\nend\nkit = struct.make(part=part)\n",
+        "load(\"@ytt:struct\", \"struct\")\nload(\"parts.lib.yml\", \"part\")\ndef f():\n  return 1\nend\nkit = struct.make(part=part)\nparts = {\"part\": part}\n",
     );
     dir.write(
         "pkg/_ytt_lib/app/parts.lib.yml",
@@ -882,7 +883,7 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let report = run.json();
     let list = findings(&report);
     assert_eq!(list.len(), 1, "{report:#}");
-    assert_eq!(list[0]["line"], 5, "{report:#}");
+    assert_eq!(list[0]["line"], 6, "{report:#}");
     assert_eq!(list[0]["severity"], "warning", "{report:#}");
     assert!(
         list[0]["message"]

@@ -329,16 +329,34 @@ fn export<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let key = NEXT.fetch_add(1, Ordering::Relaxed);
     with_current(|s| s.library_sessions.push((key, session))).map_err(Failure::Message)?;
-    if value.get_type() != "function" {
-        return Ok(value);
+    Ok(in_library(call.heap, value, key, 0))
+}
+
+/// `value` with each function in it (itself, or a member of a struct, as
+/// deep as structs go) made to run in the session of exported value `key`.
+fn in_library<'v>(heap: Heap<'v>, value: Value<'v>, key: u64, depth: usize) -> Value<'v> {
+    if super::native::is_callable(value) {
+        let data: Arc<dyn std::any::Any + Send + Sync> = Arc::new(key);
+        return heap.alloc(Native::with(
+            "library.export",
+            native!(call_exported),
+            vec![value],
+            Some(data),
+        ));
     }
-    let data: Arc<dyn std::any::Any + Send + Sync> = Arc::new(key);
-    Ok(call.heap.alloc(Native::with(
-        "library.export",
-        native!(call_exported),
-        vec![value],
-        Some(data),
-    )))
+    if value.get_type() != "struct" || depth >= 10 {
+        return value;
+    }
+    let mut fields = Vec::new();
+    for name in value.dir_attr() {
+        match value.get_attr(&name, heap) {
+            Ok(Some(member)) => fields.push((name, in_library(heap, member, key, depth + 1))),
+            _ => return value,
+        }
+    }
+    heap.alloc(crate::check::ytt::starlark::ytt_struct::YttStruct::new(
+        fields,
+    ))
 }
 
 /// The symbol `export(name, path=)` names, with the session of its library.
