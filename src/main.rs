@@ -246,8 +246,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         flat_files: None,
         text_templates: None,
         library_files: None,
-        library_values: Vec::new(),
-        library_schemas: Vec::new(),
+        library: Default::default(),
         skip_templates: false,
         // Checked when the flags were read.
         marks: flags

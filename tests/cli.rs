@@ -850,10 +850,11 @@ fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
     );
 }
 
-/// A package using what confvet does not render yet (a library's
-/// `export()`) gets a warning that says so, even with values given by the
-/// consumer: confvet's gap is never the package's error (`overlay.apply`
-/// renders).
+/// A package using what confvet does not render yet (a function of a
+/// library's `.lib.yml` exported inside a dict) gets a warning that says
+/// so, even with values given by the consumer: confvet's gap is never the
+/// package's error (`overlay.apply` and `export()` of a function or of a
+/// struct of functions render).
 #[test]
 fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let dir = TempDir::new("not-rendered");
@@ -864,9 +865,16 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     );
     dir.write(
         "pkg/lib.yml",
-        "#@ load(\"@ytt:library\", \"library\")\n---\nlib: #@ library.get(\"app\").export(\"f\")()\n",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ app = library.get(\"app\")\n---\none: #@ app.export(\"f\")()\nkit: #@ app.export(\"kit\").part()\nparts: #@ app.export(\"parts\")[\"part\"]()\n",
     );
-    dir.write("pkg/_ytt_lib/app/funcs.star", "def f():\n  return 1\nend\n");
+    dir.write(
+        "pkg/_ytt_lib/app/funcs.star",
+        "load(\"@ytt:struct\", \"struct\")\nload(\"parts.lib.yml\", \"part\")\ndef f():\n  return 1\nend\nkit = struct.make(part=part)\nparts = {\"part\": part}\n",
+    );
+    dir.write(
+        "pkg/_ytt_lib/app/parts.lib.yml",
+        "#@ def part():\nkind: part\n#@ end\n",
+    );
     let run = run_in(
         dir.path(),
         &["lint", "pkg", "-v", "name=y", "--format", "json"],
@@ -874,18 +882,136 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     let report = run.json();
     let list = findings(&report);
-    // `overlay.apply` renders; `export()` is not rendered yet.
     assert_eq!(list.len(), 1, "{report:#}");
-    for finding in list {
-        assert_eq!(finding["severity"], "warning", "{finding:#}");
-        assert!(
-            finding["message"]
-                .as_str()
-                .unwrap()
-                .contains("confvet does not render this yet"),
-            "{finding:#}"
-        );
+    assert_eq!(list[0]["line"], 6, "{report:#}");
+    assert_eq!(list[0]["severity"], "warning", "{report:#}");
+    assert!(
+        list[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("confvet does not render this yet"),
+        "{report:#}"
+    );
+}
+
+/// Data values addressed to a private library (`#@library/ref`) are the
+/// library's, not the package's: its schema does not know them, and no
+/// finding says it should. Given to a library no template evaluates, they
+/// are ytt's error, at the document.
+#[test]
+fn data_values_addressed_to_a_library_go_to_it() {
+    let dir = TempDir::new("library-ref");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: x\n");
+    dir.write(
+        "pkg/values.yml",
+        "#@library/ref \"@app\"\n#@data/values\n---\nport: 8080\n",
+    );
+    dir.write(
+        "pkg/_ytt_lib/app/schema.yml",
+        "#@data/values-schema\n---\nport: 80\n",
+    );
+    dir.write(
+        "pkg/_ytt_lib/app/app.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nport: #@ data.values.port\n",
+    );
+    dir.write(
+        "pkg/tpl.yml",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ load(\"@ytt:template\", \"template\")\n--- #@ template.replace(library.get(\"app\").eval())\n",
+    );
+    for args in [
+        &["lint", "pkg", "--format", "json"][..],
+        &["lint", "pkg", "--no-render", "--format", "json"],
+    ] {
+        let run = run_in(dir.path(), args);
+        assert_eq!(run.code, 0, "{}", run.stdout);
+        assert!(findings(&run.json()).is_empty(), "{}", run.stdout);
     }
+    // A flag for another library: nobody uses it.
+    let run = run_in(
+        dir.path(),
+        &["lint", "pkg", "-v", "@db:port=5432", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["severity"], "error", "{report:#}");
+    assert_eq!(
+        list[0]["message"],
+        "Expected all provided library data values documents to be used but found unused: Data Value belonging to library '@db' on line (data-value arg):1",
+        "{report:#}"
+    );
+    // Without the template, the document itself is unused.
+    dir.write("pkg/tpl.yml", "plain: true\n");
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["line"], 3, "{report:#}");
+    assert!(
+        list[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("Data Value belonging to library '@app' on line pkg/values.yml:3"),
+        "{report:#}"
+    );
+}
+
+/// A document addressed with arguments only the file's code can evaluate
+/// (`#@library/ref name`) is not the package's, nor a library confvet
+/// knows: a warning says it is not checked, never a false error.
+#[test]
+fn an_address_confvet_cannot_evaluate_is_a_warning() {
+    let dir = TempDir::new("library-ref-code");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: x\n");
+    dir.write(
+        "pkg/values.yml",
+        "#@ target = \"@app\"\n#@library/ref target\n#@data/values\n---\nport: 8080\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["severity"], "warning", "{report:#}");
+    assert!(
+        list[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the document is not checked"),
+        "{report:#}"
+    );
+}
+
+/// A library that fails is a finding at the parent's call site, naming the
+/// library and where in it the evaluation stopped.
+#[test]
+fn a_failing_library_is_reported_at_the_call_naming_the_library() {
+    let dir = TempDir::new("library-fails");
+    dir.write(
+        "pkg/_ytt_lib/app/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 0\n",
+    );
+    dir.write("pkg/_ytt_lib/app/app.yml", "app: true\n");
+    dir.write(
+        "pkg/tpl.yml",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ load(\"@ytt:template\", \"template\")\n---\nname: x\n--- #@ template.replace(library.get(\"app\").eval())\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg/tpl.yml", "--format", "json"]);
+    let report = run.json();
+    let list = findings(&report);
+    let call = list
+        .iter()
+        .find(|f| f["file"].as_str().is_some_and(|p| p.ends_with("tpl.yml")))
+        .unwrap_or_else(|| panic!("no finding at the call: {report:#}"));
+    assert_eq!(call["rule"], "ytt/template-error", "{report:#}");
+    assert_eq!(call["line"], 5, "{report:#}");
+    assert_eq!(
+        call["message"],
+        "library.eval: Evaluating library 'app': replicas must be a value >= 1, found 0 (at _ytt_lib/app/schema.yml:4)",
+        "{report:#}"
+    );
 }
 
 /// A loaded `.star` file that fails while it loads fails every template

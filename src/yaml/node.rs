@@ -139,6 +139,20 @@ pub struct EvaluatedArgs {
 }
 
 impl Node {
+    /// Whether the comments of any map or array item below this node are
+    /// ones `wanted` accepts.
+    pub fn any_item_comments(&self, wanted: &dyn Fn(&[Comment]) -> bool) -> bool {
+        match &self.value {
+            Value::Map(items) => items
+                .iter()
+                .any(|i| wanted(&i.comments) || i.value.any_item_comments(wanted)),
+            Value::Array(items) => items
+                .iter()
+                .any(|i| wanted(&i.comments) || i.value.any_item_comments(wanted)),
+            Value::Scalar(_) => false,
+        }
+    }
+
     pub fn as_scalar(&self) -> Option<&Scalar> {
         match &self.value {
             Value::Scalar(s) => Some(s),

@@ -88,7 +88,7 @@ impl Engine {
             modules: RefCell::new(HashMap::new()),
             loading: RefCell::new(Vec::new()),
             data_values: None,
-            session: SharedSession::default(),
+            session: super::template::runtime::new_session(),
             known_files: HashMap::new(),
             fallback_file: crate::source::FileId(0),
             flat_files: None,
@@ -137,6 +137,13 @@ impl Engine {
         self.line_maps
             .borrow_mut()
             .insert(name.to_string(), translated.lines.clone());
+        // Files named one by one are all in one library, the root.
+        if self.flat_files.is_none() {
+            self.session
+                .borrow_mut()
+                .module_dirs
+                .insert(name.to_string(), dir.to_path_buf());
+        }
         let loader = Loader {
             engine: self,
             dir: dir.to_path_buf(),
@@ -287,6 +294,11 @@ impl Engine {
         found
             .map(|p| p.to_string_lossy().into_owned())
             .ok_or_else(|| format!("cannot load {path}: file not found in the package"))
+    }
+
+    /// Load a file of the package by its path below the package root.
+    pub fn load_file(&self, relative: &str) -> Result<FrozenModule, String> {
+        self.load_path(&self.root, &format!("/{relative}"))
     }
 
     fn load_path(&self, dir: &Path, path: &str) -> Result<FrozenModule, String> {

@@ -4,9 +4,10 @@
 //! order (spec/ytt.md section 5), each source registered under ytt's pseudo
 //! file name so findings point at it.
 
+use super::template::runtime::{Addressed, LibraryRef, ValuesDoc};
 use super::values::MergeMode;
 use crate::finding::{Finding, Kind};
-use crate::source::{SourceFile, Sources, Span, display_name};
+use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value};
 use std::path::{Path, PathBuf};
 
@@ -35,22 +36,68 @@ impl DataValueFlags {
             && self.data_values_env_yaml.is_empty()
     }
 
-    /// Every command-line source as a document to merge, in ytt's order.
-    pub fn overlays(
-        &self,
-        sources: &Sources,
-        findings: &mut Vec<Finding>,
-    ) -> Vec<(Node, MergeMode)> {
+    /// Every command-line source as a document to merge, in ytt's order:
+    /// those for the package, and those addressed to a library
+    /// (`@lib:key=value`).
+    pub fn overlays(&self, sources: &Sources, findings: &mut Vec<Finding>) -> FlagOverlays {
+        let mut out = FlagOverlays::default();
+        for (library, node, mode, at) in self.sources(sources, findings) {
+            let Some((library, id, arg)) = library else {
+                out.own.push((node, mode));
+                continue;
+            };
+            match LibraryRef::parse(&library) {
+                Ok(refs) => {
+                    let span = node.span;
+                    let doc = ValuesDoc {
+                        node,
+                        comments: Vec::new(),
+                        mode,
+                    };
+                    out.addressed
+                        .push(Addressed::new(doc, refs, false, at, span));
+                }
+                Err(message) => findings.push(Finding::new(
+                    "ytt/flag",
+                    Kind::Syntax,
+                    Span::new(id, 0, sources.get(id).text.len()),
+                    format!("{arg}: {message}"),
+                )),
+            }
+        }
+        out
+    }
+
+    /// Each source with the library it is addressed to (the library ref,
+    /// the flag's pseudo file and its text), its document, how it merges
+    /// and where ytt says it is.
+    fn sources(&self, sources: &Sources, findings: &mut Vec<Finding>) -> Vec<FlagSource> {
         let plain_file = MergeMode {
             implicit_missing_ok: true,
             arrays_replace: true,
         };
-        let flag = MergeMode {
-            implicit_missing_ok: true,
-            arrays_replace: true,
-        };
+        let flag = plain_file;
         let mut out = Vec::new();
-        for path in &self.data_values_file {
+        // A flag that names a library it cannot: ytt's error, in the flag.
+        let refused = |findings: &mut Vec<Finding>, name: String, arg: &str, message: String| {
+            let id = sources.add(SourceFile::new(name, None, arg.to_string()));
+            findings.push(Finding::new(
+                "ytt/flag",
+                Kind::Syntax,
+                Span::new(id, 0, arg.len()),
+                message,
+            ));
+        };
+        for given in &self.data_values_file {
+            let given = given.to_string_lossy();
+            let (library, path) = match split_library(&given) {
+                Ok(split) => split,
+                Err(message) => {
+                    let text = format!("--data-values-file {given}: {message}");
+                    refused(findings, "(data-values-file arg)".into(), &given, text);
+                    continue;
+                }
+            };
             for file in expand_values_path(&self.cwd.join(path)) {
                 let name = display_name(&file, &self.cwd);
                 let text = match crate::source::read_limited(&file) {
@@ -70,14 +117,14 @@ impl DataValueFlags {
                         continue;
                     }
                 };
-                let id = sources.add(SourceFile::new(name, Some(file.clone()), text));
+                let id = sources.add(SourceFile::new(name.clone(), Some(file.clone()), text));
                 if let Some(set) = parse_source(sources, id, findings) {
-                    out.extend(
-                        set.docs
-                            .into_iter()
-                            .filter(|d| !d.value.is_null())
-                            .map(|d| (d.value, plain_file)),
-                    );
+                    let source = sources.get(id);
+                    for doc in set.docs.into_iter().filter(|d| !d.value.is_null()) {
+                        let line = source.line_col(doc.span.start as usize).line;
+                        let target = library.map(|l| (l.to_string(), id, given.to_string()));
+                        out.push((target, doc.value, plain_file, format!("{name}:{line}")));
+                    }
                 }
             }
         }
@@ -85,11 +132,19 @@ impl DataValueFlags {
             (&self.data_values_env, false),
             (&self.data_values_env_yaml, true),
         ] {
-            for prefix in prefixes {
+            for given in prefixes {
                 let kind = if as_yaml {
                     "data-values-env-yaml"
                 } else {
                     "data-values-env"
+                };
+                let (library, prefix) = match split_library_key(given) {
+                    Ok(split) => split,
+                    Err(message) => {
+                        let text = format!("--{kind} {given}: {message}");
+                        refused(findings, format!("({kind} arg)"), given, text);
+                        continue;
+                    }
                 };
                 let wanted = format!("{prefix}_");
                 let mut vars: Vec<&(String, String)> = self
@@ -101,16 +156,14 @@ impl DataValueFlags {
                 for (key, value) in vars {
                     let path = key[wanted.len()..].replace("__", ".");
                     let text = format!("{key}={value}");
-                    let id = sources.add(SourceFile::new(
-                        format!("({kind} arg) {prefix}"),
-                        None,
-                        text,
-                    ));
+                    let name = format!("({kind} arg) {prefix}");
+                    let id = sources.add(SourceFile::new(name.clone(), None, text));
                     let offset = key.len() + 1;
                     if let Some(node) =
                         flag_node(sources, id, &path, value, offset, as_yaml, findings)
                     {
-                        out.push((node, flag));
+                        let target = library.map(|l| (l.to_string(), id, given.clone()));
+                        out.push((target, node, flag, format!("{name}:1")));
                     }
                 }
             }
@@ -120,7 +173,8 @@ impl DataValueFlags {
             (&self.data_value_yaml, "data-value-yaml", true),
         ] {
             for arg in args {
-                let id = sources.add(SourceFile::new(format!("({kind} arg)"), None, arg.clone()));
+                let name = format!("({kind} arg)");
+                let id = sources.add(SourceFile::new(name.clone(), None, arg.clone()));
                 let Some((key, value)) = arg.split_once('=') else {
                     findings.push(Finding::new(
                         "ytt/flag",
@@ -130,50 +184,90 @@ impl DataValueFlags {
                     ));
                     continue;
                 };
-                if let Some(node) =
-                    flag_node(sources, id, key, value, key.len() + 1, as_yaml, findings)
-                {
-                    out.push((node, flag));
+                let (library, key) = match split_library_key(key) {
+                    Ok(split) => split,
+                    Err(message) => {
+                        refused(findings, name, arg, format!("--{kind} {arg}: {message}"));
+                        continue;
+                    }
+                };
+                let offset = arg.len() - value.len();
+                if let Some(node) = flag_node(sources, id, key, value, offset, as_yaml, findings) {
+                    let target = library.map(|l| (l.to_string(), id, arg.clone()));
+                    out.push((target, node, flag, format!("{name}:1")));
                 }
             }
         }
         for arg in &self.data_value_file {
             let Some((key, path)) = arg.split_once('=') else {
-                let id = sources.add(SourceFile::new(
-                    "(data-value-file arg)".into(),
-                    None,
-                    arg.clone(),
-                ));
-                findings.push(Finding::new(
-                    "ytt/flag",
-                    Kind::Syntax,
-                    Span::new(id, 0, arg.len()),
-                    format!("--data-value-file {arg}: expected KEY=PATH"),
-                ));
+                let message = format!("--data-value-file {arg}: expected KEY=PATH");
+                refused(findings, "(data-value-file arg)".into(), arg, message);
                 continue;
+            };
+            let (library, key) = match split_library_key(key) {
+                Ok(split) => split,
+                Err(message) => {
+                    let text = format!("--data-value-file {arg}: {message}");
+                    refused(findings, "(data-value-file arg)".into(), arg, text);
+                    continue;
+                }
             };
             let name = format!("(data-value-file arg) {key}={path}");
             match crate::source::read_limited(&self.cwd.join(path)) {
                 Ok(bytes) => {
                     let contents = String::from_utf8_lossy(&bytes).into_owned();
-                    let id = sources.add(SourceFile::new(name, None, contents.clone()));
+                    let id = sources.add(SourceFile::new(name.clone(), None, contents.clone()));
                     if let Some(node) = flag_node(sources, id, key, &contents, 0, false, findings) {
-                        out.push((node, flag));
+                        let target = library.map(|l| (l.to_string(), id, arg.clone()));
+                        out.push((target, node, flag, format!("{name}:1")));
                     }
                 }
                 Err(err) => {
-                    let id = sources.add(SourceFile::new(name, None, arg.clone()));
-                    findings.push(Finding::new(
-                        "ytt/flag",
-                        Kind::Syntax,
-                        Span::new(id, 0, arg.len()),
-                        format!("--data-value-file {arg}: cannot read {path}: {err}"),
-                    ));
+                    let message = format!("--data-value-file {arg}: cannot read {path}: {err}");
+                    refused(findings, name, arg, message);
                 }
             }
         }
         out
     }
+}
+
+/// One command-line source: the library it is addressed to (the library
+/// ref, the flag's pseudo file and its text), its document, how it merges
+/// and where ytt says it is.
+type FlagSource = (Option<(String, FileId, String)>, Node, MergeMode, String);
+
+/// What the command line gives: data values for the package, and those
+/// addressed to its libraries.
+#[derive(Default)]
+pub struct FlagOverlays {
+    pub own: Vec<(Node, MergeMode)>,
+    pub addressed: Vec<Addressed<ValuesDoc>>,
+}
+
+/// ytt's `libraryRefAndRemainder`: `@lib:rest` is `rest` for library `@lib`.
+fn split_library(arg: &str) -> Result<(Option<&str>, &str), String> {
+    if arg.starts_with('@')
+        && let Some((library, rest)) = arg.split_once(':')
+    {
+        if library.len() == 1 {
+            return Err("Expected library ref to not be empty".into());
+        }
+        return Ok((Some(library), rest));
+    }
+    Ok((None, arg))
+}
+
+/// ytt's `libraryRefAndKey`: as `split_library`, and the key holds no
+/// other `:`.
+fn split_library_key(arg: &str) -> Result<(Option<&str>, &str), String> {
+    let (library, key) = split_library(arg)?;
+    if key.contains(':') {
+        return Err(format!(
+            "Expected at most one library-key separator ':' in '{key}'"
+        ));
+    }
+    Ok((library, key))
 }
 
 /// A directory given to `--data-values-file` means its files in path order;

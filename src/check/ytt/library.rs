@@ -3,14 +3,18 @@
 //! (its schema, data values and templates; its own `_ytt_lib`), checked and
 //! rendered with the data values given to it merged last, overlays
 //! included. What stops the library's render is the error `eval()` gives.
+//! Also what a package addresses to its libraries (`#@library/ref`
+//! documents, `--data-value @lib:...`), and ytt's error when nobody used it.
 
-use super::flags::DataValueFlags;
-use super::template::runtime::{EvaluatedLibrary, LibraryInputs};
+use super::starlark::{StarValue, eval_annotation_args};
+use super::template::runtime::{
+    Addressed, EvaluatedLibrary, LibraryInputs, LibraryOptions, LibraryRef, ValuesDoc, unused_error,
+};
 use super::values::MergeMode;
-use super::{YttSettings, check_package};
-use crate::finding::Severity;
+use super::{YttSettings, check_package_exporting};
+use crate::finding::{Finding, Kind, Severity};
 use crate::source::{FileId, Sources, Span};
-use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
+use crate::yaml::{Annotated, Comment, CommentKind, Document, Node, Value};
 use std::path::Path;
 
 /// How deep libraries may evaluate libraries, and how many evaluations one
@@ -68,95 +72,289 @@ fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, S
             .map(|f| (crate::source::display_name(&f.path, dir), f.path.clone()))
             .collect(),
     };
+    // What the parent gives comes from its files: no positions here.
+    let mut library = inputs.clone();
+    for doc in &mut library.values {
+        unplace(&mut doc.node, true);
+        unplace_comments(&mut doc.comments);
+    }
+    for doc in &mut library.schemas {
+        doc.span = nowhere();
+        unplace(&mut doc.value, true);
+        unplace_comments(&mut doc.comments);
+    }
+    let options = inputs.options;
     let settings = YttSettings {
         library_files: Some(library_files),
         inputs: marked.map(std::sync::Arc::new),
-        library_values: inputs
-            .values
-            .iter()
-            .map(|(node, plain)| {
-                let mode = MergeMode {
-                    implicit_missing_ok: *plain,
-                    arrays_replace: *plain,
-                };
-                (node.clone(), mode)
-            })
-            .collect(),
-        library_schemas: inputs
-            .schemas
-            .iter()
-            .map(|node| Document {
-                span: node.span,
-                has_start_marker: true,
-                value: node.clone(),
-                comments: Vec::new(),
-            })
-            .collect(),
+        ignore_unknown_comments: options.ignore_unknown_comments,
+        implicit_map_key_overrides: options.implicit_map_key_overrides,
+        strict: options.strict,
+        disable_validation: options.skip_validation,
+        skip_templates: inputs.values_only,
+        library,
         ..YttSettings::default()
     };
     let refs: Vec<_> = files.iter().collect();
-    let outcome = check_package(dir, &refs, &sources, &settings);
+    let mut exported = None;
+    let outcome = check_package_exporting(dir, &refs, &sources, &settings, &mut exported);
     let stop = outcome.findings.iter().find(|f| {
         f.severity == Severity::Error
             || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
     });
     if let Some(stop) = stop {
-        return Err(stop.message.clone());
+        return Err(match placed(dir, &sources, stop.span) {
+            Some(at) => format!("{} (at {at})", stop.message),
+            None => stop.message.clone(),
+        });
     }
-    let (Some(rendered), Some(values)) = (outcome.rendered, outcome.values) else {
+    let Some(mut values) = outcome.values else {
+        return Err("the library did not render".into());
+    };
+    unplace(&mut values, false);
+    if inputs.values_only {
+        return Ok(EvaluatedLibrary {
+            docs: Vec::new(),
+            values,
+            exports: Vec::new(),
+            session: None,
+        });
+    }
+    let Some(rendered) = outcome.rendered else {
         return Err("the library did not render".into());
     };
     let mut docs: Vec<Document> = rendered.into_iter().flat_map(|(_, docs)| docs).collect();
     for doc in &mut docs {
         doc.span = nowhere();
         doc.comments.clear();
-        unplace(&mut doc.value);
+        unplace(&mut doc.value, false);
     }
-    let mut values = values;
-    unplace(&mut values);
-    Ok(EvaluatedLibrary { docs, values })
+    let (exports, session) = match exported {
+        Some((exports, session)) => (exports, Some(session)),
+        None => (Vec::new(), None),
+    };
+    Ok(EvaluatedLibrary {
+        docs,
+        values,
+        exports,
+        session,
+    })
 }
 
-/// Whether the package gives data values to its libraries
-/// (`#@library/ref` documents, `--data-value @lib:...` flags).
-pub fn addresses_libraries(sets: &[&DocumentSet], flags: &DataValueFlags) -> bool {
-    let annotated = sets
-        .iter()
-        .flat_map(|set| &set.docs)
-        .any(|doc| doc.has_annotation("library/ref"));
-    let flagged = flags
-        .data_value
-        .iter()
-        .chain(&flags.data_value_yaml)
-        .chain(&flags.data_value_file)
-        .any(|flag| flag.starts_with('@'))
-        || flags
-            .data_values_file
-            .iter()
-            .any(|path| path.to_string_lossy().starts_with('@'));
-    annotated || flagged
+/// Where in the library a span is, as the package calling it names the
+/// file (`_ytt_lib/name/file.yml:3`); None for what has no position there.
+fn placed(dir: &Path, sources: &Sources, span: Span) -> Option<String> {
+    if span.file.0 as usize >= sources.len() {
+        return None;
+    }
+    let path = sources.path(span.file)?;
+    let relative = path.strip_prefix(dir).ok()?;
+    let parts: Vec<_> = dir.components().collect();
+    let from = parts.iter().rposition(|c| c.as_os_str() == "_ytt_lib")?;
+    let mut shown = std::path::PathBuf::new();
+    for part in &parts[from..] {
+        shown.push(part);
+    }
+    shown.push(relative);
+    let line = sources.get(span.file).line_col(span.start as usize).line;
+    Some(format!("{}:{line}", shown.to_string_lossy()))
+}
+
+/// What a package gives its libraries (ytt's library values and schemas
+/// of a library module), and the options they inherit.
+#[derive(Debug, Clone, Default)]
+pub struct Given {
+    pub values: Vec<Addressed<ValuesDoc>>,
+    pub schemas: Vec<Addressed<Document>>,
+    pub options: LibraryOptions,
+}
+
+/// The options a package's libraries inherit from it.
+pub fn options(settings: &YttSettings) -> LibraryOptions {
+    LibraryOptions {
+        ignore_unknown_comments: settings.ignore_unknown_comments,
+        implicit_map_key_overrides: settings.implicit_map_key_overrides,
+        strict: settings.strict,
+        skip_validation: settings.disable_validation,
+    }
+}
+
+/// ytt's error when something given to a library was never used (no
+/// template evaluated the library it is addressed to).
+pub fn unused(given: &Given) -> Option<Finding> {
+    let (message, span) = unused_error(&given.values, &given.schemas)?;
+    Some(
+        Finding::new("ytt/template-error", Kind::Validation, span, message).with_help(
+            "no `library.get(...)` of the package evaluates the library this is addressed to",
+        ),
+    )
+}
+
+/// Why a document's address is not known.
+enum Unaddressable {
+    /// ytt refuses it, with this message.
+    Refused(String),
+    /// Its annotation arguments need the file's code to evaluate.
+    Unknown(String),
+}
+
+impl From<String> for Unaddressable {
+    fn from(message: String) -> Unaddressable {
+        Unaddressable::Refused(message)
+    }
+}
+
+impl From<&str> for Unaddressable {
+    fn from(message: &str) -> Unaddressable {
+        Unaddressable::Refused(message.to_string())
+    }
+}
+
+/// Annotation arguments evaluated on their own.
+fn annotation_args(args: &str) -> Result<super::starlark::CallArgs, Unaddressable> {
+    eval_annotation_args(args).map_err(|e| Unaddressable::Unknown(e.message))
+}
+
+/// The library a document is addressed to (`#@library/ref "@name"`), with
+/// `after_library_module=` of its `#@data/values`; None for the package's
+/// own documents.
+fn document_address(doc: &Document) -> Result<Option<(Vec<LibraryRef>, bool)>, Unaddressable> {
+    let mut after = false;
+    let mut has_after = false;
+    if let Some(CommentKind::Annotation { args, .. }) =
+        doc.annotation("data/values").map(|c| &c.kind)
+    {
+        let call = annotation_args(args)?;
+        for (name, value) in &call.named {
+            match (name.as_str(), value) {
+                ("after_library_module", StarValue::Bool(b)) => {
+                    after = *b;
+                    has_after = true;
+                }
+                ("after_library_module", _) => return Err("expected starlark.Bool".into()),
+                (other, _) => {
+                    let message = format!("Unknown kwarg {other} for annotation data/values");
+                    return Err(message.into());
+                }
+            }
+        }
+    }
+    let Some(CommentKind::Annotation { args, .. }) = doc.annotation("library/ref").map(|c| &c.kind)
+    else {
+        if has_after {
+            return Err("Annotation data/values: Expected kwarg 'after_library_module' to be used with library/ref annotation".into());
+        }
+        return Ok(None);
+    };
+    let call = annotation_args(args)?;
+    if call.positional.len() != 1 {
+        let message = format!(
+            "Expected library/ref annotation to have one arg, got {}",
+            call.positional.len()
+        );
+        return Err(message.into());
+    }
+    let StarValue::Str(text) = &call.positional[0] else {
+        return Err("expected a string".into());
+    };
+    let refs = LibraryRef::parse(text).map_err(|e| format!("Annotation library/ref: {e}"))?;
+    Ok(Some((refs, after)))
+}
+
+/// Split documents into the package's own and those addressed to a
+/// library; a document ytt refuses is an error.
+fn split_addressed<'a, T: Clone>(
+    docs: &[&'a Document],
+    sources: &Sources,
+    findings: &mut Vec<Finding>,
+    item: impl Fn(&Document) -> T,
+) -> (Vec<&'a Document>, Vec<Addressed<T>>) {
+    let mut own = Vec::new();
+    let mut addressed = Vec::new();
+    for doc in docs {
+        match document_address(doc) {
+            Ok(None) => own.push(*doc),
+            Ok(Some((refs, after))) => {
+                let source = sources.get(doc.span.file);
+                let line = source.line_col(doc.span.start as usize).line;
+                let at = format!("{}:{line}", source.name);
+                addressed.push(Addressed::new(item(doc), refs, after, at, doc.span));
+            }
+            Err(Unaddressable::Refused(message)) => {
+                findings.push(Finding::new("ytt/schema", Kind::Schema, doc.span, message))
+            }
+            // Neither the package's nor a known library's: left out.
+            Err(Unaddressable::Unknown(message)) => findings.push(
+                Finding::new(
+                    "ytt/schema",
+                    Kind::Schema,
+                    doc.span,
+                    format!(
+                        "confvet cannot evaluate this document's annotation arguments ({message}); the document is not checked"
+                    ),
+                )
+                .with_severity(Severity::Warning),
+            ),
+        }
+    }
+    (own, addressed)
+}
+
+/// Data-values documents: the package's own, and those for its libraries.
+pub fn addressed_values<'a>(
+    docs: &[&'a Document],
+    sources: &Sources,
+    findings: &mut Vec<Finding>,
+) -> (Vec<&'a Document>, Vec<Addressed<ValuesDoc>>) {
+    split_addressed(docs, sources, findings, |doc| ValuesDoc {
+        node: doc.value.clone(),
+        comments: doc.comments.clone(),
+        mode: MergeMode::default(),
+    })
+}
+
+/// Schema documents: the package's own, and those for its libraries.
+pub fn addressed_schemas<'a>(
+    docs: &[&'a Document],
+    sources: &Sources,
+    findings: &mut Vec<Finding>,
+) -> (Vec<&'a Document>, Vec<Addressed<Document>>) {
+    split_addressed(docs, sources, findings, Document::clone)
 }
 
 fn nowhere() -> Span {
     Span::file_start(FileId(u32::MAX))
 }
 
-/// Drop the positions of the library's own files from `node`.
-fn unplace(node: &mut Node) {
+fn unplace_comments(comments: &mut [Comment]) {
+    for comment in comments {
+        comment.span = nowhere();
+    }
+}
+
+/// Drop the positions of another package's files from `node`, and its
+/// comments unless kept (the annotations of documents given to a library).
+fn unplace(node: &mut Node, keep_comments: bool) {
     node.span = nowhere();
+    let place = |span: &mut Span, comments: &mut Vec<Comment>| {
+        *span = nowhere();
+        if keep_comments {
+            unplace_comments(comments);
+        } else {
+            comments.clear();
+        }
+    };
     match &mut node.value {
         Value::Map(items) => {
             for item in items {
-                item.key_span = nowhere();
-                item.comments.clear();
-                unplace(&mut item.value);
+                place(&mut item.key_span, &mut item.comments);
+                unplace(&mut item.value, keep_comments);
             }
         }
         Value::Array(items) => {
             for item in items {
-                item.span = nowhere();
-                item.comments.clear();
-                unplace(&mut item.value);
+                place(&mut item.span, &mut item.comments);
+                unplace(&mut item.value, keep_comments);
             }
         }
         Value::Scalar(_) => {}

@@ -80,6 +80,13 @@ pub struct PackageOutcome {
     pub schema: Option<Option<SchemaType>>,
 }
 
+/// A library's library files, evaluated (by path in the library), and the
+/// session their functions run in.
+pub(crate) type LibraryExports = (
+    Vec<(String, ::starlark::environment::FrozenModule)>,
+    template::runtime::SharedSession,
+);
+
 /// Settings of a ytt check.
 #[derive(Debug, Clone, Default)]
 pub struct YttSettings {
@@ -101,12 +108,6 @@ pub struct YttSettings {
     /// `render`'s files by the names ytt gives them (for `data.list` and
     /// `data.read`); None: every file below the package root.
     pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
-    /// Data values given to a library (`library.get(...).with_data_values`),
-    /// merged after every other source.
-    pub library_values: Vec<(Node, MergeMode)>,
-    /// Schema documents given to a library
-    /// (`library.get(...).with_data_values_schema`), merged after its own.
-    pub library_schemas: Vec<Document>,
     /// ytt's `--file-mark`s.
     pub marks: Vec<marks::FileMark>,
     /// ytt's symlink flags.
@@ -114,6 +115,10 @@ pub struct YttSettings {
     /// The package's input files after the marks (what each is to ytt);
     /// None when no mark applies.
     pub inputs: Option<std::sync::Arc<marks::Inputs>>,
+    /// What a private library is evaluated with when this package is one
+    /// (`library.get(...)`): data values and schemas merged after its own,
+    /// and those it passes on to its own libraries.
+    pub library: template::runtime::LibraryInputs,
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -122,6 +127,17 @@ pub fn check_package(
     files: &[&DiscoveredFile],
     sources: &Sources,
     settings: &YttSettings,
+) -> PackageOutcome {
+    check_package_exporting(root, files, sources, settings, &mut None)
+}
+
+/// `check_package`, and for a library its evaluated library files.
+pub(crate) fn check_package_exporting(
+    root: &Path,
+    files: &[&DiscoveredFile],
+    sources: &Sources,
+    settings: &YttSettings,
+    exported: &mut Option<LibraryExports>,
 ) -> PackageOutcome {
     let mut outcome = PackageOutcome::default();
     let findings = &mut outcome.findings;
@@ -181,7 +197,15 @@ pub fn check_package(
             findings,
         );
     }
-    schema_docs.extend(&settings.library_schemas);
+    // Documents addressed to a library (`#@library/ref`) are not the
+    // package's own: they go to its libraries.
+    let (own_schema_docs, addressed_schemas) =
+        library::addressed_schemas(&schema_docs, sources, findings);
+    let (own_value_docs, addressed_values) =
+        library::addressed_values(&value_docs, sources, findings);
+    let mut schema_docs = own_schema_docs;
+    let value_docs = own_value_docs;
+    schema_docs.extend(&settings.library.schemas);
     if has_errors(findings) {
         return outcome;
     }
@@ -293,9 +317,16 @@ pub fn check_package(
         .map(|doc| (&doc.value, doc.comments.as_slice(), MergeMode::default()))
         .chain(
             flag_overlays
+                .own
                 .iter()
-                .chain(&settings.library_values)
                 .map(|(node, mode)| (node, &[][..], *mode)),
+        )
+        .chain(
+            settings
+                .library
+                .values
+                .iter()
+                .map(|doc| (&doc.node, doc.comments.as_slice(), doc.mode)),
         )
         .collect();
     findings.append(&mut step_findings);
@@ -421,8 +452,25 @@ pub fn check_package(
             Some(given) => given.clone(),
             None => text_templates(root, files, sources, settings.inputs.as_deref()),
         };
+        // What this package gives its libraries: its own addressed
+        // documents, then the command line's, then what its parent passes
+        // on through it.
+        let given = library::Given {
+            values: addressed_values
+                .into_iter()
+                .chain(flag_overlays.addressed)
+                .chain(settings.library.child_values.iter().cloned())
+                .collect(),
+            schemas: addressed_schemas
+                .into_iter()
+                .chain(settings.library.child_schemas.iter().cloned())
+                .collect(),
+            options: library::options(settings),
+        };
         // The engine and the values' conversion only for packages that use them.
-        if !templates.is_empty() || !texts.is_empty() {
+        if templates.is_empty() && texts.is_empty() && !settings.library.is_library {
+            findings.extend(library::unused(&given));
+        } else {
             let known = files
                 .iter()
                 .map(|f| (f.path.clone(), (f.id, sources.get(f.id))))
@@ -442,20 +490,44 @@ pub fn check_package(
             if let Some(inputs) = &settings.inputs {
                 renderer.with_inputs(inputs.clone());
             }
-            // Values addressed to a library are not given to it yet: its
-            // evaluation then says so instead of rendering without them.
-            if !library::addresses_libraries(&parsed, &settings.flags) {
-                renderer.with_libraries(library::evaluate);
-            }
+            let failures_before = render_failures(findings);
+            renderer.with_libraries(library::evaluate, &given);
             outcome.rendered = Some(renderer.check(&templates, sources, findings));
             // Text templates render after the YAML ones, as in ytt.
             if !texts.is_empty() && !has_errors(findings) {
                 outcome.rendered_texts = Some(renderer.check_texts(&texts, sources, findings));
             }
+            // A library's library files are evaluated too, for export().
+            if settings.library.is_library && !has_errors(findings) {
+                match renderer.library_exports(root) {
+                    Ok(exports) => {
+                        *exported = Some((exports, renderer.session()));
+                    }
+                    Err(message) => findings.push(Finding::new(
+                        "ytt/template-error",
+                        Kind::Validation,
+                        Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
+                        message,
+                    )),
+                }
+            }
+            // What no library used, once every template rendered (ytt's
+            // check at the end of a library's evaluation).
+            if render_failures(findings) == failures_before && !has_errors(findings) {
+                findings.extend(library::unused(&given));
+            }
         }
     }
     outcome.values = Some(values);
     outcome
+}
+
+/// How many findings say a template did not render.
+fn render_failures(findings: &[Finding]) -> usize {
+    findings
+        .iter()
+        .filter(|f| matches!(f.rule, "ytt/template-fail" | "ytt/template-error"))
+        .count()
 }
 
 pub(crate) fn has_errors(findings: &[Finding]) -> bool {

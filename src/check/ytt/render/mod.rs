@@ -211,9 +211,62 @@ impl Renderer {
         input.is_some_and(|f| !f.is_template() && !f.is_library())
     }
 
-    /// How `library.get(...).eval()` evaluates a private library.
-    pub fn with_libraries(&self, evaluate: super::template::runtime::LibraryEvaluator) {
-        self.engine.session().borrow_mut().library_evaluator = Some(evaluate);
+    /// How `library.get(...).eval()` evaluates a private library, and
+    /// what the package gives its libraries.
+    pub fn with_libraries(
+        &self,
+        evaluate: super::template::runtime::LibraryEvaluator,
+        given: &super::library::Given,
+    ) {
+        let mut session = self.engine.session().borrow_mut();
+        session.library_evaluator = Some(evaluate);
+        session.library_values = given.values.clone();
+        session.library_schemas = given.schemas.clone();
+        session.library_options = given.options;
+    }
+
+    /// The session this package's templates run in.
+    pub fn session(&self) -> super::template::runtime::SharedSession {
+        self.engine.session().clone()
+    }
+
+    /// Evaluate each library file of the package (`.star`, `.lib.yml`,
+    /// `.lib.txt`; not those of its own libraries), as ytt evaluates a
+    /// library's: their globals by path, or the first that fails.
+    pub fn library_exports(
+        &self,
+        root: &Path,
+    ) -> Result<Vec<(String, starlark::environment::FrozenModule)>, String> {
+        let mut exports = Vec::new();
+        let mut paths = crate::source::files_below(root);
+        // ytt's order: a folder's files, then its folders'.
+        paths.sort_by(|a, b| {
+            let (a, b) = (
+                a.components().collect::<Vec<_>>(),
+                b.components().collect::<Vec<_>>(),
+            );
+            let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            let a_is_file = common + 1 == a.len();
+            let b_is_file = common + 1 == b.len();
+            b_is_file
+                .cmp(&a_is_file)
+                .then_with(|| a[common..].cmp(&b[common..]))
+        });
+        for path in paths {
+            let Ok(relative) = path.strip_prefix(root) else {
+                continue;
+            };
+            let name = relative.to_string_lossy().replace('\\', "/");
+            let is_library = name.ends_with(".star")
+                || super::template::text::is_library(&name)
+                || name.ends_with(".lib.yml")
+                || name.ends_with(".lib.yaml");
+            if !is_library || super::package::in_ytt_lib(&path, root) {
+                continue;
+            }
+            exports.push((name.clone(), self.engine.load_file(&name)?));
+        }
+        Ok(exports)
     }
 
     /// Render one template file.

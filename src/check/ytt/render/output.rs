@@ -8,7 +8,7 @@ use super::super::validate::Validator;
 use super::super::{assert_validation, has_errors, run_asserts};
 use super::{Rendered, Renderer};
 use crate::finding::Finding;
-use crate::yaml::{Comment, CommentKind, Document, Node, Value};
+use crate::yaml::{Comment, CommentKind, Document};
 use std::collections::HashMap;
 
 impl Renderer {
@@ -66,16 +66,5 @@ fn has_output_rules(doc: &Document) -> bool {
             matches!(&c.kind, CommentKind::Annotation { name, .. } if name == "assert/validate")
         })
     }
-    fn node(n: &Node) -> bool {
-        match &n.value {
-            Value::Map(items) => items
-                .iter()
-                .any(|i| annotated(&i.comments) || node(&i.value)),
-            Value::Array(items) => items
-                .iter()
-                .any(|i| annotated(&i.comments) || node(&i.value)),
-            Value::Scalar(_) => false,
-        }
-    }
-    annotated(&doc.comments) || node(&doc.value)
+    annotated(&doc.comments) || doc.value.any_item_comments(&annotated)
 }

@@ -13,22 +13,11 @@ pub(super) fn has_templating(set: &DocumentSet) -> bool {
             CommentKind::Ytt | CommentKind::Plain => false,
         })
     }
-    fn node(n: &Node) -> bool {
-        match &n.value {
-            Value::Map(items) => items
-                .iter()
-                .any(|i| templating(&i.comments) || node(&i.value)),
-            Value::Array(items) => items
-                .iter()
-                .any(|i| templating(&i.comments) || node(&i.value)),
-            Value::Scalar(_) => false,
-        }
-    }
     templating(&set.trailing_comments)
         || set
             .docs
             .iter()
-            .any(|d| templating(&d.comments) || node(&d.value))
+            .any(|d| templating(&d.comments) || d.value.any_item_comments(&templating))
 }
 
 /// ytt's `OverrideMapKeys`: of items with the same key the last one's

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod addressed;
 mod build;
 mod files;
 
@@ -29,6 +30,9 @@ const MAP_KEY_OVERRIDE: &str = concat!("yaml", "/map-key-override");
 /// The templates of one render and their running contexts.
 #[derive(Default)]
 pub struct Session {
+    /// The first template id of this session: ids differ between sessions,
+    /// so a function exported by a library never runs on another's nodes.
+    id_base: usize,
     templates: Vec<Arc<TemplateNodes>>,
     ctxs: Vec<Ctx>,
     /// What each template's top level built, by template id.
@@ -41,6 +45,9 @@ pub struct Session {
     pub implicit_map_key_overrides: bool,
     /// The package root, for `data.read` and `data.list`.
     pub root: std::path::PathBuf,
+    /// The directory of each module run (by module name): `library.get`
+    /// finds libraries in the `_ytt_lib` beside the file calling it.
+    pub module_dirs: HashMap<String, std::path::PathBuf>,
     /// The files of a package given file by file or folder by folder
     /// (`render`), by the names ytt gives them; None: every file below
     /// `root`.
@@ -57,27 +64,65 @@ pub struct Session {
     pub library_evaluations: usize,
     /// The package's input files after `--file-mark`s, when any applies.
     pub inputs: Option<Arc<crate::check::ytt::marks::Inputs>>,
+    /// What each library evaluated to, by folder and inputs.
+    pub library_cache: Vec<(String, EvaluatedLibrary)>,
+    /// Data values and schemas this package addresses to its libraries
+    /// (`#@library/ref`, `--data-value @lib:...`), and the options its
+    /// libraries inherit.
+    pub library_values: Vec<Addressed<ValuesDoc>>,
+    pub library_schemas: Vec<Addressed<Document>>,
+    pub library_options: LibraryOptions,
+    /// The sessions of the libraries whose functions were exported, by
+    /// number: an exported function runs in its library's session.
+    pub library_sessions: Vec<(u64, SharedSession)>,
     /// The package's files by id, for the positions overlay errors name.
     pub sources: HashMap<crate::source::FileId, Arc<crate::source::SourceFile>>,
 }
 
 pub type SharedSession = Rc<RefCell<Session>>;
 
+/// A new session, its template ids apart from every other session's.
+pub fn new_session() -> SharedSession {
+    static SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let number = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let session = Session {
+        id_base: (number % (1 << (usize::BITS - 25))) << 24,
+        ..Session::default()
+    };
+    Rc::new(RefCell::new(session))
+}
+
 /// What evaluating a private library gives.
+#[derive(Clone)]
 pub struct EvaluatedLibrary {
     /// The documents it outputs, after its overlays.
     pub docs: Vec<Document>,
     /// Its final data values.
     pub values: Node,
+    /// The globals of each of its library files (`.star`, `.lib.yml`,
+    /// `.lib.txt`), by path in the library, for `export()`; with the
+    /// session their functions run in.
+    pub exports: Vec<(String, starlark::environment::FrozenModule)>,
+    pub session: Option<SharedSession>,
 }
 
-/// What a library is evaluated with: data values (`true`: merged plainly,
-/// `with_data_values(..., plain=True)`) and schema documents, each merged
-/// after the library's own.
+pub use addressed::{Addressed, LibraryOptions, LibraryRef, ValuesDoc, unused_error};
+
+/// What a library is evaluated with: its data values (merged after its
+/// own, in this order) and schema documents, what is addressed through it
+/// to its own libraries, and its options.
 #[derive(Debug, Clone, Default)]
 pub struct LibraryInputs {
-    pub values: Vec<(Node, bool)>,
-    pub schemas: Vec<Node>,
+    pub values: Vec<ValuesDoc>,
+    pub schemas: Vec<Document>,
+    pub child_values: Vec<Addressed<ValuesDoc>>,
+    pub child_schemas: Vec<Addressed<Document>>,
+    pub options: LibraryOptions,
+    /// `data_values()`: the data values only, no templates.
+    pub values_only: bool,
+    /// Evaluated as a library: its library files are evaluated for
+    /// `export()`, as ytt evaluates them.
+    pub is_library: bool,
     /// The input files of the package that uses the library, as its
     /// `--file-mark`s made them (the library's are among them).
     pub files: Option<Arc<crate::check::ytt::marks::Inputs>>,
@@ -132,7 +177,7 @@ impl Session {
     pub fn register(&mut self, nodes: TemplateNodes) -> usize {
         self.templates.push(Arc::new(nodes));
         self.results.push(None);
-        self.templates.len() - 1
+        self.id_base + self.templates.len() - 1
     }
 
     /// Register a text template's nodes; returns its id.
@@ -149,12 +194,13 @@ impl Session {
 
     /// The id the next registered template gets.
     pub fn next_id(&self) -> usize {
-        self.templates.len()
+        self.id_base + self.templates.len()
     }
 
     /// What template `id`'s top level built, once it has run.
     pub fn take_result(&mut self, id: usize) -> Option<Vec<Document>> {
-        self.results.get_mut(id).and_then(Option::take)
+        let index = id.checked_sub(self.id_base)?;
+        self.results.get_mut(index).and_then(Option::take)
     }
 
     /// Contexts left open by a failed evaluation are dropped.
@@ -164,11 +210,18 @@ impl Session {
 
     fn ctx(&mut self, id: usize) -> Result<(&mut Ctx, Arc<TemplateNodes>, bool), String> {
         let implicit = self.implicit_map_key_overrides;
-        let nodes = self
-            .templates
-            .get(id)
+        let nodes = id
+            .checked_sub(self.id_base)
+            .and_then(|index| self.templates.get(index))
             .cloned()
-            .ok_or_else(|| format!("unknown template {id}"))?;
+            // A fragment function of another session's template (a library
+            // exported it inside a value): not run on this session's nodes.
+            .ok_or_else(|| {
+                format!(
+                    "a function of a library's template called outside its library: {}",
+                    crate::check::ytt::modules::NOT_RENDERED
+                )
+            })?;
         let ctx = self
             .ctxs
             .last_mut()
@@ -238,7 +291,9 @@ pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String>
             // built as the template's output.
             if let FragmentData::Documents(docs) = &built
                 && given.is_some_and(|v| v.is_none())
-                && let Some(slot) = s.results.get_mut(id)
+                && let Some(slot) = id
+                    .checked_sub(s.id_base)
+                    .and_then(|index| s.results.get_mut(index))
             {
                 *slot = Some(docs.clone());
             }
