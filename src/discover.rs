@@ -738,6 +738,20 @@ fn in_ytt_lib(path: &Path, root: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The folder holding the outermost `_ytt_lib` on `path` below `root`: the
+/// package a private library's file belongs to.
+fn library_owner(path: &Path, root: &Path) -> Option<PathBuf> {
+    let relative = path.strip_prefix(root).ok()?;
+    let mut owner = root.to_path_buf();
+    for component in relative.components() {
+        if component.as_os_str() == "_ytt_lib" {
+            return Some(owner);
+        }
+        owner.push(component);
+    }
+    None
+}
+
 /// For each anchor directory, the highest directory up to `root` (or below
 /// it, unless `may_claim_root`) whose subtree holds no blocker outside the
 /// anchor's own subtree.
@@ -835,10 +849,15 @@ fn group_units(
                 let package = deepest_root(&file.path, &package_roots);
                 let unit_root = match package {
                     Some(r) => r.clone(),
-                    None => file
-                        .path
-                        .parent()
-                        .map_or_else(|| root.to_path_buf(), Path::to_path_buf),
+                    // A private library belongs to the folder that holds its
+                    // `_ytt_lib`: it is evaluated only as that package's
+                    // library, with the values the package gives it, never
+                    // as a package of its own.
+                    None => library_owner(&file.path, root).unwrap_or_else(|| {
+                        file.path
+                            .parent()
+                            .map_or_else(|| root.to_path_buf(), Path::to_path_buf)
+                    }),
                 };
                 ytt_units.entry(unit_root).or_default().push(index);
             }

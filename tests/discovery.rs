@@ -111,3 +111,35 @@ fn a_template_of_computed_values_only_is_ytt() {
     assert_eq!(code, 0, "{files:?}");
     assert_eq!(files, ["pkg/deploy.yml"]);
 }
+
+/// A private library is part of the package whose folder holds its
+/// `_ytt_lib`, even when that package has no schema or data values of its
+/// own: its schema is checked with what the package gives it, never alone
+/// (alone, `name: ""` breaks `min_len=1`, which the package's value meets).
+#[test]
+fn a_private_library_is_never_a_package_of_its_own() {
+    let dir = TempDir::new("library-owner");
+    dir.write(
+        "pkg/config.yml",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ load(\"@ytt:template\", \"template\")\n#@ app = library.get(\"app\").with_data_values({\"name\": NAME})\n--- #@ template.replace(app.eval())\n",
+    );
+    dir.write(
+        "pkg/_ytt_lib/app/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min_len=1\nname: \"\"\n",
+    );
+    dir.write(
+        "pkg/_ytt_lib/app/t.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nn: #@ data.values.name\n",
+    );
+    let config = dir.read("pkg/config.yml");
+    for (name, expected) in [
+        ("\"x\"", vec![]),
+        ("\"\"", vec!["pkg/config.yml".to_string()]),
+    ] {
+        dir.write("pkg/config.yml", config.replace("NAME", name));
+        for root in [".", "pkg"] {
+            let (_, files) = files_with_findings(&dir, &["lint", root, "--format", "json"]);
+            assert_eq!(files, expected, "name {name}, lint {root}");
+        }
+    }
+}
