@@ -801,7 +801,8 @@ fn deepest_root<'a>(path: &Path, roots: &'a BTreeSet<PathBuf>) -> Option<&'a Pat
 /// named on the command line, else below it) above a
 /// directory holding a schema file whose subtree holds no other package's
 /// schema; it takes every ytt file below it except nested packages. ytt files
-/// with no package above them form one unit per directory.
+/// with no package above them are rooted the same way at their folders,
+/// climbing past folders of plain YAML only.
 /// KubeVirt and Tekton files form one unit per system: references between
 /// their files are resolved across the whole linted root.
 fn group_units(
@@ -828,8 +829,31 @@ fn group_units(
         .filter_map(|f| f.path.parent().map(Path::to_path_buf))
         .filter(|d| !package_roots.iter().any(|r| d.starts_with(r)))
         .collect();
-    let blockers: BTreeSet<PathBuf> = values_dirs.union(&schema_dirs).cloned().collect();
+    let mut blockers: BTreeSet<PathBuf> = values_dirs.union(&schema_dirs).cloned().collect();
     package_roots.extend(climb(&values_dirs, &blockers, root, may_claim_root));
+    // Templates with no package above them are anchored at their folders,
+    // whose roots climb past folders of plain YAML only: an overlay in
+    // `config/overlays/` is written for the plain documents of
+    // `config/upstream/`, which `ytt -f config` gives it. A folder never
+    // climbs past another folder of ytt files.
+    let template_dirs: BTreeSet<PathBuf> = files
+        .iter()
+        .filter(|f| f.system == Some(System::Ytt))
+        .filter(|f| library_owner(&f.path, root).is_none())
+        .filter(|f| deepest_root(&f.path, &package_roots).is_none())
+        .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .collect();
+    blockers.extend(template_dirs.iter().cloned());
+    let template_roots = climb(&template_dirs, &blockers, root, may_claim_root);
+    // A folder of templates inside another's root is part of it, as `ytt
+    // -f` of the outer folder reads it.
+    package_roots.extend(
+        template_roots
+            .iter()
+            .filter(|r| !template_roots.iter().any(|o| o != *r && r.starts_with(o)))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
     // A declared package is one package, as `ytt -f DIR` sees it: packages
     // found inside it become part of it.
     let declared: Vec<&PathBuf> = declared_roots

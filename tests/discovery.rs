@@ -143,3 +143,36 @@ fn a_private_library_is_never_a_package_of_its_own() {
         }
     }
 }
+
+/// Templates with no schema or data values above them take the plain YAML
+/// of the folders around them, as `ytt -f` of the folder above does: an
+/// overlay in `config/overlays/` is written for `config/upstream/`. A
+/// folder of other templates beside it stays a unit of its own.
+#[test]
+fn templates_without_a_package_take_the_plain_yaml_beside_them() {
+    let dir = TempDir::new("template-folders");
+    dir.write(
+        "config/upstream/deploy.yaml",
+        "kind: Deployment\nmetadata:\n  name: app\n",
+    );
+    dir.write(
+        "config/overlays/pull-secret.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"}), expects=\"1+\"\n---\n#@overlay/match missing_ok=True\nspec:\n  pullSecret: creds\n",
+    );
+    for root in [".", "config", "config/overlays/.."] {
+        let (code, files) = files_with_findings(&dir, &["lint", root, "--format", "json"]);
+        assert_eq!((code, files), (0, Vec::<String>::new()), "lint {root}");
+    }
+    // Another folder of templates in the same tree: the overlay's folder no
+    // longer climbs past it, and fails alone as `ytt -f config/overlays`.
+    dir.write(
+        "config/more/extra.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.subset({\"kind\": \"Service\"})\n---\nspec: {}\n",
+    );
+    let (code, files) = files_with_findings(&dir, &["lint", "config", "--format", "json"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        files,
+        ["config/more/extra.yml", "config/overlays/pull-secret.yml"]
+    );
+}

@@ -289,11 +289,37 @@ impl Engine {
                     Some(rest) => self.root.join(rest),
                     None => dir.join(path),
                 };
-                inside(&base).filter(|p| p.is_file())
+                inside(&base)
+                    .filter(|p| p.is_file())
+                    .or_else(|| self.named_file(dir, path))
             };
         found
             .map(|p| p.to_string_lossy().into_owned())
             .ok_or_else(|| format!("cannot load {path}: file not found in the package"))
+    }
+
+    /// A file of several paths given (`ytt -f a -f b`), found as ytt finds
+    /// it: by the names it gives the files (each relative to the path it
+    /// came with), so a template of `b` loads `x.lib.yml` of `a`, and
+    /// `/x.star` is `x.star` of any of them.
+    fn named_file(&self, dir: &Path, path: &str) -> Option<PathBuf> {
+        let session = self.session.borrow();
+        let files = session.library_files.as_ref()?;
+        let folder = files.iter().find_map(|(name, p)| {
+            (p.parent() == Some(dir)).then(|| name.rsplit_once('/').map_or("", |(d, _)| d))
+        })?;
+        let wanted = match path.strip_prefix('/') {
+            Some(rest) => rest.to_string(),
+            None if folder.is_empty() => path.to_string(),
+            None => format!("{folder}/{path}"),
+        };
+        if wanted.split('/').any(|part| part == ".." || part == ".") {
+            return None;
+        }
+        files
+            .iter()
+            .find(|(name, _)| *name == wanted)
+            .map(|(_, p)| crate::source::normalize_path(p))
     }
 
     /// Load a file of the package by its path below the package root.

@@ -119,6 +119,19 @@ impl DataValueFlags {
                 };
                 let id = sources.add(SourceFile::new(name.clone(), Some(file.clone()), text));
                 if let Some(set) = parse_source(sources, id, findings) {
+                    // ytt merges the file as plain YAML, and refuses one
+                    // that holds templating.
+                    if let Some(span) = first_templating(&set) {
+                        findings.push(Finding::new(
+                            "ytt/flag",
+                            Kind::Syntax,
+                            span,
+                            format!(
+                                "Checking data values file '{path}': Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)"
+                            ),
+                        ));
+                        continue;
+                    }
                     let source = sources.get(id);
                     for doc in set.docs.into_iter().filter(|d| !d.value.is_null()) {
                         let line = source.line_col(doc.span.start as usize).line;
@@ -294,6 +307,37 @@ fn expand_values_path(path: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// ytt's `HasTemplating` on a data values file's documents: the first
+/// annotation (but `#@comment`) or code on a document that is not empty,
+/// or on its items.
+fn first_templating(set: &DocumentSet) -> Option<Span> {
+    fn templating(comments: &[yaml::Comment]) -> Option<Span> {
+        comments
+            .iter()
+            .find(|c| match &c.kind {
+                yaml::CommentKind::Code(_) => true,
+                yaml::CommentKind::Annotation { name, .. } => name != "comment",
+                yaml::CommentKind::Ytt | yaml::CommentKind::Plain => false,
+            })
+            .map(|c| c.span)
+    }
+    fn below(node: &Node) -> Option<Span> {
+        match &node.value {
+            Value::Map(items) => items
+                .iter()
+                .find_map(|i| templating(&i.comments).or_else(|| below(&i.value))),
+            Value::Array(items) => items
+                .iter()
+                .find_map(|i| templating(&i.comments).or_else(|| below(&i.value))),
+            Value::Scalar(_) => None,
+        }
+    }
+    set.docs
+        .iter()
+        .filter(|d| !d.value.is_null())
+        .find_map(|d| templating(&d.comments).or_else(|| below(&d.value)))
 }
 
 fn parse_source(

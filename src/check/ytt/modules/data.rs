@@ -29,7 +29,17 @@ pub fn module<'v>(heap: Heap<'v>, context: &Context) -> Value<'v> {
     heap.alloc(YttModule::new("data", members))
 }
 
-fn list<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
+/// The folder of the file calling (ytt's current library), when known.
+fn caller_dir(eval: &Evaluator<'_, '_, '_>) -> Option<std::path::PathBuf> {
+    let caller = eval
+        .call_stack_top_location()
+        .map(|at| at.filename().to_string())?;
+    runtime::with_current(|s| s.module_dirs.get(&caller).cloned())
+        .ok()
+        .flatten()
+}
+
+fn list<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     if call.args.len() > 1 {
         return Err("expected exactly zero or one argument".into());
     }
@@ -37,12 +47,12 @@ fn list<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
         Some(v) => as_str(*v)?,
         None => "",
     };
-    let files = runtime::list_package_files(path)?;
+    let files = runtime::list_package_files(path, caller_dir(eval).as_deref())?;
     Ok(call.heap.alloc(files))
 }
 
-fn read<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
+fn read<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     let path = as_str(call.one()?)?;
-    let text = runtime::read_package_file(path)?;
+    let text = runtime::read_package_file(path, caller_dir(eval).as_deref())?;
     Ok(call.heap.alloc(text))
 }
