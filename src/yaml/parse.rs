@@ -1515,6 +1515,19 @@ mod tests {
         assert!(set.docs[0].comments[0].own_line);
     }
 
+    /// go-yaml v2 (ytt, Kubernetes) reads a quoted scalar whose next lines
+    /// sit at its key's indentation, as CRDs reformatted by some tools have
+    /// them; YAML 1.2 wants them indented more.
+    #[test]
+    fn quoted_continuation_lines_at_the_key_indentation_are_read() {
+        let text = "a:\n  description: 'one\n  two'\n  type: string\nb: \"x\n  y\"\n";
+        let root = parse(text).docs.remove(0).value;
+        let inner = map(&map(&root)[0].value);
+        assert_eq!(val(&inner[0].value), &ScalarValue::Str("one two".into()));
+        assert_eq!(inner[1].key.text, "type");
+        assert_eq!(val(&map(&root)[1].value), &ScalarValue::Str("x y".into()));
+    }
+
     #[test]
     fn tabs_after_values_are_fine() {
         let text = "a:\t1\nb: x\t# c\n";
