@@ -709,9 +709,11 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// go-yaml's merge keys: items of the merged map(s) whose keys the map
-    /// does not already have are added where the `<<` was; with a list of
-    /// maps, earlier maps win.
+    /// go-yaml's merge keys, as ytt's copy of go-yaml v2 reads them: the
+    /// merged map's items stand where the `<<` was (of a list of maps, the
+    /// earlier map wins a key), and of a key given more than once the last
+    /// value wins, at the first one's place. So a map's own key overrides
+    /// a merged one before it, and a merged one after it overrides the map's.
     fn apply_merges(
         &self,
         items: Vec<MapItem>,
@@ -720,7 +722,6 @@ impl<'a> Builder<'a> {
         if merges.is_empty() {
             return Ok(items);
         }
-        let mut seen: HashSet<KeyId> = items.iter().map(|i| KeyId::of(&i.key.resolved)).collect();
         let mut inserts: Vec<(usize, Vec<MapItem>)> = Vec::new();
         for (at, node) in merges {
             let maps: Vec<Vec<MapItem>> = match node.value {
@@ -749,6 +750,7 @@ impl<'a> Builder<'a> {
                     ));
                 }
             };
+            let mut seen: HashSet<KeyId> = HashSet::new();
             let mut added = Vec::new();
             for map in maps {
                 for item in map {
@@ -759,17 +761,29 @@ impl<'a> Builder<'a> {
             }
             inserts.push((at, added));
         }
-        let mut out =
+        // Every item in reading order, merged ones where their `<<` was.
+        let mut all =
             Vec::with_capacity(items.len() + inserts.iter().map(|i| i.1.len()).sum::<usize>());
         let mut inserts = inserts.into_iter().peekable();
         for (i, item) in items.into_iter().enumerate() {
             while let Some((_, added)) = inserts.next_if(|(at, _)| *at <= i) {
-                out.extend(added);
+                all.extend(added);
             }
-            out.push(item);
+            all.push(item);
         }
         for (_, added) in inserts {
-            out.extend(added);
+            all.extend(added);
+        }
+        let mut place: HashMap<KeyId, usize> = HashMap::new();
+        let mut out: Vec<MapItem> = Vec::with_capacity(all.len());
+        for item in all {
+            match place.entry(KeyId::of(&item.key.resolved)) {
+                std::collections::hash_map::Entry::Occupied(at) => out[*at.get()] = item,
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(out.len());
+                    out.push(item);
+                }
+            }
         }
         Ok(out)
     }
@@ -1292,9 +1306,17 @@ mod tests {
         let root = parse(text).docs.remove(0).value;
         let svc = map(&get(&root, "svc").value);
         let keys: Vec<_> = svc.iter().map(|i| i.key.text.as_str()).collect();
-        assert_eq!(keys, ["a", "c", "b", "z"]);
+        // The merged `b` comes first; the map's own `b` after it wins, there.
+        assert_eq!(keys, ["a", "b", "c", "z"]);
         assert_eq!(val(&svc[0].value), &ScalarValue::Int(1));
-        assert_eq!(val(&svc[2].value), &ScalarValue::Int(20));
+        assert_eq!(val(&svc[1].value), &ScalarValue::Int(20));
+        // A merge after the map's own key overrides it, as ytt reads it.
+        let text = "d: &d {a: 1, b: 2}\nsvc:\n  b: 20\n  <<: *d\n  c: 3\n";
+        let root = parse(text).docs.remove(0).value;
+        let svc = map(&get(&root, "svc").value);
+        let keys: Vec<_> = svc.iter().map(|i| i.key.text.as_str()).collect();
+        assert_eq!(keys, ["b", "a", "c"]);
+        assert_eq!(val(&svc[0].value), &ScalarValue::Int(2));
         let text = "a: &a {x: 1}\nb:\n  <<: *a\n  <<: *a\n";
         assert!(parse_file(F, text, &ParseOptions::default()).is_ok());
         let e = parse_err("a: &a 1\nb:\n  <<: *a\n");
