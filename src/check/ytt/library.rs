@@ -123,7 +123,14 @@ fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, S
     let Some(rendered) = outcome.rendered else {
         return Err("the library did not render".into());
     };
-    let mut docs: Vec<Document> = rendered.into_iter().flat_map(|(_, docs)| docs).collect();
+    // ytt's overlay post-processing, which every evaluation runs, leaves
+    // empty documents out (a file whose documents an `if` skipped): an
+    // overlay the parent applies to `eval()` never sees them.
+    let mut docs: Vec<Document> = rendered
+        .into_iter()
+        .flat_map(|(_, docs)| docs)
+        .filter(|doc| !super::overlay::post::is_empty(doc))
+        .collect();
     for doc in &mut docs {
         doc.span = nowhere();
         doc.comments.clear();

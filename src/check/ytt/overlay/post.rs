@@ -23,7 +23,7 @@ pub fn is_overlay(doc: &Document) -> bool {
 }
 
 /// ytt's `Document.IsEmpty`: null, an empty map or an empty array.
-fn is_empty(doc: &Document) -> bool {
+pub fn is_empty(doc: &Document) -> bool {
     match &doc.value.value {
         NodeValue::Map(items) => items.is_empty(),
         NodeValue::Array(items) => items.is_empty(),
