@@ -12,7 +12,6 @@ mod common;
 use confvet::source::{FileId, SourceFile, Sources};
 use rayon::prelude::*;
 use serde_json::Value as J;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -300,23 +299,10 @@ fn case_dirs(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-fn read_list(name: &str) -> BTreeSet<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(name);
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect()
-}
-
 /// Run every case under `root/<system>`, print the counts per system, and
 /// fail when a case on the list `list_name` fails.
 fn run_suite(label: &str, root: &Path, systems: &[&str], list_name: &str, verdict: Verdict) {
-    let listed = read_list(list_name);
+    let listed = common::passing_list(list_name);
     let filter = std::env::var("CONFVET_CONFORMANCE_FILTER").unwrap_or_default();
     let verbose = std::env::var_os("CONFVET_CONFORMANCE_VERBOSE").is_some();
     let scratch_root = std::env::temp_dir().join(format!("confvet-{label}-{}", std::process::id()));

@@ -11,7 +11,6 @@
 mod common;
 
 use common::{BIN, run_in};
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// One recorded ytt run.
@@ -143,15 +142,7 @@ fn corpus_outputs_match_the_reference_ytt() {
     }
     let corpus = shared.join("ytt");
     let packages = package_dirs(&corpus);
-    let passing_list =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus-outputs-passing.txt");
-    let must_pass: BTreeSet<String> = std::fs::read_to_string(&passing_list)
-        .unwrap_or_default()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect();
+    let must_pass = common::passing_list("corpus-outputs-passing.txt");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&records)
         .expect("records")
         .flatten()

@@ -28,19 +28,6 @@ fn cases_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render")
 }
 
-fn read_list(name: &str) -> BTreeSet<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(name);
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect()
-}
-
 fn is_expectation(name: &str) -> bool {
     name == "args" || (name.starts_with("expected") && name.ends_with(".txt"))
 }
@@ -192,7 +179,7 @@ fn case_dirs(root: &Path) -> Vec<PathBuf> {
 #[test]
 fn render_cases() {
     let root = cases_root();
-    let listed = read_list("render-passing.txt");
+    let listed = common::passing_list("render-passing.txt");
     let filter = std::env::var("CONFVET_RENDER_FILTER").unwrap_or_default();
     let verbose = std::env::var_os("CONFVET_RENDER_VERBOSE").is_some();
     let name_of = |c: &Path| c.file_name().unwrap().to_string_lossy().into_owned();

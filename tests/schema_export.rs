@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -113,15 +112,7 @@ fn corpus_schema_exports_equal_ytts() {
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
     files.sort();
-    let passing: BTreeSet<String> = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema-export-passing.txt"),
-    )
-    .unwrap_or_default()
-    .lines()
-    .map(str::trim)
-    .filter(|l| !l.is_empty() && !l.starts_with('#'))
-    .map(String::from)
-    .collect();
+    let passing = common::passing_list("schema-export-passing.txt");
     let scratch = common::TempDir::new("schema-export");
     let (mut passed, mut failed, mut regressions) = (0, 0, Vec::new());
     for file in &files {

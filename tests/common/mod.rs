@@ -116,6 +116,21 @@ fn run_full(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>
     run
 }
 
+/// A ratchet list under `tests/` (`render-passing.txt`...): one name a
+/// line; blank lines and `#` comments left out. A missing list is empty.
+pub fn passing_list(name: &str) -> std::collections::BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name);
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
 pub fn findings(json: &Value) -> &Vec<Value> {
     json["findings"].as_array().expect("findings array")
 }
