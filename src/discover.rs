@@ -733,9 +733,7 @@ fn parse_source(
 /// True for paths inside a ytt private library (`_ytt_lib`), which ytt does
 /// not include in the package's own data values.
 fn in_ytt_lib(path: &Path, root: &Path) -> bool {
-    path.strip_prefix(root)
-        .map(|rel| rel.components().any(|c| c.as_os_str() == "_ytt_lib"))
-        .unwrap_or(false)
+    library_owner(path, root).is_some()
 }
 
 /// The folder holding the outermost `_ytt_lib` on `path` below `root`: the
