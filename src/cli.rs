@@ -222,6 +222,10 @@ pub struct RenderArgs {
     #[arg(long = "output-files", value_name = "DIR")]
     pub output_files: Option<PathBuf>,
 
+    /// Render every ytt package found below the paths (as `lint` finds them), each as `ytt -f PACKAGE`, in parallel; with --output-files, each under DIR/PACKAGE
+    #[arg(long)]
+    pub each_package: bool,
+
     #[command(flatten)]
     pub ytt: YttFlags,
 }

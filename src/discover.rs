@@ -263,7 +263,7 @@ pub fn discover_with(
             start,
             root,
             *is_explicit,
-            &other_paths,
+            (&yaml_paths, &other_paths),
             &options.package_roots,
         );
     }
@@ -788,6 +788,33 @@ fn climb(
     tops
 }
 
+/// Each of `roots` lowered to the deepest folder that holds every one of
+/// `paths` whose deepest root it is (a root holding none stays).
+fn settle_roots<'a>(
+    roots: &BTreeSet<PathBuf>,
+    paths: impl Iterator<Item = &'a PathBuf>,
+) -> BTreeSet<PathBuf> {
+    let mut lowest: HashMap<&PathBuf, PathBuf> = HashMap::new();
+    for path in paths {
+        let (Some(root), Some(dir)) = (deepest_root(path, roots), path.parent()) else {
+            continue;
+        };
+        match lowest.get_mut(root) {
+            None => {
+                lowest.insert(root, dir.to_path_buf());
+            }
+            Some(common) => while !dir.starts_with(&*common) && common.pop() {},
+        }
+    }
+    roots
+        .iter()
+        .map(|r| match lowest.get(r) {
+            Some(common) if common.starts_with(r) => common.clone(),
+            _ => r.clone(),
+        })
+        .collect()
+}
+
 /// The deepest of `roots` that holds `path`, found by walking its ancestors.
 fn deepest_root<'a>(path: &Path, roots: &'a BTreeSet<PathBuf>) -> Option<&'a PathBuf> {
     path.ancestors().find_map(|a| roots.get(a))
@@ -808,7 +835,7 @@ fn group_units(
     start: usize,
     root: &Path,
     may_claim_root: bool,
-    other_paths: &[PathBuf],
+    (yaml_paths, other_paths): (&[PathBuf], &[PathBuf]),
     declared_roots: &[PathBuf],
 ) {
     let files = &discovery.files[start..];
@@ -852,6 +879,11 @@ fn group_units(
             .cloned()
             .collect::<Vec<_>>(),
     );
+    // A root climbed through folders that hold nothing but the folder
+    // below goes back down to the deepest folder holding all its files:
+    // `ytt -f` is pointed at the folder with the files, and absolute loads
+    // (`/values.star`) name files from there.
+    let mut package_roots = settle_roots(&package_roots, yaml_paths.iter().chain(other_paths));
     // A declared package is one package, as `ytt -f DIR` sees it: packages
     // found inside it become part of it.
     let declared: Vec<&PathBuf> = declared_roots

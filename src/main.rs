@@ -1,13 +1,15 @@
 //! The `confvet` binary: parse flags, call the library, map the outcome to
 //! an exit code (0 clean, 1 findings at or above --fail-on, 2 usage or I/O).
 
+mod commands;
+
 use clap::{CommandFactory, FromArgMatches};
 use confvet::baseline::Baseline;
-use confvet::check::ytt::marks::{FileMark, FileType, SymlinkPolicy};
+use confvet::check::ytt::marks::{FileMark, SymlinkPolicy};
 use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
 use confvet::cli::{
-    self, Cli, ColorChoice, Command, FailOn, LintArgs, RenderArgs, SchemaArgs, SchemaFormat,
-    ValuesArgs, ValuesFormat, YttFlags,
+    self, Cli, ColorChoice, Command, FailOn, LintArgs, SchemaArgs, SchemaFormat, ValuesArgs,
+    ValuesFormat, YttFlags,
 };
 use confvet::config::{Config, ConfigSource};
 use confvet::finding::Severity;
@@ -84,17 +86,7 @@ fn run_main() -> ExitCode {
             run_lint(*args, sub, &cwd)
         }
         Command::Values(args) => run_values(args, &cwd),
-        Command::Render(args) => {
-            // One package, on a thread of its own under the unit limits.
-            match confvet::watchdog::run(limits(), move || run_render(args, &cwd)) {
-                Ok(Ok(code)) => code,
-                Ok(Err(panic)) => std::panic::resume_unwind(panic),
-                Err(stopped) => {
-                    eprintln!("confvet: the package was not rendered: {stopped}");
-                    1
-                }
-            }
-        }
+        Command::Render(args) => commands::render::run(args, &cwd),
         Command::Schema(args) => run_schema(args, &cwd),
         Command::Rules => {
             let mut table = String::new();
@@ -665,237 +657,5 @@ fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
             eprintln!("confvet: cannot write {}: {err}", output.display());
             2
         }
-    }
-}
-
-/// `confvet render`: the package's output as `ytt -f PATH...` prints it, or
-/// the findings that stop ytt (exit 1).
-fn run_render(args: RenderArgs, cwd: &Path) -> u8 {
-    use confvet::source::FileId;
-    let paths: Vec<PathBuf> = args.paths.iter().chain(&args.files).cloned().collect();
-    if paths.is_empty() {
-        eprintln!("confvet: render needs at least one file or directory");
-        return 2;
-    }
-    let sources = Sources::new();
-    let mut settings = ytt_settings(&args.ytt, cwd);
-    // Every file of the paths, by the name ytt gives it (its path relative
-    // to the folder given, or the base name of a file given), then marked.
-    let mut named = Vec::new();
-    for path in &paths {
-        let path = cwd.join(path);
-        if std::fs::symlink_metadata(&path).is_err() {
-            eprintln!("confvet: {}: no such file or directory", path.display());
-            return 2;
-        }
-        match confvet::check::ytt::marks::files_in(&path, cwd, &settings.symlinks, true) {
-            Ok(found) => named.extend(found),
-            Err(message) => {
-                eprintln!("confvet: {message}");
-                return 2;
-            }
-        }
-    }
-    let mut matched = vec![0; settings.marks.len()];
-    let inputs = match confvet::check::ytt::marks::apply(&settings.marks, named, true, &mut matched)
-    {
-        Ok(inputs) => inputs,
-        Err(message) => {
-            eprintln!("confvet: {message}");
-            return 2;
-        }
-    };
-    let mut files = Vec::new();
-    // Text templates (`.txt`): (id, path).
-    let mut texts: Vec<(FileId, PathBuf)> = Vec::new();
-    // Each output file's name, as ytt gives it.
-    let mut output_names: std::collections::HashMap<FileId, String> = Default::default();
-    for input in &inputs.files {
-        let in_library = input.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib");
-        match input.file_type() {
-            FileType::Yaml => {
-                if let Some(found) = confvet::discover::read_ytt_file(&input.path, &sources, cwd) {
-                    output_names.insert(found.id, input.name.clone());
-                    files.push(found);
-                }
-            }
-            FileType::Text if input.is_for_output() && !in_library => {
-                let text = match confvet::source::read_limited(&input.path).map(String::from_utf8) {
-                    Ok(Ok(text)) => text,
-                    Ok(Err(_)) => {
-                        eprintln!("confvet: {}: not UTF-8 text", input.path.display());
-                        return 2;
-                    }
-                    Err(err) => {
-                        eprintln!("confvet: {}: {err}", input.path.display());
-                        return 2;
-                    }
-                };
-                let name_shown = confvet::source::display_name(&input.path, cwd);
-                let id = sources.add(confvet::source::SourceFile::new(
-                    name_shown,
-                    Some(input.path.clone()),
-                    text,
-                ));
-                output_names.insert(id, input.name.clone());
-                texts.push((id, input.path.clone()));
-            }
-            _ => {}
-        }
-    }
-    // Text templates run in ytt's library order.
-    let text_names: Vec<&str> = texts
-        .iter()
-        .map(|(id, _)| output_names.get(id).map_or("", String::as_str))
-        .collect();
-    let texts: Vec<(FileId, PathBuf)> = confvet::check::ytt::marks::library_order(&text_names)
-        .into_iter()
-        .map(|i| texts[i].clone())
-        .collect();
-    let root = paths
-        .first()
-        .map(|p| cwd.join(p))
-        .map(|p| {
-            if p.is_dir() {
-                p
-            } else {
-                p.parent().map(Path::to_path_buf).unwrap_or(p)
-            }
-        })
-        .unwrap_or_else(|| cwd.to_path_buf());
-    let root = confvet::source::normalize_path(&root);
-    if paths.iter().all(|p| cwd.join(p).is_file()) {
-        settings.flat_files = Some(inputs.files.iter().map(|f| f.path.clone()).collect());
-    }
-    settings.text_templates = Some(texts.clone());
-    settings.library_files = Some(
-        inputs
-            .files
-            .iter()
-            .map(|f| (f.name.clone(), f.path.clone()))
-            .collect(),
-    );
-    settings.inputs = Some(std::sync::Arc::new(inputs));
-    let refs: Vec<&confvet::discover::DiscoveredFile> = files.iter().collect();
-    let outcome = confvet::check::ytt::check_package(&root, &refs, &sources, &settings);
-    let stops = |f: &confvet::finding::Finding| {
-        f.severity == Severity::Error
-            || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
-    };
-    let findings: Vec<_> = outcome
-        .findings
-        .iter()
-        .filter(|f| stops(f))
-        .map(|f| f.clone().with_severity(Severity::Error))
-        .collect();
-    let text_outputs = outcome.rendered_texts.clone().unwrap_or_default();
-    if !findings.is_empty() || outcome.rendered.is_none() && outcome.values.is_none() {
-        let summary = confvet::report::Summary {
-            files: files.len() + texts.len(),
-            units: 1,
-            errors: findings.len(),
-            ..Default::default()
-        };
-        let report = Report::new(&findings, &sources, &[], summary);
-        let _ = Format::Text
-            .emitter(log_style(use_color(ColorChoice::Auto)))
-            .emit(&mut std::io::stderr(), &report);
-        return 1;
-    }
-    let rendered = outcome.rendered.iter().flatten();
-    if let Some(dir) = &args.output_files {
-        // ytt's order: text templates, then YAML ones; a YAML template
-        // whose documents are all empty gives no file.
-        let name = |id: &FileId| output_names.get(id).cloned().unwrap_or_default();
-        let mut outputs: Vec<(String, String)> = text_outputs
-            .iter()
-            .map(|(id, text)| (name(id), text.clone()))
-            .collect();
-        for (id, docs) in rendered {
-            let docs: Vec<Option<&confvet::yaml::Node>> =
-                docs.iter().map(|d| Some(&d.value)).collect();
-            let text = confvet::yaml::emit::document_set_to_yaml(&docs);
-            if !text.is_empty() {
-                outputs.push((name(id), text));
-            }
-        }
-        return match write_output_files(dir, cwd, &outputs) {
-            Ok(()) => 0,
-            Err(message) => {
-                eprintln!("confvet: {message}");
-                2
-            }
-        };
-    }
-    let docs: Vec<Option<&confvet::yaml::Node>> = rendered
-        .flat_map(|(_, docs)| docs.iter())
-        .map(|d| Some(&d.value))
-        .collect();
-    let text = confvet::yaml::emit::document_set_to_yaml(&docs);
-    if !text_outputs.is_empty() {
-        // ytt's warning, on standard error.
-        eprint!(
-            "\nWarning: Found Non-YAML templates in input. Non-YAML templates are not rendered to standard output.\nIf you want to include those results, use the --output-files or --dangerous-emptied-output-directory flag.\n"
-        );
-    }
-    print_stdout(&text)
-}
-
-/// ytt's `--output-files DIR`: each output (name, contents) written to
-/// DIR/name, folders made as needed, files replaced; `creating: PATH` on
-/// standard output before each, PATH joined and cleaned as Go's
-/// `filepath.Join` does. Folders and files get mode 0700, as ytt's.
-fn write_output_files(dir: &Path, cwd: &Path, outputs: &[(String, String)]) -> Result<(), String> {
-    let make_dirs = |path: &Path| -> std::io::Result<()> {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(path)
-    };
-    let target = cwd.join(dir);
-    make_dirs(&target).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut stdout = std::io::stdout();
-    for (name, contents) in outputs {
-        let shown = clean_path(&format!("{}/{name}", dir.to_string_lossy()));
-        let _ = writeln!(stdout, "creating: {shown}");
-        let path = cwd.join(&shown);
-        if let Some(parent) = path.parent() {
-            make_dirs(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o700);
-        options
-            .open(&path)
-            .and_then(|mut f| f.write_all(contents.as_bytes()))
-            .map_err(|e| format!("{shown}: {e}"))?;
-    }
-    Ok(())
-}
-
-/// Go's `path.Clean`: `.` and empty parts dropped, `..` applied.
-fn clean_path(path: &str) -> String {
-    let rooted = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => match parts.last() {
-                Some(&last) if last != ".." => {
-                    parts.pop();
-                }
-                _ if rooted => {}
-                _ => parts.push(".."),
-            },
-            part => parts.push(part),
-        }
-    }
-    let joined = parts.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".into(),
-        (false, false) => joined,
     }
 }

@@ -176,3 +176,63 @@ fn templates_without_a_package_take_the_plain_yaml_beside_them() {
         ["config/more/extra.yml", "config/overlays/pull-secret.yml"]
     );
 }
+
+/// A package found below folders that hold nothing else is rooted at the
+/// folder with its files, where `ytt -f` is pointed: an absolute load
+/// (`/values.star`) names a file there, not in a folder above.
+#[test]
+fn a_package_is_rooted_at_the_folder_that_holds_its_files() {
+    let dir = TempDir::new("settled-root");
+    let config = "packages/app/1.0/bundle/config";
+    dir.write(
+        &format!("{config}/values.star"),
+        "def replicas():\n  return 2\nend\n",
+    );
+    dir.write(
+        &format!("{config}/upstream/deploy.yaml"),
+        "kind: Deployment\nspec:\n  replicas: 1\n",
+    );
+    dir.write(
+        &format!("{config}/overlays/replicas.yml"),
+        "#@ load(\"/values.star\", \"replicas\")\n#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})\n---\nspec:\n  replicas: #@ replicas()\n",
+    );
+    // A sibling package keeps the walk from climbing past `packages/`.
+    dir.write("packages/other/config.yml", "---\nnum: #@ 1\n");
+    for root in [".", "packages", "packages/app", config] {
+        let (code, files) = files_with_findings(&dir, &["lint", root, "--format", "json"]);
+        assert_eq!((code, files), (0, Vec::<String>::new()), "lint {root}");
+    }
+    let run = run_in(dir.path(), &["render", "--each-package", "packages"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "# confvet render: {config}\nkind: Deployment\nspec:\n  replicas: 2\n# confvet render: packages/other\nnum: 1\n"
+        )
+    );
+}
+
+/// A run over hundreds of packages renders the last as it renders the
+/// first: nothing one package's render leaves behind (template ids, for
+/// one) runs out over a long run.
+#[test]
+fn hundreds_of_packages_render_in_one_run() {
+    let dir = TempDir::new("many-packages");
+    for i in 0..300 {
+        dir.write(
+            &format!("pkg-{i:03}/config.yml"),
+            format!("#@ def name():\n#@   return \"app-{i}\"\n#@ end\n---\nname: #@ name()\n"),
+        );
+    }
+    let (code, files) = files_with_findings(&dir, &["lint", ".", "--format", "json"]);
+    assert_eq!((code, files), (0, Vec::<String>::new()));
+    let run = run_in(dir.path(), &["render", "--each-package", "."]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let names: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("name: "))
+        .collect();
+    let expected: Vec<String> = (0..300).map(|i| format!("app-{i}")).collect();
+    assert_eq!(names, expected);
+}

@@ -147,12 +147,12 @@ fn lint_applies_marks_relative_to_each_package_root() {
         stdout.contains("pkg/extra.txt:3:7: error[ytt/type-mismatch]"),
         "{stdout}"
     );
-    // Linting the folder above, the package is rooted there (no other
-    // package's schema is in the way), and so are the names.
-    let (code, _, stderr) = lint(".", "extra.txt:type=yaml-template");
-    assert_eq!(code, 2, "{stderr}");
-    let (code, stdout, stderr) = lint(".", "pkg/extra.txt:type=yaml-template");
+    // Linting the folder above, the package is still rooted at the folder
+    // that holds its files (`ytt -f pkg`), and marks name files from there.
+    let (code, stdout, stderr) = lint(".", "extra.txt:type=yaml-template");
     assert_eq!(code, 1, "{stdout}{stderr}");
+    let (code, _, stderr) = lint(".", "pkg/extra.txt:type=yaml-template");
+    assert_eq!(code, 2, "{stderr}");
     // Excluded, a broken template is not rendered.
     dir.write("pkg/broken.yml", "#@ fail(\"broken\")\na: 1\n");
     let (code, stdout, _) = lint("pkg", "broken.yml:exclude=true");
@@ -287,6 +287,44 @@ fn output_files_are_named_and_ordered_as_ytt_writes_them() {
     assert_eq!(dir.read("out/w.yml"), "w: (@= \"kept\" @)\n");
     assert_eq!(dir.read("out/b/y.yml"), "yy: 1\n");
     assert!(!dir.path().join("out/empty.yml").exists());
+}
+
+/// `render --each-package`: every package below the paths, each as `ytt
+/// -f PACKAGE`; outputs under DIR/PACKAGE in package order; a package that
+/// fails is reported by name, the others still render, and the run exits 1.
+#[test]
+fn each_package_renders_every_package_and_names_the_one_that_fails() {
+    let dir = TempDir::new("each-package");
+    dir.write("repo/a/config/t.yml", "---\na: #@ 1 + 1\n");
+    dir.write("repo/a/config/notes.txt", "(@= \"text\" @)\n");
+    dir.write("repo/b/t.yml", "---\nb: #@ fail_here()\n");
+    dir.write("repo/c/t.yml", "---\nc: #@ 3\n");
+    let run = confvet(&dir, "render", "repo", &["--each-package"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "# confvet render: repo/a/config\na: 2\n# confvet render: repo/c\nc: 3\n"
+    );
+    assert!(
+        run.stderr.contains("repo/b: not rendered"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("fail_here"), "{}", run.stderr);
+    let run = confvet(
+        &dir,
+        "render",
+        "repo",
+        &["--each-package", "--output-files=out"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "creating: out/repo/a/config/notes.txt\ncreating: out/repo/a/config/t.yml\ncreating: out/repo/c/t.yml\n"
+    );
+    assert_eq!(dir.read("out/repo/a/config/notes.txt"), "text\n");
+    assert_eq!(dir.read("out/repo/c/t.yml"), "c: 3\n");
+    assert!(!dir.path().join("out/repo/b").exists());
 }
 
 #[test]

@@ -30,7 +30,7 @@ pub fn program(
     session: &SharedSession,
     options: CompileOptions,
 ) -> Result<Program, CompileError> {
-    let id = session.borrow().next_id();
+    let id = next_id(session)?;
     let compiled = compile_yaml(set, source, file, id, options)?;
     session.borrow_mut().register(compiled.nodes);
     if let Some(text) = compiled.text {
@@ -43,10 +43,29 @@ pub fn program(
     Ok(Program { id, translated })
 }
 
+/// The id of the next template of `session` (a YAML template may take two:
+/// its own and its strings' text template), or an error when the session
+/// has no room left for them.
+fn next_id(session: &SharedSession) -> Result<usize, CompileError> {
+    let session = session.borrow();
+    if !session.has_room(2) {
+        return Err(CompileError {
+            line: 1,
+            span: None,
+            message: format!(
+                "more than {} templates in one render",
+                runtime::SESSION_TEMPLATES / 2
+            ),
+            is_syntax: false,
+        });
+    }
+    Ok(session.next_id())
+}
+
 /// Compile a text template (a `.txt` file, `source`) into a program of
 /// `session`; its top level ends with the text it built as the result.
 pub fn text_program(source: &SourceFile, session: &SharedSession) -> Result<Program, CompileError> {
-    let id = session.borrow().next_id();
+    let id = next_id(session)?;
     let pieces = text::parse(&source.text, 1).map_err(|e| CompileError {
         line: e.line,
         span: None,

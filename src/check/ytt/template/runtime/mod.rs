@@ -33,6 +33,8 @@ pub struct Session {
     /// The first template id of this session: ids differ between sessions,
     /// so a function exported by a library never runs on another's nodes.
     id_base: usize,
+    /// The number `id_base` was made from, given back when the session ends.
+    number: Option<usize>,
     templates: Vec<Arc<TemplateNodes>>,
     ctxs: Vec<Ctx>,
     /// What each template's top level built, by template id.
@@ -81,15 +83,51 @@ pub struct Session {
 
 pub type SharedSession = Rc<RefCell<Session>>;
 
-/// A new session, its template ids apart from every other session's.
+/// How many template ids one session has: ids of live sessions never
+/// overlap, and every id fits the `int` (i32) the compiled code passes.
+pub const SESSION_TEMPLATES: usize = 1 << 20;
+const SESSION_NUMBERS: usize = (i32::MAX as usize + 1) / SESSION_TEMPLATES;
+
+thread_local! {
+    /// Session numbers on this thread: the next never used, and those
+    /// freed. Sessions are per thread (`Rc`), so numbers only need to
+    /// differ between the live sessions of one thread; reusing them keeps
+    /// ids small however many packages a long run renders.
+    static SESSION_NUMBERS_USED: RefCell<(usize, Vec<usize>)> = const { RefCell::new((0, Vec::new())) };
+}
+
+/// A new session, its template ids apart from every other live session's
+/// on this thread.
 pub fn new_session() -> SharedSession {
-    static SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let number = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let session = Session {
-        id_base: (number % (1 << (usize::BITS - 25))) << 24,
-        ..Session::default()
-    };
+    let number = SESSION_NUMBERS_USED.with(|used| {
+        let mut used = used.borrow_mut();
+        match used.1.pop() {
+            Some(number) => number,
+            None => {
+                used.0 += 1;
+                // Past the numbers there are (thousands of live sessions,
+                // which the limits on library evaluations rule out) ids may
+                // repeat; a repeated id only fails a call, it cannot crash.
+                (used.0 - 1) % SESSION_NUMBERS
+            }
+        }
+    });
+    let mut session = Session::default();
+    session.id_base = number * SESSION_TEMPLATES;
+    session.number = Some(number);
     Rc::new(RefCell::new(session))
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(number) = self.number {
+            let _ = SESSION_NUMBERS_USED.try_with(|used| {
+                if let Ok(mut used) = used.try_borrow_mut() {
+                    used.1.push(number);
+                }
+            });
+        }
+    }
 }
 
 /// What evaluating a private library gives.
@@ -195,6 +233,11 @@ impl Session {
     /// The id the next registered template gets.
     pub fn next_id(&self) -> usize {
         self.id_base + self.templates.len()
+    }
+
+    /// Whether `more` templates still fit this session's ids.
+    pub fn has_room(&self, more: usize) -> bool {
+        self.templates.len() + more <= SESSION_TEMPLATES
     }
 
     /// What template `id`'s top level built, once it has run.

@@ -1,0 +1,3 @@
+//! The subcommands that do more than call one library function.
+
+pub mod render;

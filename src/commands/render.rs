@@ -1,0 +1,476 @@
+//! `confvet render`: one ytt package rendered as `ytt -f PATH...` renders
+//! it, or (`--each-package`) every package found below the paths, in
+//! parallel, each as `ytt -f PACKAGE`.
+
+use crate::{limits, log_style, print_stdout, use_color, ytt_settings};
+use confvet::check::ytt::YttSettings;
+use confvet::check::ytt::marks::FileType;
+use confvet::cli::{ColorChoice, RenderArgs};
+use confvet::config::ConfigSource;
+use confvet::discover::System;
+use confvet::finding::Severity;
+use confvet::report::{Format, Report};
+use confvet::source::{FileId, Sources};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What one package renders to.
+struct Rendered {
+    /// Standard output as ytt prints it: the YAML documents.
+    stdout: String,
+    /// Each output file (name, contents) in ytt's `--output-files` order,
+    /// when files were asked for.
+    files: Vec<(String, String)>,
+    /// Text templates were rendered (ytt warns they are not printed).
+    has_texts: bool,
+}
+
+/// Why a package gives no output.
+enum Failure {
+    /// A usage or I/O problem (exit 2), said in one line.
+    Usage(String),
+    /// The findings that stop ytt (exit 1), as text for standard error.
+    Stopped(String),
+}
+
+/// `confvet render`: the exit code after printing or writing the output.
+pub fn run(args: RenderArgs, cwd: &Path) -> u8 {
+    let paths: Vec<PathBuf> = args.paths.iter().chain(&args.files).cloned().collect();
+    if paths.is_empty() {
+        eprintln!("confvet: render needs at least one file or directory");
+        return 2;
+    }
+    if args.each_package {
+        return run_each_package(&args, &paths, cwd);
+    }
+    // One package, on a thread of its own under the unit limits.
+    let cwd_owned = cwd.to_path_buf();
+    let settings = ytt_settings(&args.ytt, cwd);
+    let wants_files = args.output_files.is_some();
+    let guarded = confvet::watchdog::run(limits(), move || {
+        render_package(&paths, settings, &cwd_owned, wants_files)
+    });
+    let rendered = match guarded {
+        Ok(Ok(Ok(rendered))) => rendered,
+        Ok(Ok(Err(Failure::Usage(message)))) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+        Ok(Ok(Err(Failure::Stopped(report)))) => {
+            eprint!("{report}");
+            return 1;
+        }
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(stopped) => {
+            eprintln!("confvet: the package was not rendered: {stopped}");
+            return 1;
+        }
+    };
+    if let Some(dir) = &args.output_files {
+        let mut creating = String::new();
+        return match write_output_files(dir, cwd, &rendered.files, &mut creating) {
+            Ok(()) => print_stdout(&creating),
+            Err(message) => {
+                let _ = print_stdout(&creating);
+                eprintln!("confvet: {message}");
+                2
+            }
+        };
+    }
+    if rendered.has_texts {
+        // ytt's warning, on standard error.
+        eprint!(
+            "\nWarning: Found Non-YAML templates in input. Non-YAML templates are not rendered to standard output.\nIf you want to include those results, use the --output-files or --dangerous-emptied-output-directory flag.\n"
+        );
+    }
+    print_stdout(&rendered.stdout)
+}
+
+/// `--each-package`: every ytt package below `paths` (found as `lint` finds
+/// them, `.confvet.yaml` package roots and excludes included) rendered on
+/// all cores. The outputs follow in package order: on standard output each
+/// after a `# confvet render: PACKAGE` comment, or with `--output-files DIR`
+/// under DIR/PACKAGE/. A package that fails is reported on standard error
+/// and the others still render; exit 1 when any failed.
+fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
+    let sources = Sources::new();
+    let config = match confvet::config::load(&ConfigSource::Search, cwd, &sources) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+    };
+    if let Some(config) = config.as_ref().filter(|c| c.has_errors()) {
+        let report = Report::new(
+            &config.findings,
+            &sources,
+            &[],
+            confvet::report::Summary {
+                files: 1,
+                errors: config.findings.len(),
+                ..Default::default()
+            },
+        );
+        let _ = Format::Text
+            .emitter(log_style(use_color(ColorChoice::Auto)))
+            .emit(&mut std::io::stderr(), &report);
+        return 2;
+    }
+    for path in paths {
+        if std::fs::metadata(cwd.join(path)).is_err() {
+            eprintln!("confvet: {}: no such file or directory", path.display());
+            return 2;
+        }
+    }
+    let options = config
+        .as_ref()
+        .map(confvet::config::Config::discover_options)
+        .unwrap_or_default();
+    let discovery = confvet::discover::discover_with(
+        paths,
+        &sources,
+        cwd,
+        &confvet::yaml::parse::ParseOptions::default(),
+        &options,
+    );
+    for error in &discovery.errors {
+        eprintln!("confvet: {error}");
+    }
+    if !discovery.errors.is_empty() {
+        return 2;
+    }
+    let mut roots: Vec<PathBuf> = discovery
+        .units
+        .iter()
+        .filter(|u| u.system == System::Ytt)
+        .map(|u| u.root.clone())
+        .collect();
+    roots.sort();
+    roots.dedup();
+    // The walk's texts are not needed again: each package reads its files
+    // as `ytt -f` would.
+    drop(discovery);
+    if roots.is_empty() {
+        eprintln!("confvet: no ytt package found below the paths given");
+        return 2;
+    }
+    let base = ytt_settings(&args.ytt, cwd);
+    let wants_files = args.output_files.is_some();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(crate::WORKER_STACK_BYTES)
+        .build();
+    let render_all = || -> Vec<(String, Result<String, Failure>)> {
+        roots
+            .par_iter()
+            .map(|root| {
+                let shown = confvet::source::display_dir(root, cwd);
+                let mut settings = base.clone();
+                if let Some(config) = &config {
+                    let own = config.file_marks(root).to_vec();
+                    settings.marks = own.into_iter().chain(base.marks.clone()).collect();
+                }
+                let package = vec![root.clone()];
+                let cwd_owned = cwd.to_path_buf();
+                let guarded = confvet::watchdog::run(limits(), move || {
+                    render_package(&package, settings, &cwd_owned, wants_files)
+                });
+                let result = match guarded {
+                    Ok(Ok(Ok(rendered))) => match &args.output_files {
+                        // Written as soon as rendered: only the `creating:`
+                        // lines wait for the package order.
+                        Some(dir) => {
+                            let mut creating = String::new();
+                            write_output_files(
+                                &dir.join(package_folder(root, cwd)),
+                                cwd,
+                                &rendered.files,
+                                &mut creating,
+                            )
+                            .map(|()| creating)
+                            .map_err(Failure::Usage)
+                        }
+                        None => Ok(rendered.stdout),
+                    },
+                    Ok(Ok(Err(failure))) => Err(failure),
+                    Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                    Err(stopped) => Err(Failure::Stopped(format!(
+                        "confvet: {shown}: the package was not rendered: {stopped}\n"
+                    ))),
+                };
+                (shown, result)
+            })
+            .collect()
+    };
+    let results = match &pool {
+        Ok(pool) => pool.install(render_all),
+        Err(_) => render_all(),
+    };
+    let mut code = 0;
+    let mut stdout = std::io::stdout().lock();
+    for (shown, result) in results {
+        let written = match result {
+            Ok(text) if wants_files => stdout.write_all(text.as_bytes()),
+            Ok(text) => writeln!(stdout, "# confvet render: {shown}")
+                .and_then(|()| stdout.write_all(text.as_bytes())),
+            Err(Failure::Usage(message)) => {
+                eprintln!("confvet: {shown}: {message}");
+                code = code.max(2);
+                Ok(())
+            }
+            Err(Failure::Stopped(report)) => {
+                eprintln!("confvet: {shown}: not rendered");
+                eprint!("{report}");
+                code = code.max(1);
+                Ok(())
+            }
+        };
+        match written {
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => break,
+            Err(err) => {
+                eprintln!("confvet: cannot write standard output: {err}");
+                return 2;
+            }
+            Ok(()) => {}
+        }
+    }
+    let _ = stdout.flush();
+    code
+}
+
+/// Where a package's output files go below `--output-files DIR`: the
+/// package's path relative to the current directory (an absolute path
+/// outside it without its leading `/`).
+fn package_folder(root: &Path, cwd: &Path) -> PathBuf {
+    match root.strip_prefix(cwd) {
+        Ok(relative) => relative.to_path_buf(),
+        Err(_) => root.components().skip(1).collect(),
+    }
+}
+
+/// Render the package made of `paths` (ytt's `-f`s, in order).
+fn render_package(
+    paths: &[PathBuf],
+    mut settings: YttSettings,
+    cwd: &Path,
+    wants_files: bool,
+) -> Result<Rendered, Failure> {
+    let sources = Sources::new();
+    // Every file of the paths, by the name ytt gives it (its path relative
+    // to the folder given, or the base name of a file given), then marked.
+    let mut named = Vec::new();
+    for path in paths {
+        let path = cwd.join(path);
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Err(Failure::Usage(format!(
+                "{}: no such file or directory",
+                path.display()
+            )));
+        }
+        named.extend(
+            confvet::check::ytt::marks::files_in(&path, cwd, &settings.symlinks, true)
+                .map_err(Failure::Usage)?,
+        );
+    }
+    let mut matched = vec![0; settings.marks.len()];
+    let inputs = confvet::check::ytt::marks::apply(&settings.marks, named, true, &mut matched)
+        .map_err(Failure::Usage)?;
+    let mut files = Vec::new();
+    // Text templates (`.txt`): (id, path).
+    let mut texts: Vec<(FileId, PathBuf)> = Vec::new();
+    // Each output file's name, as ytt gives it.
+    let mut output_names: HashMap<FileId, String> = Default::default();
+    for input in &inputs.files {
+        let in_library = input.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib");
+        match input.file_type() {
+            FileType::Yaml => {
+                if let Some(found) = confvet::discover::read_ytt_file(&input.path, &sources, cwd) {
+                    output_names.insert(found.id, input.name.clone());
+                    files.push(found);
+                }
+            }
+            FileType::Text if input.is_for_output() && !in_library => {
+                let text = match confvet::source::read_limited(&input.path).map(String::from_utf8) {
+                    Ok(Ok(text)) => text,
+                    Ok(Err(_)) => {
+                        return Err(Failure::Usage(format!(
+                            "{}: not UTF-8 text",
+                            input.path.display()
+                        )));
+                    }
+                    Err(err) => {
+                        return Err(Failure::Usage(format!("{}: {err}", input.path.display())));
+                    }
+                };
+                let name_shown = confvet::source::display_name(&input.path, cwd);
+                let id = sources.add(confvet::source::SourceFile::new(
+                    name_shown,
+                    Some(input.path.clone()),
+                    text,
+                ));
+                output_names.insert(id, input.name.clone());
+                texts.push((id, input.path.clone()));
+            }
+            _ => {}
+        }
+    }
+    // Text templates run in ytt's library order.
+    let text_names: Vec<&str> = texts
+        .iter()
+        .map(|(id, _)| output_names.get(id).map_or("", String::as_str))
+        .collect();
+    let texts: Vec<(FileId, PathBuf)> = confvet::check::ytt::marks::library_order(&text_names)
+        .into_iter()
+        .map(|i| texts[i].clone())
+        .collect();
+    let root = paths
+        .first()
+        .map(|p| cwd.join(p))
+        .map(|p| {
+            if p.is_dir() {
+                p
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or(p)
+            }
+        })
+        .unwrap_or_else(|| cwd.to_path_buf());
+    let root = confvet::source::normalize_path(&root);
+    if paths.iter().all(|p| cwd.join(p).is_file()) {
+        settings.flat_files = Some(inputs.files.iter().map(|f| f.path.clone()).collect());
+    }
+    settings.text_templates = Some(texts.clone());
+    settings.library_files = Some(
+        inputs
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.path.clone()))
+            .collect(),
+    );
+    settings.inputs = Some(std::sync::Arc::new(inputs));
+    let refs: Vec<&confvet::discover::DiscoveredFile> = files.iter().collect();
+    let outcome = confvet::check::ytt::check_package(&root, &refs, &sources, &settings);
+    let stops = |f: &confvet::finding::Finding| {
+        f.severity == Severity::Error
+            || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
+    };
+    let findings: Vec<_> = outcome
+        .findings
+        .iter()
+        .filter(|f| stops(f))
+        .map(|f| f.clone().with_severity(Severity::Error))
+        .collect();
+    if !findings.is_empty() || outcome.rendered.is_none() && outcome.values.is_none() {
+        let summary = confvet::report::Summary {
+            files: files.len() + texts.len(),
+            units: 1,
+            errors: findings.len(),
+            ..Default::default()
+        };
+        let report = Report::new(&findings, &sources, &[], summary);
+        let mut text = Vec::new();
+        let _ = Format::Text
+            .emitter(log_style(use_color(ColorChoice::Auto)))
+            .emit(&mut text, &report);
+        return Err(Failure::Stopped(
+            String::from_utf8_lossy(&text).into_owned(),
+        ));
+    }
+    let text_outputs = outcome.rendered_texts.unwrap_or_default();
+    let rendered = outcome.rendered.iter().flatten();
+    if wants_files {
+        // ytt's order: text templates, then YAML ones; a YAML template
+        // whose documents are all empty gives no file.
+        let name = |id: &FileId| output_names.get(id).cloned().unwrap_or_default();
+        let mut outputs: Vec<(String, String)> = text_outputs
+            .iter()
+            .map(|(id, text)| (name(id), text.clone()))
+            .collect();
+        for (id, docs) in rendered {
+            let docs: Vec<Option<&confvet::yaml::Node>> =
+                docs.iter().map(|d| Some(&d.value)).collect();
+            let text = confvet::yaml::emit::document_set_to_yaml(&docs);
+            if !text.is_empty() {
+                outputs.push((name(id), text));
+            }
+        }
+        return Ok(Rendered {
+            stdout: String::new(),
+            files: outputs,
+            has_texts: !text_outputs.is_empty(),
+        });
+    }
+    let docs: Vec<Option<&confvet::yaml::Node>> = rendered
+        .flat_map(|(_, docs)| docs.iter())
+        .map(|d| Some(&d.value))
+        .collect();
+    Ok(Rendered {
+        stdout: confvet::yaml::emit::document_set_to_yaml(&docs),
+        files: Vec::new(),
+        has_texts: !text_outputs.is_empty(),
+    })
+}
+
+/// ytt's `--output-files DIR`: each output (name, contents) written to
+/// DIR/name, folders made as needed, files replaced; `creating: PATH` added
+/// to `creating` before each, PATH joined and cleaned as Go's
+/// `filepath.Join` does. Folders and files get mode 0700, as ytt's.
+fn write_output_files(
+    dir: &Path,
+    cwd: &Path,
+    outputs: &[(String, String)],
+    creating: &mut String,
+) -> Result<(), String> {
+    let make_dirs = |path: &Path| -> std::io::Result<()> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(path)
+    };
+    let target = cwd.join(dir);
+    make_dirs(&target).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (name, contents) in outputs {
+        let shown = clean_path(&format!("{}/{name}", dir.to_string_lossy()));
+        creating.push_str(&format!("creating: {shown}\n"));
+        let path = cwd.join(&shown);
+        if let Some(parent) = path.parent() {
+            make_dirs(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o700);
+        options
+            .open(&path)
+            .and_then(|mut f| f.write_all(contents.as_bytes()))
+            .map_err(|e| format!("{shown}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Go's `path.Clean`: `.` and empty parts dropped, `..` applied.
+fn clean_path(path: &str) -> String {
+    let rooted = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&last) if last != ".." => {
+                    parts.pop();
+                }
+                _ if rooted => {}
+                _ => parts.push(".."),
+            },
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".into(),
+        (false, false) => joined,
+    }
+}
