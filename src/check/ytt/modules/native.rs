@@ -300,6 +300,28 @@ impl<'v> Native<'v> {
     }
 }
 
+impl<'v> Native<'v> {
+    /// The builtin `value` is (frozen or not), if it is one.
+    pub fn of(value: Value<'v>) -> Option<&'v Native<'v>> {
+        Native::from_value(value)
+    }
+
+    /// The builtin's name, as ytt prints it.
+    pub fn name(&self) -> &'static str {
+        self.fixed.name
+    }
+
+    /// What the builtin was made with besides its captured values.
+    pub fn data<T: Any>(&self) -> Option<&T> {
+        self.fixed.data.as_deref()?.downcast_ref()
+    }
+
+    /// The values the builtin captured when it was made.
+    pub fn captured(&self) -> &[Value<'v>] {
+        &self.captured
+    }
+}
+
 impl<V> fmt::Display for NativeGen<V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "<built-in function {}>", self.fixed.name)

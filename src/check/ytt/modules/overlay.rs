@@ -12,6 +12,7 @@ use crate::source::{FileId, Span};
 use crate::yaml::{Node, Value as NodeValue};
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};
+use std::sync::Arc;
 
 pub fn module<'v>(heap: Heap<'v>, _: &Context) -> Value<'v> {
     let members = [
@@ -84,8 +85,69 @@ fn matcher<'v>(
     name: &'static str,
     call: super::native::NativeFn,
     captured: Vec<Value<'v>>,
+    kind: MatcherKind,
 ) -> Value<'v> {
-    heap.alloc(Native::with(name, call, captured, None))
+    heap.alloc(Native::with(name, call, captured, Some(Arc::new(kind))))
+}
+
+/// Which of ytt's own matchers a builtin is, so that matching can decide
+/// on the nodes themselves instead of converting each candidate to a
+/// Starlark value and back.
+#[derive(Clone, Copy)]
+enum MatcherKind {
+    Index,
+    MapKey,
+    Subset,
+    And,
+    Or,
+    Not,
+}
+
+/// What `matcher` decides for `left` (at `index`) against `right`, when it
+/// is one of ytt's own matchers (or and/or/not of them) and decides without
+/// an error; None when it must be called (another function, or an error
+/// whose message the call gives).
+pub fn decide_natively(matcher: Value<'_>, index: i64, left: &Node, right: &Node) -> Option<bool> {
+    let native = Native::of(matcher)?;
+    // `overlay.all` is the module's own builtin, made with nothing.
+    if native.name() == "overlay.all" {
+        return Some(true);
+    }
+    let kind = *native.data::<MatcherKind>()?;
+    let captured = native.captured();
+    match kind {
+        MatcherKind::Index => Some(as_int(*captured.first()?).ok()? == index),
+        MatcherKind::Subset => {
+            let expected = to_node(*captured.first()?).ok()?;
+            Some(compare(left, &expected).is_ok())
+        }
+        MatcherKind::MapKey => {
+            let key = captured.first()?.unpack_str()?;
+            let old = map_value(key, left).ok()?;
+            let new = map_value(key, right).ok()?;
+            Some(same_scalar(old, new))
+        }
+        // Each operand in order until one decides, as the call would.
+        MatcherKind::And | MatcherKind::Or | MatcherKind::Not => {
+            let stop = !matches!(kind, MatcherKind::And);
+            let mut stopped = false;
+            for op in captured {
+                if decide_natively(*op, index, left, right)? == stop {
+                    stopped = true;
+                    break;
+                }
+            }
+            Some(match kind {
+                MatcherKind::And => !stopped,
+                MatcherKind::Or => stopped,
+                _ => !stopped,
+            })
+        }
+    }
+}
+
+fn same_scalar(a: &Node, b: &Node) -> bool {
+    matches!((&a.value, &b.value), (NodeValue::Scalar(a), NodeValue::Scalar(b)) if a.resolved == b.resolved)
 }
 
 fn three_args(call: &Call<'_, '_>) -> Result<(), Failure> {
@@ -100,6 +162,7 @@ fn index<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> 
         "overlay.index_matcher",
         native!(index_match),
         vec![wanted],
+        MatcherKind::Index,
     ))
 }
 
@@ -142,6 +205,7 @@ pub fn map_key_matcher<'v>(heap: Heap<'v>, key: Value<'v>) -> Value<'v> {
         "overlay.map_key_matcher",
         native!(map_key_match),
         vec![key],
+        MatcherKind::MapKey,
     )
 }
 
@@ -152,8 +216,7 @@ fn map_key_match<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outc
     let new = to_node(call.args[2])?;
     let old = map_value(key, &old)?;
     let new = map_value(key, &new)?;
-    let equal = matches!((&old.value, &new.value), (NodeValue::Scalar(a), NodeValue::Scalar(b)) if a.resolved == b.resolved);
-    Ok(Value::new_bool(equal))
+    Ok(Value::new_bool(same_scalar(old, new)))
 }
 
 fn map_value<'n>(key: &str, node: &'n Node) -> Result<&'n Node, Failure> {
@@ -181,6 +244,7 @@ fn subset<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         "overlay.subset_matcher",
         native!(subset_match),
         vec![expected],
+        MatcherKind::Subset,
     ))
 }
 
@@ -200,6 +264,7 @@ fn and_op<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         "overlay.and_op",
         native!(and_match),
         call.args.clone(),
+        MatcherKind::And,
     ))
 }
 
@@ -212,6 +277,7 @@ fn or_op<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> 
         "overlay.or_op",
         native!(or_match),
         call.args.clone(),
+        MatcherKind::Or,
     ))
 }
 
@@ -223,6 +289,7 @@ fn not_op<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         "overlay.or_op",
         native!(not_match),
         vec![op],
+        MatcherKind::Not,
     ))
 }
 

@@ -7,7 +7,7 @@ use super::annotations::{self, MATCH};
 use super::expects::{ChildDefaults, Expects};
 use super::{Outcome, Overlay, OverlayError};
 use crate::check::ytt::modules::native::{go_type, is_callable};
-use crate::check::ytt::modules::overlay::map_key_matcher;
+use crate::check::ytt::modules::overlay::{decide_natively, map_key_matcher};
 use crate::check::ytt::starlark::convert::scalar_to_value;
 use crate::source::Span;
 use crate::yaml::{ArrayItem, Comment, Document, MapItem, Node, Value as NodeValue};
@@ -48,6 +48,26 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
             return map_key_matcher(self.eval.heap(), by);
         }
         by
+    }
+
+    /// Whether `matcher` picks `left` (at `index`) for `right`: ytt's own
+    /// matchers decide on the nodes, any other function is called with
+    /// them as values (`right` converted once, on first need).
+    fn decides(
+        &mut self,
+        matcher: Value<'v>,
+        index: usize,
+        left: &Node,
+        right: &Node,
+        right_value: &mut Option<Value<'v>>,
+    ) -> Outcome<bool> {
+        if let Some(decided) = decide_natively(matcher, index as i64, left, right) {
+            return Ok(decided);
+        }
+        let right = *right_value.get_or_insert_with(|| self.value_of(right));
+        let index = self.eval.heap().alloc(index as i32);
+        let left = self.value_of(left);
+        self.is_match(matcher, [index, left, right])
     }
 
     fn is_match(&mut self, matcher: Value<'v>, args: [Value<'v>; 3]) -> Outcome<bool> {
@@ -130,13 +150,11 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
         let NodeValue::Array(items) = &left.value else {
             return Ok(Vec::new());
         };
-        let right = self.value_of(&item.value);
+        let mut right = None;
         let mut indexes = Vec::new();
         let mut matches = Vec::new();
         for (i, left_item) in items.iter().enumerate() {
-            let index = self.eval.heap().alloc(i as i32);
-            let value = self.value_of(&left_item.value);
-            if self.is_match(matcher, [index, value, right])? {
+            if self.decides(matcher, i, &left_item.value, &item.value, &mut right)? {
                 indexes.push(i);
                 matches.push(left_item.span);
             }
@@ -169,15 +187,13 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
             )
             .into());
         }
-        let right = self.value_of(&doc.value);
+        let mut right = None;
         let mut indexes = Vec::new();
         let mut matches = Vec::new();
         let mut combined = 0;
         for (i, set) in sets.iter().enumerate() {
             for (j, left) in set.iter().enumerate() {
-                let index = self.eval.heap().alloc(combined);
-                let value = self.value_of(&left.value);
-                if self.is_match(matcher, [index, value, right])? {
+                if self.decides(matcher, combined, &left.value, &doc.value, &mut right)? {
                     indexes.push((i, j));
                     matches.push(left.span);
                 }
