@@ -162,54 +162,76 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(crate::WORKER_STACK_BYTES)
         .build();
-    let render_all = || -> Vec<(String, Result<String, Failure>)> {
-        roots
-            .par_iter()
-            .map(|root| {
-                let shown = confvet::source::display_dir(root, cwd);
-                let mut settings = base.clone();
-                if let Some(config) = &config {
-                    let own = config.file_marks(root).to_vec();
-                    settings.marks = own.into_iter().chain(base.marks.clone()).collect();
+    let render_one = |root: &PathBuf| -> (String, Result<String, Failure>) {
+        let shown = confvet::source::display_dir(root, cwd);
+        let mut settings = base.clone();
+        if let Some(config) = &config {
+            let own = config.file_marks(root).to_vec();
+            settings.marks = own.into_iter().chain(base.marks.clone()).collect();
+        }
+        let package = vec![root.clone()];
+        let cwd_owned = cwd.to_path_buf();
+        let guarded = confvet::watchdog::run(limits(), move || {
+            render_package(&package, settings, &cwd_owned, wants_files)
+        });
+        let result = match guarded {
+            Ok(Ok(Ok(rendered))) => match &args.output_files {
+                // Written as soon as rendered: only the `creating:` lines
+                // wait for the package order.
+                Some(dir) => {
+                    let mut creating = String::new();
+                    write_output_files(
+                        &dir.join(package_folder(root, cwd)),
+                        cwd,
+                        &rendered.files,
+                        &mut creating,
+                    )
+                    .map(|()| creating)
+                    .map_err(Failure::Usage)
                 }
-                let package = vec![root.clone()];
-                let cwd_owned = cwd.to_path_buf();
-                let guarded = confvet::watchdog::run(limits(), move || {
-                    render_package(&package, settings, &cwd_owned, wants_files)
-                });
-                let result = match guarded {
-                    Ok(Ok(Ok(rendered))) => match &args.output_files {
-                        // Written as soon as rendered: only the `creating:`
-                        // lines wait for the package order.
-                        Some(dir) => {
-                            let mut creating = String::new();
-                            write_output_files(
-                                &dir.join(package_folder(root, cwd)),
-                                cwd,
-                                &rendered.files,
-                                &mut creating,
-                            )
-                            .map(|()| creating)
-                            .map_err(Failure::Usage)
-                        }
-                        None => Ok(rendered.stdout),
-                    },
-                    Ok(Ok(Err(failure))) => Err(failure),
-                    Ok(Err(panic)) => std::panic::resume_unwind(panic),
-                    Err(stopped) => Err(Failure::Stopped(format!(
-                        "confvet: {shown}: the package was not rendered: {stopped}\n"
-                    ))),
-                };
-                (shown, result)
-            })
-            .collect()
+                None => Ok(rendered.stdout),
+            },
+            Ok(Ok(Err(failure))) => Err(failure),
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(stopped) => Err(Failure::Stopped(format!(
+                "confvet: {shown}: the package was not rendered: {stopped}\n"
+            ))),
+        };
+        (shown, result)
     };
-    let results = match &pool {
-        Ok(pool) => pool.install(render_all),
-        Err(_) => render_all(),
-    };
+    // Packages render a batch at a time and each batch is printed before
+    // the next starts: memory holds a batch's outputs, not the tree's.
+    let threads = pool
+        .as_ref()
+        .map_or(1, rayon::ThreadPool::current_num_threads);
     let mut code = 0;
     let mut stdout = std::io::stdout().lock();
+    for batch in roots.chunks(threads * 8) {
+        let render_batch = || -> Vec<(String, Result<String, Failure>)> {
+            batch.par_iter().map(render_one).collect()
+        };
+        let results = match &pool {
+            Ok(pool) => pool.install(render_batch),
+            Err(_) => render_batch(),
+        };
+        if print_results(results, wants_files, &mut stdout, &mut code).is_err() {
+            break;
+        }
+    }
+    let _ = stdout.flush();
+    code
+}
+
+/// Print a batch of `--each-package` results in order: outputs on standard
+/// output, failures on standard error (raising `code`). Err when standard
+/// output is gone (a closed pipe ends the run quietly; another error is
+/// said, and `code` is 2).
+fn print_results(
+    results: Vec<(String, Result<String, Failure>)>,
+    wants_files: bool,
+    stdout: &mut impl Write,
+    code: &mut u8,
+) -> Result<(), ()> {
     for (shown, result) in results {
         let written = match result {
             Ok(text) if wants_files => stdout.write_all(text.as_bytes()),
@@ -217,27 +239,27 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
                 .and_then(|()| stdout.write_all(text.as_bytes())),
             Err(Failure::Usage(message)) => {
                 eprintln!("confvet: {shown}: {message}");
-                code = code.max(2);
+                *code = (*code).max(2);
                 Ok(())
             }
             Err(Failure::Stopped(report)) => {
                 eprintln!("confvet: {shown}: not rendered");
                 eprint!("{report}");
-                code = code.max(1);
+                *code = (*code).max(1);
                 Ok(())
             }
         };
         match written {
-            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => break,
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Err(()),
             Err(err) => {
                 eprintln!("confvet: cannot write standard output: {err}");
-                return 2;
+                *code = 2;
+                return Err(());
             }
             Ok(()) => {}
         }
     }
-    let _ = stdout.flush();
-    code
+    Ok(())
 }
 
 /// Where a package's output files go below `--output-files DIR`: the
