@@ -11,10 +11,10 @@ use confvet::discover::System;
 use confvet::finding::Severity;
 use confvet::report::{Format, Report};
 use confvet::source::{FileId, Sources};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What one package renders to.
 struct Rendered {
@@ -159,9 +159,6 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
     }
     let base = ytt_settings(&args.ytt, cwd);
     let wants_files = args.output_files.is_some();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(crate::WORKER_STACK_BYTES)
-        .build();
     let render_one = |root: &PathBuf| -> (String, Result<String, Failure>) {
         let shown = confvet::source::display_dir(root, cwd);
         let mut settings = base.clone();
@@ -199,67 +196,85 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
         };
         (shown, result)
     };
-    // Packages render a batch at a time and each batch is printed before
-    // the next starts: memory holds a batch's outputs, not the tree's.
-    let threads = pool
-        .as_ref()
-        .map_or(1, rayon::ThreadPool::current_num_threads);
+    // Workers take packages in order, each rendered on a guarded thread of
+    // its own; outputs are printed in package order as soon as each is
+    // next, so memory holds the few outputs that finished early, not the
+    // tree's, and no worker waits for a slow package but its own.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(roots.len());
+    let next = AtomicUsize::new(0);
+    let (sender, receiver) = std::sync::mpsc::channel();
     let mut code = 0;
     let mut stdout = std::io::stdout().lock();
-    for batch in roots.chunks(threads * 8) {
-        let render_batch = || -> Vec<(String, Result<String, Failure>)> {
-            batch.par_iter().map(render_one).collect()
-        };
-        let results = match &pool {
-            Ok(pool) => pool.install(render_batch),
-            Err(_) => render_batch(),
-        };
-        if print_results(results, wants_files, &mut stdout, &mut code).is_err() {
-            break;
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let sender = sender.clone();
+            let (next, roots, render_one) = (&next, &roots, &render_one);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(root) = roots.get(index) else { break };
+                    if sender.send((index, render_one(root))).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-    }
+        drop(sender);
+        let mut finished = std::collections::BTreeMap::new();
+        let mut printed = 0;
+        for (index, result) in receiver {
+            finished.insert(index, result);
+            while let Some(result) = finished.remove(&printed) {
+                printed += 1;
+                if print_result(result, wants_files, &mut stdout, &mut code).is_err() {
+                    // Nothing more can be printed: the workers stop taking
+                    // packages.
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                    return;
+                }
+            }
+        }
+    });
     let _ = stdout.flush();
     code
 }
 
-/// Print a batch of `--each-package` results in order: outputs on standard
-/// output, failures on standard error (raising `code`). Err when standard
-/// output is gone (a closed pipe ends the run quietly; another error is
-/// said, and `code` is 2).
-fn print_results(
-    results: Vec<(String, Result<String, Failure>)>,
+/// Print one `--each-package` result: output on standard output, failure
+/// on standard error (raising `code`). Err when standard output is gone (a
+/// closed pipe ends the run quietly; another error is said, and `code` is 2).
+fn print_result(
+    (shown, result): (String, Result<String, Failure>),
     wants_files: bool,
     stdout: &mut impl Write,
     code: &mut u8,
 ) -> Result<(), ()> {
-    for (shown, result) in results {
-        let written = match result {
-            Ok(text) if wants_files => stdout.write_all(text.as_bytes()),
-            Ok(text) => writeln!(stdout, "# confvet render: {shown}")
-                .and_then(|()| stdout.write_all(text.as_bytes())),
-            Err(Failure::Usage(message)) => {
-                eprintln!("confvet: {shown}: {message}");
-                *code = (*code).max(2);
-                Ok(())
-            }
-            Err(Failure::Stopped(report)) => {
-                eprintln!("confvet: {shown}: not rendered");
-                eprint!("{report}");
-                *code = (*code).max(1);
-                Ok(())
-            }
-        };
-        match written {
-            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Err(()),
-            Err(err) => {
-                eprintln!("confvet: cannot write standard output: {err}");
-                *code = 2;
-                return Err(());
-            }
-            Ok(()) => {}
+    let written = match result {
+        Ok(text) if wants_files => stdout.write_all(text.as_bytes()),
+        Ok(text) => writeln!(stdout, "# confvet render: {shown}")
+            .and_then(|()| stdout.write_all(text.as_bytes())),
+        Err(Failure::Usage(message)) => {
+            eprintln!("confvet: {shown}: {message}");
+            *code = (*code).max(2);
+            Ok(())
+        }
+        Err(Failure::Stopped(report)) => {
+            eprintln!("confvet: {shown}: not rendered");
+            eprint!("{report}");
+            *code = (*code).max(1);
+            Ok(())
+        }
+    };
+    match written {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Err(()),
+        Err(err) => {
+            eprintln!("confvet: cannot write standard output: {err}");
+            *code = 2;
+            Err(())
         }
     }
-    Ok(())
 }
 
 /// Where a package's output files go below `--output-files DIR`: the
