@@ -350,6 +350,7 @@ pub(crate) fn check_package_exporting(
                     findings: &mut step,
                     has_schema: schema.is_some(),
                     keeps_left_annotations: false,
+                    code: Some(&code),
                 };
                 merger.merge_document(left, node, comments, mode);
             }
@@ -563,6 +564,7 @@ fn build_schema(
             findings: &mut merge_findings,
             has_schema: false,
             keeps_left_annotations: true,
+            code: Some(code),
         };
         merger.merge_document(
             &mut merged.value,
