@@ -530,6 +530,36 @@ fn values_with_data_value_yaml() {
 }
 
 #[test]
+fn values_reads_the_folder_named_as_one_package() {
+    // `ytt -f pkg --data-values-inspect`: the schema overlay in `prod/`
+    // extends the schema of `config/`, though discovery alone would make
+    // `prod/` a package of its own.
+    let dir = TempDir::new("values-whole-folder");
+    dir.write(
+        "pkg/config/schema.yml",
+        "#@data/values-schema\n---\nname: app\n",
+    );
+    dir.write(
+        "pkg/prod/schema.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@data/values-schema\n---\n#@overlay/match missing_ok=True\nreplicas: 3\n",
+    );
+    dir.write("pkg/prod/values.yml", "#@data/values\n---\nreplicas: 5\n");
+    let run = run_in(dir.path(), &["values", "pkg"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "name: app\nreplicas: 5\n");
+}
+
+#[test]
+fn values_of_a_folder_without_ytt_files_is_empty() {
+    // As `--data-values-inspect` of plain YAML: no data values, nothing printed.
+    let dir = TempDir::new("values-no-ytt");
+    dir.write("pkg/plain.yml", "a: 1\n");
+    let run = run_in(dir.path(), &["values", "pkg"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
 fn string_data_value_against_integer_is_a_type_error() {
     let dir = clean_package();
     let run = run_in(
