@@ -269,6 +269,28 @@ impl Renderer {
         Ok(exports)
     }
 
+    /// Evaluate each library file among the package's inputs (`.star`,
+    /// `x.lib.yml`, `x.lib.txt`, outside `_ytt_lib`), loaded by a template
+    /// or not, as ytt's library execution evaluates every one: Err names the
+    /// first that fails and why.
+    pub fn evaluate_library_files(
+        &self,
+        inputs: &super::marks::Inputs,
+    ) -> Result<(), (String, String)> {
+        for file in &inputs.files {
+            if !file.is_library()
+                || file.is_for_output()
+                || super::package::in_ytt_lib(&file.path, &self.root)
+            {
+                continue;
+            }
+            if let Err(message) = self.engine.load_input(&file.name) {
+                return Err((file.name.clone(), message));
+            }
+        }
+        Ok(())
+    }
+
     /// Render one template file.
     pub fn render(
         &self,
