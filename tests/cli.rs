@@ -717,6 +717,39 @@ fn the_bundled_examples_show_every_system() {
     assert_eq!(report["summary"]["units"], 3);
 }
 
+#[test]
+fn an_unloaded_star_file_is_evaluated_with_its_own_package_only() {
+    // ytt evaluates every library file of a package, loaded or not; a
+    // nested package's `.star` is that package's, not the outer one's.
+    let dir = TempDir::new("unloaded-star");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: outer\n");
+    dir.write(
+        "pkg/tpl.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nname: #@ data.values.name\n",
+    );
+    dir.write(
+        "pkg/inner/schema.yml",
+        "#@data/values-schema\n---\nsize: 0\n",
+    );
+    dir.write(
+        "pkg/inner/tpl.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nsize: #@ data.values.size\n",
+    );
+    dir.write(
+        "pkg/inner/check.star",
+        "load(\"@ytt:data\", \"data\")\nload(\"@ytt:assert\", \"assert\")\ndata.values.size > 0 or assert.fail(\"size must be positive\")\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/template-fail");
+    assert_eq!(list[0]["file"], "pkg/inner/schema.yml");
+
+    let render = run_in(dir.path(), &["render", "pkg/inner"]);
+    assert_eq!(render.code, 1, "{}", render.stdout);
+}
+
 /// A template whose value is `data.values.x or assert.fail(...)`: with the
 /// package's own values the failure may await the consumer's value (a
 /// warning); with values given on the command line it is an error.

@@ -518,7 +518,10 @@ pub(crate) fn check_package_exporting(
                 && render_failures(findings) == failures_before
                 && !has_errors(findings)
                 && let Some(inputs) = &settings.inputs
-                && let Err((name, message)) = renderer.evaluate_library_files(inputs)
+                && let Err((name, message)) = renderer.evaluate_library_files(
+                    inputs,
+                    &files.iter().map(|f| f.path.as_path()).collect(),
+                )
                 // What confvet cannot evaluate yet is no verdict.
                 && !message.contains(modules::NOT_RENDERED)
             {
