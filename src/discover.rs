@@ -309,7 +309,8 @@ pub fn discover_with(
     discovery
 }
 
-fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
+/// `path` from `cwd` when relative, without `.` and `..`.
+pub fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {

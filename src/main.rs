@@ -389,6 +389,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         shard: args.shard,
         whole_units: args.changed_since.is_some(),
         keep_outputs: false,
+        package_roots: Vec::new(),
         limits: limits(),
         ytt: YttSettings {
             skip_templates: args.no_render,
@@ -539,6 +540,8 @@ fn inspect_package(
             settings
         },
         keep_outputs: true,
+        // `DIR` is one package, as `ytt -f DIR` reads it.
+        package_roots: vec![dir.to_path_buf()],
         limits: limits(),
         ..LintRequest::default()
     };
@@ -549,7 +552,9 @@ fn inspect_package(
     if !result.errors.is_empty() {
         return Err(2);
     }
-    if result.values.len() != 1 {
+    // A folder of no ytt file is data values that are empty, as ytt has it.
+    let is_empty = result.values.is_empty() && result.findings.is_empty();
+    if result.values.len() != 1 && !is_empty {
         print_findings(&result, sources);
         eprintln!(
             "confvet: {} holds {} ytt packages; name one",
@@ -584,7 +589,11 @@ fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {
         print_findings(&result, &sources);
         return 1;
     }
-    let Some(values) = &result.values[0].1 else {
+    let Some((_, values)) = result.values.first() else {
+        // `--data-values-inspect` of no data values prints nothing.
+        return 0;
+    };
+    let Some(values) = values else {
         return 1;
     };
     let text = match args.format {
@@ -609,7 +618,14 @@ fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
     };
     // As `--data-values-schema-inspect`, only the schema must be sound:
     // ytt exports it before it looks at any data value.
-    let (root, Some(schema)) = &result.schemas[0] else {
+    if result.schemas.is_empty() {
+        eprintln!(
+            "confvet: {} holds 0 ytt packages; name one",
+            args.dir.display()
+        );
+        return 2;
+    }
+    let Some((root, Some(schema))) = result.schemas.first() else {
         print_findings(&result, &sources);
         return 1;
     };

@@ -56,6 +56,9 @@ pub struct LintRequest {
     /// (`values`, `schema`); a lint drops them with the package, so memory
     /// does not grow with the tree.
     pub keep_outputs: bool,
+    /// Folders that are each one ytt package, as `ytt -f DIR` reads them,
+    /// whatever discovery would group below them (`values DIR`, `schema DIR`).
+    pub package_roots: Vec<PathBuf>,
     /// The time and memory each ytt package may take.
     pub limits: crate::watchdog::Limits,
 }
@@ -116,6 +119,12 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         .as_ref()
         .map(Config::discover_options)
         .unwrap_or_default();
+    options.package_roots.extend(
+        request
+            .package_roots
+            .iter()
+            .map(|root| discover::absolutize(root, cwd)),
+    );
     if !request.extend_exclude.is_empty() {
         match discover::exclude_filter(cwd, &request.extend_exclude) {
             Ok(excluded) => {

@@ -530,6 +530,36 @@ fn values_with_data_value_yaml() {
 }
 
 #[test]
+fn values_reads_the_folder_named_as_one_package() {
+    // `ytt -f pkg --data-values-inspect`: the schema overlay in `prod/`
+    // extends the schema of `config/`, though discovery alone would make
+    // `prod/` a package of its own.
+    let dir = TempDir::new("values-whole-folder");
+    dir.write(
+        "pkg/config/schema.yml",
+        "#@data/values-schema\n---\nname: app\n",
+    );
+    dir.write(
+        "pkg/prod/schema.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@data/values-schema\n---\n#@overlay/match missing_ok=True\nreplicas: 3\n",
+    );
+    dir.write("pkg/prod/values.yml", "#@data/values\n---\nreplicas: 5\n");
+    let run = run_in(dir.path(), &["values", "pkg"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "name: app\nreplicas: 5\n");
+}
+
+#[test]
+fn values_of_a_folder_without_ytt_files_is_empty() {
+    // As `--data-values-inspect` of plain YAML: no data values, nothing printed.
+    let dir = TempDir::new("values-no-ytt");
+    dir.write("pkg/plain.yml", "a: 1\n");
+    let run = run_in(dir.path(), &["values", "pkg"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
 fn string_data_value_against_integer_is_a_type_error() {
     let dir = clean_package();
     let run = run_in(
@@ -685,6 +715,39 @@ fn the_bundled_examples_show_every_system() {
         "{report:#}"
     );
     assert_eq!(report["summary"]["units"], 3);
+}
+
+#[test]
+fn an_unloaded_star_file_is_evaluated_with_its_own_package_only() {
+    // ytt evaluates every library file of a package, loaded or not; a
+    // nested package's `.star` is that package's, not the outer one's.
+    let dir = TempDir::new("unloaded-star");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: outer\n");
+    dir.write(
+        "pkg/tpl.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nname: #@ data.values.name\n",
+    );
+    dir.write(
+        "pkg/inner/schema.yml",
+        "#@data/values-schema\n---\nsize: 0\n",
+    );
+    dir.write(
+        "pkg/inner/tpl.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nsize: #@ data.values.size\n",
+    );
+    dir.write(
+        "pkg/inner/check.star",
+        "load(\"@ytt:data\", \"data\")\nload(\"@ytt:assert\", \"assert\")\ndata.values.size > 0 or assert.fail(\"size must be positive\")\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/template-fail");
+    assert_eq!(list[0]["file"], "pkg/inner/schema.yml");
+
+    let render = run_in(dir.path(), &["render", "pkg/inner"]);
+    assert_eq!(render.code, 1, "{}", render.stdout);
 }
 
 /// A template whose value is `data.values.x or assert.fail(...)`: with the

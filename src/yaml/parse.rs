@@ -424,10 +424,15 @@ impl<'a> Builder<'a> {
             granit_parser::ScalarStyle::Folded => ScalarStyle::Folded,
         };
         let empty = style == ScalarStyle::Plain && start == end;
-        let text = if empty { "" } else { value };
+        let mut text = if empty { "" } else { value };
         if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
             if let Some(header) = block_scalar_header(self.bytes, start) {
                 start = header;
+            }
+            if text.ends_with('\n') && ends_in_last_line_unbroken(self.bytes, start, end) {
+                // go-yaml keeps only the line break that follows the last
+                // content line: at the end of a file without one, none.
+                text = &text[..text.len() - 1];
             }
             while end > start + 1 && is_blank(self.bytes[end - 1]) {
                 end -= 1;
@@ -814,6 +819,43 @@ fn find_dash(b: &[u8], pos: usize) -> Option<usize> {
             .find(|&i| line[i] == b'#' && (i == 0 || matches!(line[i - 1], b' ' | b'\t')))?;
         p = line_start + hash;
     }
+}
+
+/// Whether the block scalar whose header is at `header` (and whose events
+/// end at `end`) runs to the end of a file that does not end with a line
+/// break, its last line being content (indented deeper than the block):
+/// that line has no line break for the scalar to keep.
+fn ends_in_last_line_unbroken(b: &[u8], header: usize, end: usize) -> bool {
+    if matches!(b.last(), None | Some(b'\n' | b'\r'))
+        || !b
+            .get(end..)
+            .unwrap_or_default()
+            .iter()
+            .all(|&c| c == b' ' || c == b'\t')
+    {
+        return false;
+    }
+    let Some(header_end) = b
+        .get(header..)
+        .and_then(|r| r.iter().position(|&c| c == b'\n'))
+    else {
+        return false;
+    };
+    let header_end = header + header_end;
+    // An explicit indentation indicator (`|2`): left as parsed.
+    if b[header..header_end].iter().any(u8::is_ascii_digit) {
+        return false;
+    }
+    let body = &b[header_end + 1..];
+    let Some(indent) = body
+        .split(|&c| c == b'\n')
+        .find(|line| line.iter().any(|&c| c != b' ' && c != b'\r'))
+        .map(|line| line.iter().take_while(|&&c| c == b' ').count())
+    else {
+        return false;
+    };
+    let last_line = body.rsplit(|&c| c == b'\n').next().unwrap_or_default();
+    last_line.len() > indent && last_line.iter().take(indent).all(|&c| c == b' ')
 }
 
 /// The `|` or `>` header of a block scalar whose content starts at `content`.

@@ -322,6 +322,16 @@ impl Engine {
             .map(|(_, p)| crate::source::normalize_path(p))
     }
 
+    /// Load an input file of the package by the name ytt gives it (a base
+    /// name when files were named one by one).
+    pub fn load_input(&self, name: &str) -> Result<FrozenModule, String> {
+        if self.flat_files.is_some() {
+            self.load_path(&self.root, name)
+        } else {
+            self.load_file(name)
+        }
+    }
+
     /// Load a file of the package by its path below the package root.
     pub fn load_file(&self, relative: &str) -> Result<FrozenModule, String> {
         self.load_path(&self.root, &format!("/{relative}"))

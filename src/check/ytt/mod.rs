@@ -350,6 +350,7 @@ pub(crate) fn check_package_exporting(
                     findings: &mut step,
                     has_schema: schema.is_some(),
                     keeps_left_annotations: false,
+                    code: Some(&code),
                 };
                 merger.merge_document(left, node, comments, mode);
             }
@@ -511,6 +512,46 @@ pub(crate) fn check_package_exporting(
                     )),
                 }
             }
+            // ytt evaluates every library file of the package, loaded or
+            // not: one that fails stops it once the templates rendered.
+            if !settings.library.is_library
+                && render_failures(findings) == failures_before
+                && !has_errors(findings)
+                && let Some(inputs) = &settings.inputs
+                && let Err((name, message)) = renderer.evaluate_library_files(
+                    inputs,
+                    &files.iter().map(|f| f.path.as_path()).collect(),
+                )
+                // What confvet cannot evaluate yet is no verdict.
+                && !message.contains(modules::NOT_RENDERED)
+            {
+                let rule = if message.starts_with("fail:") || message.contains(": fail: ") {
+                    "ytt/template-fail"
+                } else {
+                    "ytt/template-error"
+                };
+                let (severity, help) = if settings.flags.is_empty() {
+                    (
+                        Severity::Warning,
+                        "`ytt -f` stops here with the package's own data values: it evaluates each library file, loaded or not",
+                    )
+                } else {
+                    (
+                        Severity::Error,
+                        "`ytt -f` stops here with these data values: it evaluates each library file, loaded or not",
+                    )
+                };
+                findings.push(
+                    Finding::new(
+                        rule,
+                        Kind::Validation,
+                        Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
+                        format!("library file {name}: {message}"),
+                    )
+                    .with_severity(severity)
+                    .with_help(help),
+                );
+            }
             // What no library used, once every template rendered (ytt's
             // check at the end of a library's evaluation).
             if render_failures(findings) == failures_before && !has_errors(findings) {
@@ -563,6 +604,7 @@ fn build_schema(
             findings: &mut merge_findings,
             has_schema: false,
             keeps_left_annotations: true,
+            code: Some(code),
         };
         merger.merge_document(
             &mut merged.value,

@@ -4,8 +4,10 @@
 //! `by=`), and the merged result type-checked against the schema after each
 //! step. Unlike ytt, every error of every step is reported.
 
+use super::engine::Code;
 use super::path::DataPath;
 use super::schema::{SchemaType, TypeKind, fill_defaults};
+use super::starlark::star_nodes::node_to_star;
 use super::starlark::{StarValue, eval_annotation_args};
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
@@ -28,6 +30,9 @@ struct Overlay {
     replace: bool,
     remove: bool,
     by_key: Option<String>,
+    /// The arguments of `@overlay/match` as written, for a `by=` that is not
+    /// a map key (`overlay.subset(...)`, a lambda): evaluated in its file.
+    match_args: Option<String>,
     child_missing_ok: bool,
 }
 
@@ -50,6 +55,7 @@ impl Overlay {
             };
             match name.as_str() {
                 "overlay/match" => {
+                    overlay.match_args = Some(args.clone());
                     let named = named();
                     overlay.missing_ok |= is_true(&named, "missing_ok");
                     for (k, v) in &named {
@@ -98,6 +104,9 @@ pub struct Merger<'a> {
     pub has_schema: bool,
     /// Schema documents: where two annotate one value, the first's annotations stay.
     pub keeps_left_annotations: bool,
+    /// The package's code, to call an array item's `by=` matcher; without
+    /// it only a map-key `by=` matches.
+    pub code: Option<&'a Code<'a>>,
 }
 
 impl Merger<'_> {
@@ -297,45 +306,179 @@ impl Merger<'_> {
         mode: MergeMode,
     ) {
         let overlay = Overlay::read(item.comments());
-        if let Some(by) = &overlay.by_key {
-            let wanted = map_value(&item.value, by);
-            let matched = left_items
-                .iter()
-                .position(|l| wanted.is_some() && map_value(&l.value, by) == wanted);
-            if let Some(index) = matched {
-                if overlay.remove {
-                    left_items.remove(index);
-                } else if overlay.replace {
-                    left_items[index] = item.clone();
-                } else {
-                    let left = &mut left_items[index];
-                    self.merge_value(
-                        &mut left.value,
-                        &item.value,
-                        item.span,
-                        &Overlay::default(),
-                        path,
-                        mode,
-                        false,
-                    );
-                }
-                return;
+        let Some(matched) = self.array_matches(left_items, item, &overlay) else {
+            // No `@overlay/match`, or one that cannot be evaluated here.
+            left_items.push(item.clone());
+            return;
+        };
+        let expects = Expects::read(&overlay, item, self.code);
+        if !expects.accepts(matched.len()) {
+            let message = match &overlay.by_key {
+                Some(by) if matched.is_empty() => format!(
+                    "{path} matches no array item by \"{by}\" (ytt: Expected number of matched nodes to be 1, but was 0)"
+                ),
+                _ => format!(
+                    "{path} matches {} array items (ytt: Expected number of matched nodes to be {}, but was {})",
+                    matched.len(),
+                    expects.describe(),
+                    matched.len()
+                ),
+            };
+            let mut finding = Finding::new("ytt/unknown-key", Kind::UnknownKey, item.span, message)
+                .with_path(path.to_string());
+            if matched.is_empty() {
+                finding = finding.with_help("add missing_ok=True to append it");
             }
-            if !overlay.missing_ok {
-                self.findings.push(
-                    Finding::new(
-                        "ytt/unknown-key",
-                        Kind::UnknownKey,
-                        item.span,
-                        format!("{path} matches no array item by \"{by}\" (ytt: Expected number of matched nodes to be 1, but was 0)"),
-                    )
-                    .with_path(path.to_string())
-                    .with_help("add missing_ok=True to append it"),
+            self.findings.push(finding);
+            return;
+        }
+        if overlay.remove {
+            let mut at = 0;
+            left_items.retain(|_| {
+                at += 1;
+                !matched.contains(&(at - 1))
+            });
+        } else if overlay.replace {
+            for &index in &matched {
+                left_items[index] = item.clone();
+            }
+            if matched.is_empty() && overlay.missing_ok {
+                left_items.push(item.clone());
+            }
+        } else if matched.is_empty() {
+            left_items.push(item.clone());
+        } else {
+            for &index in &matched {
+                let left = &mut left_items[index];
+                self.merge_value(
+                    &mut left.value,
+                    &item.value,
+                    item.span,
+                    &Overlay::default(),
+                    path,
+                    mode,
+                    false,
                 );
-                return;
             }
         }
-        left_items.push(item.clone());
+    }
+
+    /// The indexes of the left items an array item's `@overlay/match by=`
+    /// matches, as ytt calls the matcher on each (index, left, right); None
+    /// when the item has no `by=` or it cannot be evaluated here.
+    fn array_matches(
+        &self,
+        left_items: &[ArrayItem],
+        item: &ArrayItem,
+        overlay: &Overlay,
+    ) -> Option<Vec<usize>> {
+        if let Some(by) = &overlay.by_key {
+            // A right item without the key matches nothing (ytt: an error).
+            let wanted = map_value(&item.value, by);
+            return Some(
+                left_items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| wanted.is_some() && map_value(&l.value, by) == wanted)
+                    .map(|(at, _)| at)
+                    .collect(),
+            );
+        }
+        let code = self.code?;
+        let args = code
+            .eval_args(overlay.match_args.as_ref()?, item.span.file)
+            .ok()?;
+        if args.named.iter().any(|(k, _)| k == "when") {
+            return None;
+        }
+        let matcher = args.named.iter().find(|(k, _)| k == "by").map(|(_, v)| v)?;
+        let StarValue::Other {
+            handle: Some(handle),
+            ..
+        } = matcher
+        else {
+            return None;
+        };
+        let right = node_to_star(&item.value);
+        let mut matched = Vec::new();
+        for (at, left) in left_items.iter().enumerate() {
+            let index = StarValue::Int(i64::try_from(at).ok()?);
+            let left = node_to_star(&left.value);
+            match code.engine.call(&handle.0, &[&index, &left, &right], &[]) {
+                Ok(StarValue::Bool(true)) => matched.push(at),
+                Ok(StarValue::Bool(false)) => {}
+                _ => return None,
+            }
+        }
+        Some(matched)
+    }
+}
+
+/// How many left items an array item's `@overlay/match` expects to match
+/// (ytt's `expects=`, 1 by default; `missing_ok=True` also allows none).
+struct Expects {
+    counts: Vec<usize>,
+    at_least: Option<usize>,
+    missing_ok: bool,
+}
+
+impl Expects {
+    fn read(overlay: &Overlay, item: &ArrayItem, code: Option<&Code<'_>>) -> Expects {
+        let mut expects = Expects {
+            counts: vec![1],
+            at_least: None,
+            missing_ok: overlay.missing_ok,
+        };
+        let named = overlay
+            .match_args
+            .as_ref()
+            .and_then(|args| match code {
+                Some(code) => code.eval_args(args, item.span.file).ok(),
+                None => eval_annotation_args(args).ok(),
+            })
+            .map(|call| call.named)
+            .unwrap_or_default();
+        let count = |value: &StarValue| match value {
+            StarValue::Int(n) => usize::try_from(*n).ok(),
+            _ => None,
+        };
+        for (key, value) in &named {
+            if key != "expects" {
+                continue;
+            }
+            match value {
+                StarValue::Int(_) => expects.counts = count(value).into_iter().collect(),
+                StarValue::Str(text) => {
+                    if let Some(n) = text.strip_suffix('+').and_then(|n| n.parse().ok()) {
+                        expects.counts.clear();
+                        expects.at_least = Some(n);
+                    }
+                }
+                StarValue::List(items) => {
+                    expects.counts = items.iter().filter_map(count).collect();
+                }
+                // A function: whatever it accepts is not known here.
+                _ => {
+                    expects.counts.clear();
+                    expects.at_least = Some(0);
+                }
+            }
+        }
+        expects
+    }
+
+    fn accepts(&self, matched: usize) -> bool {
+        (self.missing_ok && matched == 0)
+            || self.counts.contains(&matched)
+            || self.at_least.is_some_and(|n| matched >= n)
+    }
+
+    fn describe(&self) -> String {
+        match (self.at_least, self.counts.as_slice()) {
+            (Some(n), _) => format!("{n}+"),
+            (None, [one]) => one.to_string(),
+            (None, counts) => format!("{counts:?}"),
+        }
     }
 }
 

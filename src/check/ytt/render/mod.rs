@@ -269,6 +269,47 @@ impl Renderer {
         Ok(exports)
     }
 
+    /// Evaluate each library file among the package's inputs (`.star`,
+    /// `x.lib.yml`, `x.lib.txt`, outside `_ytt_lib`), loaded by a template
+    /// or not, as ytt's library execution evaluates every one: Err names the
+    /// first that fails and why.
+    /// `own` are the package's YAML files: a library file in a folder
+    /// below the root holding YAML the package does not take (another
+    /// package's, as lint groups a tree) is that package's.
+    pub fn evaluate_library_files(
+        &self,
+        inputs: &super::marks::Inputs,
+        own: &std::collections::HashSet<&Path>,
+    ) -> Result<(), (String, String)> {
+        let foreign: std::collections::HashSet<&Path> = inputs
+            .files
+            .iter()
+            .filter(|f| f.file_type() == super::marks::FileType::Yaml)
+            .filter(|f| !own.contains(f.path.as_path()))
+            .filter_map(|f| f.path.parent())
+            .filter(|dir| *dir != self.root)
+            .collect();
+        for file in &inputs.files {
+            let is_foreign = file
+                .path
+                .ancestors()
+                .skip(1)
+                .take_while(|dir| *dir != self.root)
+                .any(|dir| foreign.contains(dir));
+            if !file.is_library()
+                || file.is_for_output()
+                || is_foreign
+                || super::package::in_ytt_lib(&file.path, &self.root)
+            {
+                continue;
+            }
+            if let Err(message) = self.engine.load_input(&file.name) {
+                return Err((file.name.clone(), message));
+            }
+        }
+        Ok(())
+    }
+
     /// Render one template file.
     pub fn render(
         &self,

@@ -7,6 +7,7 @@ use allocative::Allocative;
 use starlark::coerce::Coerce;
 use starlark::collections::SmallMap;
 use starlark::starlark_complex_value;
+use starlark::values::list::{AllocList, ListRef};
 use starlark::values::{
     Freeze, FreezeResult, Freezer, Heap, NoSerialize, ProvidesStaticType, StarlarkValue, Trace,
     Value, ValueLike, starlark_value,
@@ -62,13 +63,29 @@ impl<'v> Freeze for YttStruct<'v> {
     }
 }
 
+/// A field's list as ytt's struct gives it: never frozen (ytt freezes a
+/// loaded file's globals, not the lists in its structs, nor those of
+/// `data.values`), so `values.hosts.append(x)` works where the struct came
+/// from a loaded file. starlark-rust cannot thaw a frozen list: a mutable
+/// copy stands in, so a change is seen by the code holding it, not by a
+/// later read of the field.
+fn thawed<'v>(value: Value<'v>, heap: Heap<'v>) -> Value<'v> {
+    if value.unpack_frozen().is_none() {
+        return value;
+    }
+    match ListRef::from_value(value) {
+        Some(list) => heap.alloc(AllocList(list.content().iter().copied())),
+        None => value,
+    }
+}
+
 #[starlark_value(type = "struct")]
 impl<'v, V: ValueLike<'v>> StarlarkValue<'v> for YttStructGen<V>
 where
     Self: ProvidesStaticType<'v>,
 {
-    fn get_attr(&self, attribute: &str, _heap: Heap<'v>) -> Option<Value<'v>> {
-        self.get(attribute)
+    fn get_attr(&self, attribute: &str, heap: Heap<'v>) -> Option<Value<'v>> {
+        self.get(attribute).map(|v| thawed(v, heap))
     }
 
     fn has_attr(&self, attribute: &str, _heap: Heap<'v>) -> bool {
@@ -79,14 +96,14 @@ where
         self.fields.iter().map(|(k, _)| k.clone()).collect()
     }
 
-    fn at(&self, index: Value<'v>, _heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn at(&self, index: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
         let Some(name) = index.unpack_str() else {
             return Err(starlark::Error::new_other(anyhow::anyhow!(
                 "expected a string, but was {}",
                 index.get_type()
             )));
         };
-        self.get(name).ok_or_else(|| {
+        self.get(name).map(|v| thawed(v, heap)).ok_or_else(|| {
             starlark::Error::new_other(anyhow::anyhow!("key {:?} not in struct", name))
         })
     }
