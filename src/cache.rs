@@ -47,6 +47,8 @@ pub struct ScanRecord {
     pub system: Option<String>,
     pub has_schema: bool,
     pub has_values: bool,
+    #[serde(default)]
+    pub has_overlay: bool,
     pub is_carvel_package: bool,
 }
 
@@ -213,6 +215,7 @@ mod tests {
             system: Some("tekton".into()),
             has_schema: false,
             has_values: false,
+            has_overlay: false,
             is_carvel_package: false,
         };
         let cache = Cache::open(&dir);
@@ -249,6 +252,7 @@ mod tests {
             system: None,
             has_schema: false,
             has_values: false,
+            has_overlay: false,
             is_carvel_package: false,
         };
         cache.record_scan(Path::new("/repo/a.yml"), stamp(1), scan);

@@ -55,6 +55,9 @@ pub struct DiscoveredFile {
     pub has_schema: bool,
     /// ytt: the file holds a `#@data/values` annotation.
     pub has_values: bool,
+    /// ytt: the file holds an `#@overlay/...` annotation (a schema file
+    /// that has one may extend a schema above it).
+    pub has_overlay: bool,
     /// Set while the YAML is not parsed yet: a lint parses each unit's
     /// files when it checks the unit and drops the trees after, so memory
     /// does not grow with the tree ([`DiscoveredFile::parse_now`]).
@@ -78,6 +81,7 @@ impl DiscoveredFile {
             parsed,
             has_schema: self.has_schema,
             has_values: self.has_values,
+            has_overlay: self.has_overlay,
             parse_later: None,
             stamp: self.stamp,
         }
@@ -422,6 +426,7 @@ struct Scan {
     system: Option<System>,
     has_schema: bool,
     has_values: bool,
+    has_overlay: bool,
     /// A Carvel `Package` resource (`data.packaging.carvel.dev`), whose
     /// values schema is compared with the ytt package it ships.
     is_carvel_package: bool,
@@ -435,6 +440,7 @@ fn scan(text: &str) -> Scan {
     let mut is_ytt = false;
     let mut has_schema = false;
     let mut has_values = false;
+    let mut has_overlay = false;
     let mut is_packaging = false;
     let mut is_package_kind = false;
     // The indentation of the line that opened the block scalar the scan is
@@ -463,6 +469,7 @@ fn scan(text: &str) -> Scan {
                 let name = line[2..].split_whitespace().next().unwrap_or("");
                 has_schema |= name == "data/values-schema";
                 has_values |= name == "data/values";
+                has_overlay |= name.starts_with("overlay/");
             }
             Some(b'a') => {
                 if let Some(rest) = line.strip_prefix("apiVersion:") {
@@ -495,6 +502,7 @@ fn scan(text: &str) -> Scan {
         system,
         has_schema,
         has_values,
+        has_overlay,
         is_carvel_package: is_packaging && is_package_kind,
     }
 }
@@ -582,6 +590,7 @@ fn read_file(
             parsed: Ok(DocumentSet::default()),
             has_schema: record.has_schema,
             has_values: record.has_values,
+            has_overlay: record.has_overlay,
             parse_later: Some(parse.clone()),
             stamp: Some(stamp),
         }));
@@ -616,6 +625,7 @@ fn read_file(
             parsed: Err(Box::new(finding)),
             has_schema: false,
             has_values: false,
+            has_overlay: false,
             parse_later: None,
             stamp: None,
         }));
@@ -631,6 +641,7 @@ fn read_file(
         system,
         has_schema,
         has_values,
+        has_overlay,
         is_carvel_package,
     } = scan(&text);
     if let (Some(cache), Some(stamp)) = (cache, stamp)
@@ -641,6 +652,7 @@ fn read_file(
             system: system.map(|s| s.name().to_string()),
             has_schema,
             has_values,
+            has_overlay,
             is_carvel_package,
         };
         cache.record_scan(path, stamp, record);
@@ -691,6 +703,7 @@ fn read_file(
         parsed,
         has_schema,
         has_values,
+        has_overlay,
         parse_later: is_deferred.then(|| parse.clone()),
         stamp,
     }))
@@ -840,10 +853,32 @@ fn group_units(
     declared_roots: &[PathBuf],
 ) {
     let files = &discovery.files[start..];
-    let schema_dirs: BTreeSet<PathBuf> = files
+    let schema_files: Vec<&DiscoveredFile> = files
         .iter()
         .filter(|f| f.system == Some(System::Ytt) && f.has_schema && !in_ytt_lib(&f.path, root))
+        .collect();
+    let schema_dirs: BTreeSet<PathBuf> = schema_files
+        .iter()
         .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .collect();
+    // A folder whose schema files all carry overlay annotations, below
+    // another schema's folder, extends that schema (`prod/` of a package
+    // overlaying its defaults, as `ytt -f DIR` merges them): it anchors no
+    // package of its own.
+    let extends_above = |dir: &PathBuf| {
+        dir.ancestors()
+            .skip(1)
+            .take_while(|a| a.starts_with(root))
+            .any(|a| schema_dirs.contains(a))
+            && schema_files
+                .iter()
+                .filter(|f| f.path.parent() == Some(dir.as_path()))
+                .all(|f| f.has_overlay)
+    };
+    let schema_dirs: BTreeSet<PathBuf> = schema_dirs
+        .iter()
+        .filter(|d| !extends_above(d))
+        .cloned()
         .collect();
     let mut package_roots = climb(&schema_dirs, &schema_dirs, root, may_claim_root);
     // Packages without a schema are anchored at their data-values files;

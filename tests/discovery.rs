@@ -236,3 +236,39 @@ fn hundreds_of_packages_render_in_one_run() {
     let expected: Vec<String> = (0..300).map(|i| format!("app-{i}")).collect();
     assert_eq!(names, expected);
 }
+
+/// A schema file with overlay annotations in a folder below another
+/// schema's folder extends that schema (`prod/` overlaying the defaults),
+/// as `ytt -f DIR` merges them: one package, not two. A nested schema
+/// without overlay annotations is a package of its own.
+#[test]
+fn a_nested_schema_overlay_extends_the_package_above() {
+    let dir = TempDir::new("schema-extension");
+    // Before `prod/` in ytt's file order, as the base must be.
+    dir.write(
+        "app/defaults.yml",
+        "#@data/values-schema\n---\nkeys:\n  key1: one\n",
+    );
+    dir.write(
+        "app/config.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nkey3: #@ data.values.keys.key3\n",
+    );
+    dir.write(
+        "app/prod/schema.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@data/values-schema\n---\nkeys:\n  #@overlay/match missing_ok=True\n  key3: three\n",
+    );
+    for root in [".", "app"] {
+        let (code, files) = files_with_findings(&dir, &["lint", root, "--format", "json"]);
+        assert_eq!((code, files), (0, Vec::<String>::new()), "lint {root}");
+    }
+    let run = run_in(dir.path(), &["render", "app"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "key3: three\n"));
+    // Without the overlay annotation, `prod/` is a package of its own (and
+    // the template, without `key3`, fails with the package's own values).
+    dir.write(
+        "app/prod/schema.yml",
+        "#@data/values-schema\n---\nkeys:\n  key3: three\n",
+    );
+    let run = run_in(dir.path(), &["lint", ".", "--format", "json"]);
+    assert_eq!(run.json()["summary"]["units"], 2, "{}", run.stdout);
+}
