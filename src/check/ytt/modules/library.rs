@@ -307,6 +307,9 @@ fn eval<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     let evaluated = no_arguments(call)
         .and_then(|()| evaluate(call, false))
         .map_err(|f| described(call, "Evaluating", f))?;
+    if let Some(session) = &evaluated.session {
+        crate::check::ytt::overlay::registry::adopt_runs(session);
+    }
     Ok(call
         .heap
         .alloc(Fragment::new(FragmentData::Documents(evaluated.docs))))

@@ -55,8 +55,6 @@ pub struct Session {
     /// The runs that evaluated overlay annotations, once frozen, by number
     /// (see `overlay::registry`).
     pub frozen_runs: HashMap<u32, starlark::environment::FrozenModule>,
-    /// The number the next run recording annotations gets.
-    pub next_run: u32,
     /// Evaluates a private library (`library.get(...).eval()`), given by
     /// the package check so templates do not depend on it.
     pub library_evaluator: Option<LibraryEvaluator>,
