@@ -850,11 +850,11 @@ fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
     );
 }
 
-/// A package using what confvet does not render yet (a function of a
-/// library's `.lib.yml` exported inside a dict) gets a warning that says
-/// so, even with values given by the consumer: confvet's gap is never the
-/// package's error (`overlay.apply` and `export()` of a function or of a
-/// struct of functions render).
+/// A package using what confvet does not render yet (more library
+/// evaluations than one render makes) gets a warning that says so, even
+/// with values given by the consumer: confvet's gap is never the package's
+/// error (`overlay.apply` and `export()` of a function, of a struct or a
+/// dict of functions render).
 #[test]
 fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let dir = TempDir::new("not-rendered");
@@ -865,7 +865,7 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     );
     dir.write(
         "pkg/lib.yml",
-        "#@ load(\"@ytt:library\", \"library\")\n#@ app = library.get(\"app\")\n---\none: #@ app.export(\"f\")()\nkit: #@ app.export(\"kit\").part()\nparts: #@ app.export(\"parts\")[\"part\"]()\n",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ app = library.get(\"app\")\n---\none: #@ app.export(\"f\")()\nkit: #@ app.export(\"kit\").part()\nparts: #@ app.export(\"parts\")[\"part\"]()\nmany: #@ [len(app.with_data_values({\"i\": i}).eval()) for i in range(101)]\n",
     );
     dir.write(
         "pkg/_ytt_lib/app/funcs.star",
@@ -875,6 +875,10 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
         "pkg/_ytt_lib/app/parts.lib.yml",
         "#@ def part():\nkind: part\n#@ end\n",
     );
+    dir.write(
+        "pkg/_ytt_lib/app/schema.yml",
+        "#@data/values-schema\n---\ni: 0\n",
+    );
     let run = run_in(
         dir.path(),
         &["lint", "pkg", "-v", "name=y", "--format", "json"],
@@ -883,7 +887,7 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let report = run.json();
     let list = findings(&report);
     assert_eq!(list.len(), 1, "{report:#}");
-    assert_eq!(list[0]["line"], 6, "{report:#}");
+    assert_eq!(list[0]["line"], 7, "{report:#}");
     assert_eq!(list[0]["severity"], "warning", "{report:#}");
     assert!(
         list[0]["message"]
