@@ -327,6 +327,15 @@ impl Engine {
         self.load_path(&self.root, &format!("/{relative}"))
     }
 
+    /// Load an input file: by its base name when the files were named one
+    /// by one, else by its path below the package root.
+    pub fn load_input_file(&self, relative: &str, base_name: &str) -> Result<FrozenModule, String> {
+        match &self.flat_files {
+            Some(_) => self.load_path(&self.root, base_name),
+            None => self.load_file(relative),
+        }
+    }
+
     fn load_path(&self, dir: &Path, path: &str) -> Result<FrozenModule, String> {
         let key = self.resolve(dir, path)?;
         if let Some(found) = self.modules.borrow().get(&key) {

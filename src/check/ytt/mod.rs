@@ -497,6 +497,21 @@ pub(crate) fn check_package_exporting(
             if !texts.is_empty() && !has_errors(findings) {
                 outcome.rendered_texts = Some(renderer.check_texts(&texts, sources, findings));
             }
+            // The library files of a package rendered from its input files,
+            // loaded or not, are evaluated as in ytt: an error in one fails.
+            if !settings.library.is_library
+                && settings.library_files.is_some()
+                && !has_errors(findings)
+                && let Some(inputs) = &settings.inputs
+                && let Err(message) = renderer.evaluate_library_files(root, inputs)
+            {
+                findings.push(Finding::new(
+                    "ytt/template-error",
+                    Kind::Validation,
+                    Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
+                    message,
+                ));
+            }
             // A library's library files are evaluated too, for export().
             if settings.library.is_library && !has_errors(findings) {
                 match renderer.library_exports(root) {

@@ -269,6 +269,38 @@ impl Renderer {
         Ok(exports)
     }
 
+    /// Evaluate the library files among the package's inputs that no
+    /// template loaded, as ytt evaluates every library file of the package
+    /// it renders (not in `_ytt_lib`, not output, of a type it evaluates):
+    /// the first error is the render's.
+    pub fn evaluate_library_files(
+        &self,
+        root: &Path,
+        inputs: &crate::check::ytt::marks::Inputs,
+    ) -> Result<(), String> {
+        use crate::check::ytt::marks::FileType;
+        for input in &inputs.files {
+            let in_library = input.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib");
+            if in_library
+                || !input.is_library()
+                || input.is_for_output()
+                || input.file_type() == FileType::Unknown
+            {
+                continue;
+            }
+            let path = crate::source::normalize_path(&input.path);
+            // A file given from outside the package's folder: not found
+            // by its path below it.
+            let Ok(relative) = path.strip_prefix(root) else {
+                continue;
+            };
+            let name = relative.to_string_lossy().replace('\\', "/");
+            let base = input.name.rsplit('/').next().unwrap_or(&input.name);
+            self.engine.load_input_file(&name, base)?;
+        }
+        Ok(())
+    }
+
     /// Render one template file.
     pub fn render(
         &self,
