@@ -142,6 +142,13 @@ impl InputFile {
     }
 
     /// A library file (`x.lib.yml`, any Starlark file): only loaded.
+    /// In a private library: ytt tells it by the name it gives the file (a
+    /// folder `_ytt_lib` in it), so a file of a `_ytt_lib` given as a path
+    /// of its own is the root package's.
+    pub fn in_private_library(&self) -> bool {
+        self.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+    }
+
     pub fn is_library(&self) -> bool {
         let parts: Vec<&str> = self.base_name().split('.').collect();
         (parts.len() > 2 && parts[parts.len() - 2] == "lib")
@@ -295,7 +302,7 @@ pub fn apply(
     let unmakeable = files.iter().find(|f| {
         f.is_for_output()
             && matches!(f.file_type(), FileType::Starlark | FileType::Unknown)
-            && !f.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+            && !f.in_private_library()
     });
     if let Some(file) = unmakeable {
         return Err(format!(

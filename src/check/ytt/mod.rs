@@ -59,8 +59,8 @@ pub(crate) use asserts::run_asserts;
 use deprecated::report_given_deprecated;
 pub use package::package_files;
 use package::{
-    classify_documents, first_plain_comment, in_ytt_lib, is_template, is_yaml_template,
-    text_templates,
+    classify_documents, first_plain_comment, holds_data_values, in_ytt_lib, is_template,
+    is_yaml_template, text_templates,
 };
 use undefined::check_templates;
 
@@ -170,13 +170,19 @@ pub(crate) fn check_package_exporting(
     // schema, no data values and no code.
     let marked = |file: &DiscoveredFile| settings.inputs.as_ref().and_then(|i| i.get(&file.path));
     let is_plain = |file: &DiscoveredFile| marked(file).is_some_and(|f| !f.is_template());
+    // In a private library, by the name ytt gives the file when the input
+    // files are known.
+    let in_private = |file: &DiscoveredFile| match marked(file) {
+        Some(input) => input.in_private_library(),
+        None => in_ytt_lib(&file.path, root),
+    };
 
     // 2. Sort documents into schema and data values; check file shapes.
     let mut schema_docs: Vec<&Document> = Vec::new();
     let mut value_docs: Vec<&Document> = Vec::new();
     for (file, set) in files.iter().zip(&parsed) {
         // ytt private libraries keep their own data values.
-        if in_ytt_lib(&file.path, root) || is_plain(file) {
+        if in_private(file) || is_plain(file) {
             continue;
         }
         let source = sources.get(file.id);
@@ -218,7 +224,7 @@ pub(crate) fn check_package_exporting(
     // not the schema: ytt builds (and exports) the schema first.
     let mut values_unreadable = false;
     for (file, set) in files.iter().zip(&parsed) {
-        if in_ytt_lib(&file.path, root) || is_plain(file) {
+        if in_private(file) || is_plain(file) {
             continue;
         }
         let is_schema_file = set
@@ -442,9 +448,11 @@ pub(crate) fn check_package_exporting(
             .filter(|(file, set)| match marked(file) {
                 // ytt outputs a plain file whatever its annotations say.
                 Some(input) if !input.is_template() => {
-                    input.is_for_output() && !in_ytt_lib(&file.path, root)
+                    input.is_for_output() && !input.in_private_library()
                 }
-                Some(input) => is_template(file, set, root) && input.is_for_output(),
+                Some(input) => {
+                    !holds_data_values(set) && !input.in_private_library() && input.is_for_output()
+                }
                 None => is_template(file, set, root) && is_yaml_template(&file.path),
             })
             .collect();

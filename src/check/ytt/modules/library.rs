@@ -65,16 +65,26 @@ fn get<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
     let caller = eval
         .call_stack_top_location()
         .map(|at| at.filename().to_string());
-    let (values, schemas, mut options, root) = with_current(|s| {
+    let (values, schemas, mut options, root, named) = with_current(|s| {
         let dir = caller
             .and_then(|module| s.module_dirs.get(&module))
             .filter(|dir| dir.starts_with(&s.root))
             .unwrap_or(&s.root);
+        // With the input files named, a `_ytt_lib` folder is one only
+        // when a file's name has it (ytt builds libraries from names).
+        let private = crate::source::normalize_path(&dir.join("_ytt_lib"));
+        let named = s.library_files.as_ref().map(|files| {
+            files.iter().any(|(name, path)| {
+                crate::source::normalize_path(path).starts_with(&private)
+                    && name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+            })
+        });
         (
             s.library_values.clone(),
             s.library_schemas.clone(),
             s.library_options,
             dir.clone(),
+            named,
         )
     })
     .map_err(Failure::Message)?;
@@ -99,7 +109,7 @@ fn get<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         return Err(format!("Expected library '{name}' to be specified without '@'").into());
     }
     let private = root.join("_ytt_lib");
-    if !private.is_dir() {
+    if !private.is_dir() || named == Some(false) {
         return Err("Could not find private library (directory '_ytt_lib' missing?)".into());
     }
     // Piece by piece: ytt names the part of the path it did find.

@@ -280,8 +280,7 @@ impl Renderer {
     ) -> Result<(), String> {
         use crate::check::ytt::marks::FileType;
         for input in &inputs.files {
-            let in_library = input.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib");
-            if in_library
+            if input.in_private_library()
                 || !input.is_library()
                 || input.is_for_output()
                 || input.file_type() == FileType::Unknown
