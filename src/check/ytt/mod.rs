@@ -39,6 +39,7 @@ pub mod template;
 pub mod translate;
 mod undefined;
 pub mod validate;
+mod value_code;
 pub mod values;
 
 use crate::discover::DiscoveredFile;
@@ -300,6 +301,11 @@ pub(crate) fn check_package_exporting(
         engine: &engine,
         scopes: &scopes,
     };
+    // Values written as code (`key: #@ expr`), computed as ytt does.
+    let schema_evaluated = value_code::evaluate(&schema_docs, &code, true, findings);
+    let schema_docs: Vec<&Document> = schema_evaluated.iter().map(|d| d.as_ref()).collect();
+    let values_evaluated = value_code::evaluate(&value_docs, &code, false, findings);
+    let value_docs: Vec<&Document> = values_evaluated.iter().map(|d| d.as_ref()).collect();
 
     // 4. Schema: each document on its own, then merged.
     let schema = match build_schema(&schema_docs, findings, &code) {
