@@ -898,6 +898,28 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     );
 }
 
+/// A value written as code in a data-values document is what the code
+/// gives; an `if` among a document's items is beyond confvet, which says
+/// so instead of merging the document as written in silence.
+#[test]
+fn data_values_computed_by_code() {
+    let dir = TempDir::new("values-code");
+    let computed =
+        "#@ def base():\n#@   return 8000\n#@ end\n#@data/values\n---\nport: #@ base() + 80\n";
+    dir.write("pkg/values.yml", computed);
+    let run = run_in(dir.path(), &["values", "pkg"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.stdout, "port: 8080\n");
+    let with_if = "#@data/values\n---\n#@ if False:\nport: 1\n#@ end\nname: x\n";
+    dir.write("pkg/values.yml", with_if);
+    let report = run_in(dir.path(), &["lint", "pkg", "--format", "json"]).json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["severity"], "warning", "{report:#}");
+    let message = list[0]["message"].as_str().unwrap();
+    assert!(message.contains("does not render this yet"), "{message}");
+}
+
 /// Data values addressed to a private library (`#@library/ref`) are the
 /// library's, not the package's: its schema does not know them, and no
 /// finding says it should. Given to a library no template evaluates, they

@@ -3,8 +3,9 @@
 //! what the code gives. confvet evaluates each such expression in its
 //! file's scope (its `load`s and `def`s); one it cannot evaluate there (a
 //! YAML fragment, a struct, a name only a loop binds, `data.values` of a
-//! data-values file) leaves the document out with a warning that confvet
-//! does not render it yet, never a made-up value.
+//! data-values file), or an `if` or `for` among a document's items, is a
+//! warning that confvet does not render it yet (the document is checked as
+//! written, and `render` stops), never a made-up value.
 
 use super::engine::Code;
 use super::starlark::StarValue;
@@ -20,6 +21,22 @@ fn value_code(comments: &[Comment]) -> Option<&str> {
     })
 }
 
+/// Whether a node's comments hold control flow (`#@ if`, `#@ for`, ...),
+/// which decides what the document holds.
+fn has_control_flow(comments: &[Comment]) -> bool {
+    comments.iter().any(|c| match &c.kind {
+        CommentKind::Code(code) => {
+            let word = code
+                .trim_start()
+                .split([' ', ':', '('])
+                .next()
+                .unwrap_or("");
+            matches!(word, "if" | "elif" | "else" | "for" | "while")
+        }
+        _ => false,
+    })
+}
+
 fn has_value_code(doc: &Document) -> bool {
     value_code(&doc.comments).is_some()
         || doc
@@ -28,7 +45,7 @@ fn has_value_code(doc: &Document) -> bool {
 }
 
 /// `docs` with the values their code computes; a document confvet cannot
-/// compute is left out, with a warning.
+/// compute stays as written, with a warning.
 pub fn evaluate<'a>(
     docs: &[&'a Document],
     code: &Code<'_>,
@@ -39,8 +56,14 @@ pub fn evaluate<'a>(
     let mut out = Vec::with_capacity(docs.len());
     for doc in docs {
         // Documents of no file of this package (given by a parent) and
-        // documents without value code stay as they are.
-        if !has_value_code(doc) || !code.scopes.contains_key(&doc.span.file) {
+        // documents without code stay as they are.
+        let has_code = has_value_code(doc) || doc.value.any_item_comments(&has_control_flow);
+        if !has_code || !code.scopes.contains_key(&doc.span.file) {
+            out.push(std::borrow::Cow::Borrowed(*doc));
+            continue;
+        }
+        if doc.value.any_item_comments(&has_control_flow) {
+            findings.push(not_rendered(doc, "an `if` or `for` among its items"));
             out.push(std::borrow::Cow::Borrowed(*doc));
             continue;
         }
@@ -54,21 +77,27 @@ pub fn evaluate<'a>(
         .and_then(|()| evaluate_node(&mut evaluated.value, &ctx, 0));
         match result {
             Ok(()) => out.push(std::borrow::Cow::Owned(evaluated)),
-            Err(Failed::Unknown(message)) => findings.push(
-                Finding::new(
-                    "ytt/template-error",
-                    Kind::Validation,
-                    doc.span,
-                    format!(
-                        "a value computed by code in a schema or data-values document ({message}): {}",
-                        super::modules::NOT_RENDERED
-                    ),
-                )
-                .with_severity(Severity::Warning),
-            ),
+            Err(Failed::Unknown(message)) => {
+                findings.push(not_rendered(doc, &message));
+                out.push(std::borrow::Cow::Borrowed(*doc));
+            }
         }
     }
     out
+}
+
+/// The warning for a document confvet leaves out.
+fn not_rendered(doc: &Document, why: &str) -> Finding {
+    Finding::new(
+        "ytt/template-error",
+        Kind::Validation,
+        doc.span,
+        format!(
+            "a schema or data-values document computed by code ({why}): {}",
+            super::modules::NOT_RENDERED
+        ),
+    )
+    .with_severity(Severity::Warning)
 }
 
 struct Ctx<'c, 'e> {
