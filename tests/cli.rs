@@ -913,11 +913,11 @@ fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
     );
 }
 
-/// A package using what confvet does not render yet (a function of a
-/// library's `.lib.yml` exported inside a dict) gets a warning that says
-/// so, even with values given by the consumer: confvet's gap is never the
-/// package's error (`overlay.apply` and `export()` of a function or of a
-/// struct of functions render).
+/// A package using what confvet does not render yet (more library
+/// evaluations than one render makes) gets a warning that says so, even
+/// with values given by the consumer: confvet's gap is never the package's
+/// error (`overlay.apply` and `export()` of a function, of a struct or a
+/// dict of functions render).
 #[test]
 fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let dir = TempDir::new("not-rendered");
@@ -928,7 +928,7 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     );
     dir.write(
         "pkg/lib.yml",
-        "#@ load(\"@ytt:library\", \"library\")\n#@ app = library.get(\"app\")\n---\none: #@ app.export(\"f\")()\nkit: #@ app.export(\"kit\").part()\nparts: #@ app.export(\"parts\")[\"part\"]()\n",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ app = library.get(\"app\")\n---\none: #@ app.export(\"f\")()\nkit: #@ app.export(\"kit\").part()\nparts: #@ app.export(\"parts\")[\"part\"]()\nmany: #@ [len(app.with_data_values({\"i\": i}).eval()) for i in range(101)]\n",
     );
     dir.write(
         "pkg/_ytt_lib/app/funcs.star",
@@ -938,6 +938,10 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
         "pkg/_ytt_lib/app/parts.lib.yml",
         "#@ def part():\nkind: part\n#@ end\n",
     );
+    dir.write(
+        "pkg/_ytt_lib/app/schema.yml",
+        "#@data/values-schema\n---\ni: 0\n",
+    );
     let run = run_in(
         dir.path(),
         &["lint", "pkg", "-v", "name=y", "--format", "json"],
@@ -946,7 +950,7 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
     let report = run.json();
     let list = findings(&report);
     assert_eq!(list.len(), 1, "{report:#}");
-    assert_eq!(list[0]["line"], 6, "{report:#}");
+    assert_eq!(list[0]["line"], 7, "{report:#}");
     assert_eq!(list[0]["severity"], "warning", "{report:#}");
     assert!(
         list[0]["message"]
@@ -955,6 +959,28 @@ fn what_confvet_cannot_render_yet_is_a_warning_not_an_error() {
             .contains("confvet does not render this yet"),
         "{report:#}"
     );
+}
+
+/// A value written as code in a data-values document is what the code
+/// gives; an `if` among a document's items is beyond confvet, which says
+/// so instead of merging the document as written in silence.
+#[test]
+fn data_values_computed_by_code() {
+    let dir = TempDir::new("values-code");
+    let computed =
+        "#@ def base():\n#@   return 8000\n#@ end\n#@data/values\n---\nport: #@ base() + 80\n";
+    dir.write("pkg/values.yml", computed);
+    let run = run_in(dir.path(), &["values", "pkg"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.stdout, "port: 8080\n");
+    let with_if = "#@data/values\n---\n#@ if False:\nport: 1\n#@ end\nname: x\n";
+    dir.write("pkg/values.yml", with_if);
+    let report = run_in(dir.path(), &["lint", "pkg", "--format", "json"]).json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["severity"], "warning", "{report:#}");
+    let message = list[0]["message"].as_str().unwrap();
+    assert!(message.contains("does not render this yet"), "{message}");
 }
 
 /// Data values addressed to a private library (`#@library/ref`) are the

@@ -320,7 +320,7 @@ fn render_package(
     // Each output file's name, as ytt gives it.
     let mut output_names: HashMap<FileId, String> = Default::default();
     for input in &inputs.files {
-        let in_library = input.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib");
+        let in_library = input.in_private_library();
         match input.file_type() {
             FileType::Yaml => {
                 if let Some(found) = confvet::discover::read_ytt_file(&input.path, &sources, cwd) {

@@ -121,7 +121,7 @@ pub fn parse_file(
     })
 }
 
-const MERGE_ERROR: &str = "map merge requires map or seq of maps as the value";
+const MERGE_ERROR: &str = "map merge requires map or sequence of maps as the value";
 
 /// Identity of a map key for duplicate detection (by resolved value, as ytt).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -195,7 +195,7 @@ enum Kind {
         /// Keys seen so far, once the map is too big for a linear scan.
         seen: Option<HashSet<KeyId>>,
         /// `<<` values and where in `items` they were given.
-        merges: Vec<(usize, Node)>,
+        merges: Vec<(usize, Node, bool)>,
     },
     Seq {
         items: Vec<ArrayItem>,
@@ -640,7 +640,8 @@ impl<'a> Builder<'a> {
                         && k.tag.as_deref().is_none_or(|t| t == "!!merge");
                     let node_end = done.node.span.end as usize;
                     if is_merge {
-                        merges.push((items.len(), done.node));
+                        let alias = bytes.get(done.props_start) == Some(&b'*');
+                        merges.push((items.len(), done.node, alias));
                     } else if !self.options.keeps_duplicate_keys
                         && is_duplicate(items, seen, &k.resolved)
                     {
@@ -715,45 +716,32 @@ impl<'a> Builder<'a> {
     }
 
     /// go-yaml's merge keys, as ytt's copy of go-yaml v2 reads them: the
-    /// merged map's items stand where the `<<` was (of a list of maps, the
-    /// earlier map wins a key), and of a key given more than once the last
-    /// value wins, at the first one's place. So a map's own key overrides
-    /// a merged one before it, and a merged one after it overrides the map's.
+    /// merged map's items stand where the `<<` was, and of a key given more
+    /// than once the last value wins, at the first one's place. So a map's
+    /// own key overrides a merged one before it, and a merged one after it
+    /// overrides the map's. The value is a map or an alias of one; ytt's
+    /// copy refuses every item of a sequence (its items are nodes of their
+    /// own there), so only a written empty sequence passes, merging nothing.
     fn apply_merges(
         &self,
         items: Vec<MapItem>,
-        merges: Vec<(usize, Node)>,
+        merges: Vec<(usize, Node, bool)>,
     ) -> Result<Vec<MapItem>, ParseError> {
         if merges.is_empty() {
             return Ok(items);
         }
         let mut inserts: Vec<(usize, Vec<MapItem>)> = Vec::new();
-        for (at, node) in merges {
+        for (at, node, alias) in merges {
+            let refused = |span: Span| {
+                self.syntax(span.start as usize, span.end as usize, MERGE_ERROR.into())
+            };
             let maps: Vec<Vec<MapItem>> = match node.value {
                 Value::Map(m) => vec![m],
+                Value::Array(a) if a.is_empty() && !alias => Vec::new(),
                 Value::Array(a) => {
-                    let mut maps = Vec::new();
-                    for item in a {
-                        match item.value.value {
-                            Value::Map(m) => maps.push(m),
-                            _ => {
-                                return Err(self.syntax(
-                                    item.span.start as usize,
-                                    item.span.end as usize,
-                                    MERGE_ERROR.into(),
-                                ));
-                            }
-                        }
-                    }
-                    maps
+                    return Err(refused(a.first().map_or(node.span, |item| item.span)));
                 }
-                Value::Scalar(_) => {
-                    return Err(self.syntax(
-                        node.span.start as usize,
-                        node.span.end as usize,
-                        MERGE_ERROR.into(),
-                    ));
-                }
+                Value::Scalar(_) => return Err(refused(node.span)),
             };
             let mut seen: HashSet<KeyId> = HashSet::new();
             let mut added = Vec::new();
@@ -1344,14 +1332,29 @@ mod tests {
 
     #[test]
     fn merge_keys_add_missing_keys() {
-        let text = "defaults: &d\n  a: 1\n  b: 2\nextra: &e {c: 3, a: 9}\nsvc:\n  <<: [*d, *e]\n  b: 20\n  <<: {z: 0}\n";
+        let text =
+            "defaults: &d\n  a: 1\n  b: 2\nsvc:\n  <<: *d\n  b: 20\n  <<: {z: 0}\n  <<: []\n";
         let root = parse(text).docs.remove(0).value;
         let svc = map(&get(&root, "svc").value);
         let keys: Vec<_> = svc.iter().map(|i| i.key.text.as_str()).collect();
         // The merged `b` comes first; the map's own `b` after it wins, there.
-        assert_eq!(keys, ["a", "b", "c", "z"]);
+        assert_eq!(keys, ["a", "b", "z"]);
         assert_eq!(val(&svc[0].value), &ScalarValue::Int(1));
         assert_eq!(val(&svc[1].value), &ScalarValue::Int(20));
+        // ytt's go-yaml refuses any item of a sequence of maps, and an
+        // alias of anything but a map (an empty sequence too).
+        for text in [
+            "d: &d {a: 1}\ne: &e {b: 2}\nsvc:\n  <<: [*d, *e]\n",
+            "svc:\n  <<: [{a: 1}]\n",
+            "d: &d {a: 1}\nsvc:\n  <<:\n  - *d\n",
+            "l: &l []\nsvc:\n  <<: *l\n",
+        ] {
+            let e = parse_err(text);
+            assert_eq!(
+                e.message, "map merge requires map or sequence of maps as the value",
+                "{text}"
+            );
+        }
         // A merge after the map's own key overrides it, as ytt reads it.
         let text = "d: &d {a: 1, b: 2}\nsvc:\n  b: 20\n  <<: *d\n  c: 3\n";
         let root = parse(text).docs.remove(0).value;
@@ -1364,7 +1367,7 @@ mod tests {
         let e = parse_err("a: &a 1\nb:\n  <<: *a\n");
         assert_eq!(
             e.message,
-            "map merge requires map or seq of maps as the value"
+            "map merge requires map or sequence of maps as the value"
         );
     }
 

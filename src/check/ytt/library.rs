@@ -131,10 +131,14 @@ fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, S
         .flat_map(|(_, docs)| docs)
         .filter(|doc| !super::overlay::post::is_empty(doc))
         .collect();
+    // ytt's documents keep their annotations (an `#@overlay/...` acts
+    // when the package applies them as an overlay); the arguments they
+    // were evaluated with stay with the library's runs, which the package
+    // adopts (`overlay::registry::adopt_runs`).
     for doc in &mut docs {
         doc.span = nowhere();
-        doc.comments.clear();
-        unplace(&mut doc.value, false);
+        unplace_comments(&mut doc.comments);
+        unplace(&mut doc.value, true);
     }
     let (exports, session) = match exported {
         Some((exports, session)) => (exports, Some(session)),

@@ -19,12 +19,14 @@ pub enum FileType {
 }
 
 /// What one mark does to the files it matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Action {
     Type(FileType, bool),
     Exclude,
     ForOutput,
     ExclusiveForOutput,
+    /// `path=`: the name ytt gives the file from then on.
+    Rename(String),
 }
 
 /// One `--file-mark`, parsed.
@@ -66,11 +68,7 @@ impl FileMark {
             ("for-output", "true") => Action::ForOutput,
             ("exclusive-for-output", "true") => Action::ExclusiveForOutput,
             ("exclude" | "for-output" | "exclusive-for-output", _) => return Err(unknown_value()),
-            ("path", _) => {
-                return Err(format!(
-                    "file mark '{text}': confvet does not support the key 'path' (renaming a file) yet"
-                ));
-            }
+            ("path", name) => Action::Rename(name.to_string()),
             _ => return Err(format!("Unknown key in file mark '{text}'")),
         };
         Ok(FileMark {
@@ -104,6 +102,8 @@ fn pattern(path: &str) -> regex::Regex {
 #[derive(Debug, Clone)]
 pub struct InputFile {
     pub name: String,
+    /// The name before any `path=` mark: what marks match.
+    original: String,
     pub path: PathBuf,
     marked_type: Option<FileType>,
     marked_template: Option<bool>,
@@ -113,6 +113,7 @@ pub struct InputFile {
 impl InputFile {
     pub fn new(name: String, path: PathBuf) -> InputFile {
         InputFile {
+            original: name.clone(),
             name,
             path,
             marked_type: None,
@@ -142,6 +143,13 @@ impl InputFile {
     }
 
     /// A library file (`x.lib.yml`, any Starlark file): only loaded.
+    /// In a private library: ytt tells it by the name it gives the file (a
+    /// folder `_ytt_lib` in it), so a file of a `_ytt_lib` given as a path
+    /// of its own is the root package's.
+    pub fn in_private_library(&self) -> bool {
+        self.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+    }
+
     pub fn is_library(&self) -> bool {
         let parts: Vec<&str> = self.base_name().split('.').collect();
         (parts.len() > 2 && parts[parts.len() - 2] == "lib")
@@ -258,12 +266,12 @@ pub fn apply(
     for (index, mark) in marks.iter().enumerate() {
         let mut count = 0;
         for slot in files.iter_mut() {
-            let Some(file) = slot.as_mut().filter(|f| mark.matches(&f.name)) else {
+            let Some(file) = slot.as_mut().filter(|f| mark.matches(&f.original)) else {
                 continue;
             };
             count += 1;
-            match mark.action {
-                Action::Type(ty, template) => {
+            match &mark.action {
+                &Action::Type(ty, template) => {
                     file.marked_type = Some(ty);
                     file.marked_template = Some(template);
                 }
@@ -273,6 +281,19 @@ pub fn apply(
                 }
                 Action::ForOutput => file.marked_for_output = Some(true),
                 Action::ExclusiveForOutput => exclusive.push(file.path.clone()),
+                Action::Rename(name) => {
+                    // confvet finds private libraries on disk: a file
+                    // renamed into or out of one is not rendered.
+                    let mut renamed = file.clone();
+                    renamed.name = name.clone();
+                    if renamed.in_private_library() != file.in_private_library() {
+                        return Err(format!(
+                            "file mark '{}': confvet does not support moving a file into or out of a private library (`_ytt_lib`) yet",
+                            mark.text
+                        ));
+                    }
+                    file.name = renamed.name;
+                }
             }
         }
         if let Some(total) = matched.get_mut(index) {
@@ -295,7 +316,7 @@ pub fn apply(
     let unmakeable = files.iter().find(|f| {
         f.is_for_output()
             && matches!(f.file_type(), FileType::Starlark | FileType::Unknown)
-            && !f.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+            && !f.in_private_library()
     });
     if let Some(file) = unmakeable {
         return Err(format!(
@@ -625,5 +646,24 @@ mod tests {
         let text = file("t.yml", &["t.yml:type=text-template"]);
         assert_eq!(text.file_type(), FileType::Text);
         assert!(text.is_template() && text.is_for_output());
+    }
+
+    #[test]
+    fn path_renames_a_file_and_later_marks_match_its_old_name() {
+        let run = |marks: &[&str]| {
+            let marks: Vec<FileMark> = marks.iter().map(|m| FileMark::parse(m).unwrap()).collect();
+            let files = vec![("a.txt".to_string(), PathBuf::from("a.txt"))];
+            apply(&marks, files, true, &mut [])
+        };
+        let renamed = run(&["a.txt:path=sub/a.lib.yml"]).unwrap().files.remove(0);
+        assert_eq!(renamed.name, "sub/a.lib.yml");
+        assert_eq!(renamed.file_type(), FileType::Yaml);
+        assert!(renamed.is_library() && !renamed.is_for_output());
+        let excluded = run(&["a.txt:path=b.yml", "a.txt:exclude=true"]).unwrap();
+        assert!(excluded.files.is_empty());
+        let unmatched = run(&["a.txt:path=b.yml", "b.yml:exclude=true"]).unwrap_err();
+        assert!(unmatched.starts_with("Expected file mark 'b.yml:exclude=true' to match"));
+        let moved = run(&["a.txt:path=_ytt_lib/x/a.yml"]).unwrap_err();
+        assert!(moved.contains("confvet does not support"), "{moved}");
     }
 }

@@ -39,6 +39,7 @@ pub mod template;
 pub mod translate;
 mod undefined;
 pub mod validate;
+mod value_code;
 pub mod values;
 
 use crate::discover::DiscoveredFile;
@@ -59,8 +60,8 @@ pub(crate) use asserts::run_asserts;
 use deprecated::report_given_deprecated;
 pub use package::package_files;
 use package::{
-    classify_documents, first_plain_comment, in_ytt_lib, is_template, is_yaml_template,
-    text_templates,
+    classify_documents, first_plain_comment, holds_data_values, in_ytt_lib, is_template,
+    is_yaml_template, text_templates,
 };
 use undefined::check_templates;
 
@@ -170,13 +171,19 @@ pub(crate) fn check_package_exporting(
     // schema, no data values and no code.
     let marked = |file: &DiscoveredFile| settings.inputs.as_ref().and_then(|i| i.get(&file.path));
     let is_plain = |file: &DiscoveredFile| marked(file).is_some_and(|f| !f.is_template());
+    // In a private library, by the name ytt gives the file when the input
+    // files are known.
+    let in_private = |file: &DiscoveredFile| match marked(file) {
+        Some(input) => input.in_private_library(),
+        None => in_ytt_lib(&file.path, root),
+    };
 
     // 2. Sort documents into schema and data values; check file shapes.
     let mut schema_docs: Vec<&Document> = Vec::new();
     let mut value_docs: Vec<&Document> = Vec::new();
     for (file, set) in files.iter().zip(&parsed) {
         // ytt private libraries keep their own data values.
-        if in_ytt_lib(&file.path, root) || is_plain(file) {
+        if in_private(file) || is_plain(file) {
             continue;
         }
         let source = sources.get(file.id);
@@ -218,7 +225,7 @@ pub(crate) fn check_package_exporting(
     // not the schema: ytt builds (and exports) the schema first.
     let mut values_unreadable = false;
     for (file, set) in files.iter().zip(&parsed) {
-        if in_ytt_lib(&file.path, root) || is_plain(file) {
+        if in_private(file) || is_plain(file) {
             continue;
         }
         let is_schema_file = set
@@ -294,6 +301,11 @@ pub(crate) fn check_package_exporting(
         engine: &engine,
         scopes: &scopes,
     };
+    // Values written as code (`key: #@ expr`), computed as ytt does.
+    let schema_evaluated = value_code::evaluate(&schema_docs, &code, true, findings);
+    let schema_docs: Vec<&Document> = schema_evaluated.iter().map(|d| d.as_ref()).collect();
+    let values_evaluated = value_code::evaluate(&value_docs, &code, false, findings);
+    let value_docs: Vec<&Document> = values_evaluated.iter().map(|d| d.as_ref()).collect();
 
     // 4. Schema: each document on its own, then merged.
     let schema = match build_schema(&schema_docs, findings, &code) {
@@ -443,9 +455,11 @@ pub(crate) fn check_package_exporting(
             .filter(|(file, set)| match marked(file) {
                 // ytt outputs a plain file whatever its annotations say.
                 Some(input) if !input.is_template() => {
-                    input.is_for_output() && !in_ytt_lib(&file.path, root)
+                    input.is_for_output() && !input.in_private_library()
                 }
-                Some(input) => is_template(file, set, root) && input.is_for_output(),
+                Some(input) => {
+                    !holds_data_values(set) && !input.in_private_library() && input.is_for_output()
+                }
                 None => is_template(file, set, root) && is_yaml_template(&file.path),
             })
             .collect();

@@ -45,11 +45,14 @@ pub(super) fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Com
 /// A file ytt renders as a template: neither schema nor data values, and
 /// not in a private library (`_ytt_lib`), whose files only its users load.
 pub(super) fn is_template(file: &DiscoveredFile, set: &DocumentSet, root: &Path) -> bool {
-    let is_data = set
-        .docs
+    !holds_data_values(set) && !in_ytt_lib(&file.path, root)
+}
+
+/// A file of schema or data-values documents.
+pub(super) fn holds_data_values(set: &DocumentSet) -> bool {
+    set.docs
         .iter()
-        .any(|d| d.has_annotation("data/values") || d.has_annotation("data/values-schema"));
-    !is_data && !in_ytt_lib(&file.path, root)
+        .any(|d| d.has_annotation("data/values") || d.has_annotation("data/values-schema"))
 }
 
 /// A YAML file ytt renders to output (not a `.lib.yml` only loaded).

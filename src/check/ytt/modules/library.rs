@@ -14,9 +14,12 @@
 
 use super::Context;
 use super::NOT_RENDERED;
-use super::native::{Call, Failure, Native, NativeFn, Outcome, YttModule, as_str, native};
+use super::native::{
+    Call, Failure, FrozenNative, Native, NativeFn, Outcome, YttModule, as_str, native,
+};
 use crate::check::ytt::starlark::convert::{node_to_struct_value, value_to_node};
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
+use crate::check::ytt::starlark::ytt_struct::FrozenYttStruct;
 use crate::check::ytt::template::runtime::{
     Addressed, EvaluatedLibrary, LibraryInputs, LibraryOptions, LibraryRef, SessionGuard,
     ValuesDoc, with_current,
@@ -25,7 +28,10 @@ use crate::check::ytt::values::MergeMode;
 use crate::source::{FileId, Span};
 use crate::yaml::Document;
 use starlark::eval::Evaluator;
-use starlark::values::{Heap, OwnedFrozenValue, Value};
+use starlark::values::dict::{AllocDict, DictRef};
+use starlark::values::list::{AllocList, ListRef};
+use starlark::values::tuple::{AllocTuple, TupleRef};
+use starlark::values::{FrozenHeap, FrozenValue, Heap, OwnedFrozenValue, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -59,16 +65,26 @@ fn get<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
     let caller = eval
         .call_stack_top_location()
         .map(|at| at.filename().to_string());
-    let (values, schemas, mut options, root) = with_current(|s| {
+    let (values, schemas, mut options, root, named) = with_current(|s| {
         let dir = caller
             .and_then(|module| s.module_dirs.get(&module))
             .filter(|dir| dir.starts_with(&s.root))
             .unwrap_or(&s.root);
+        // With the input files named, a `_ytt_lib` folder is one only
+        // when a file's name has it (ytt builds libraries from names).
+        let private = crate::source::normalize_path(&dir.join("_ytt_lib"));
+        let named = s.library_files.as_ref().map(|files| {
+            files.iter().any(|(name, path)| {
+                crate::source::normalize_path(path).starts_with(&private)
+                    && name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+            })
+        });
         (
             s.library_values.clone(),
             s.library_schemas.clone(),
             s.library_options,
             dir.clone(),
+            named,
         )
     })
     .map_err(Failure::Message)?;
@@ -93,7 +109,7 @@ fn get<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         return Err(format!("Expected library '{name}' to be specified without '@'").into());
     }
     let private = root.join("_ytt_lib");
-    if !private.is_dir() {
+    if !private.is_dir() || named == Some(false) {
         return Err("Could not find private library (directory '_ytt_lib' missing?)".into());
     }
     // Piece by piece: ytt names the part of the path it did find.
@@ -307,6 +323,9 @@ fn eval<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     let evaluated = no_arguments(call)
         .and_then(|()| evaluate(call, false))
         .map_err(|f| described(call, "Evaluating", f))?;
+    if let Some(session) = &evaluated.session {
+        crate::check::ytt::overlay::registry::adopt_runs(session);
+    }
     Ok(call
         .heap
         .alloc(Fragment::new(FragmentData::Documents(evaluated.docs))))
@@ -324,41 +343,87 @@ fn export<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<
     let (value, session) = found;
     // SAFETY: the evaluator's frozen heap takes a reference to the value's
     // owner, so the value lives as long as the module that uses it.
-    let value = unsafe { value.owned_frozen_value(eval.frozen_heap()) }.to_value();
+    let value = unsafe { value.owned_frozen_value(eval.frozen_heap()) };
     // A function runs in its library's session (its templates, its
     // libraries): the caller's session keeps it while the render lasts,
     // also for what the library re-exports.
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let key = NEXT.fetch_add(1, Ordering::Relaxed);
     with_current(|s| s.library_sessions.push((key, session))).map_err(Failure::Message)?;
-    Ok(in_library(call.heap, value, key, 0))
+    Ok(in_library(call.heap, eval.frozen_heap(), value, key, 0).to_value())
 }
 
-/// `value` with each function in it (itself, or a member of a struct, as
-/// deep as structs go) made to run in the session of exported value `key`.
-fn in_library<'v>(heap: Heap<'v>, value: Value<'v>, key: u64, depth: usize) -> Value<'v> {
-    if super::native::is_callable(value) {
+/// `value` with each function in it (itself, or a member of a struct, an
+/// item of a list or tuple, a value of a dict, as deep as they go) made to
+/// run in the session of exported value `key`. What it builds is frozen,
+/// as the library's globals are in ytt; what holds no function is `value`.
+fn in_library<'v>(
+    heap: Heap<'v>,
+    frozen: &FrozenHeap,
+    value: FrozenValue,
+    key: u64,
+    depth: usize,
+) -> FrozenValue {
+    let live = value.to_value();
+    if super::native::is_callable(live) {
         let data: Arc<dyn std::any::Any + Send + Sync> = Arc::new(key);
-        return heap.alloc(Native::with(
+        let call = native!(call_exported);
+        return frozen.alloc_simple(FrozenNative::with(
             "library.export",
-            native!(call_exported),
+            call,
             vec![value],
             Some(data),
         ));
     }
-    if value.get_type() != "struct" || depth >= 10 {
+    if depth >= 10 {
         return value;
     }
-    let mut fields = Vec::new();
-    for name in value.dir_attr() {
-        match value.get_attr(&name, heap) {
-            Ok(Some(member)) => fields.push((name, in_library(heap, member, key, depth + 1))),
-            _ => return value,
+    let mut changed = false;
+    let mut inner = |item: FrozenValue| {
+        let wrapped = in_library(heap, frozen, item, key, depth + 1);
+        changed |= wrapped != item;
+        wrapped
+    };
+    let items = |values: &[Value<'v>]| -> Option<Vec<FrozenValue>> {
+        values.iter().map(|v| v.unpack_frozen()).collect()
+    };
+    let rebuilt = if let Some(list) = ListRef::from_value(live) {
+        let Some(list) = items(list.content()) else {
+            return value;
+        };
+        let list: Vec<FrozenValue> = list.into_iter().map(&mut inner).collect();
+        frozen.alloc(AllocList(list))
+    } else if let Some(tuple) = TupleRef::from_value(live) {
+        let Some(tuple) = items(tuple.content()) else {
+            return value;
+        };
+        let tuple: Vec<FrozenValue> = tuple.into_iter().map(&mut inner).collect();
+        frozen.alloc(AllocTuple(tuple))
+    } else if let Some(dict) = DictRef::from_value(live) {
+        let mut entries = Vec::new();
+        for (k, v) in dict.iter() {
+            let (Some(k), Some(v)) = (k.unpack_frozen(), v.unpack_frozen()) else {
+                return value;
+            };
+            entries.push((k, inner(v)));
         }
-    }
-    heap.alloc(crate::check::ytt::starlark::ytt_struct::YttStruct::new(
-        fields,
-    ))
+        frozen.alloc(AllocDict(entries))
+    } else if live.get_type() == "struct" {
+        let mut fields = Vec::new();
+        for name in live.dir_attr() {
+            match live
+                .get_attr(&name, heap)
+                .map(|m| m.and_then(|m| m.unpack_frozen()))
+            {
+                Ok(Some(member)) => fields.push((name, inner(member))),
+                _ => return value,
+            }
+        }
+        frozen.alloc_simple(FrozenYttStruct::new(fields))
+    } else {
+        return value;
+    };
+    if changed { rebuilt } else { value }
 }
 
 /// The symbol `export(name, path=)` names, with the session of its library.
@@ -443,8 +508,15 @@ fn call_exported<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> O
     let _guard = SessionGuard::install(&session);
     let function = call.captured[0];
     let named: Vec<(&str, Value<'v>)> = call.kwargs.clone();
-    eval.eval_function(function, &call.args, &named)
-        .map_err(Failure::Raw)
+    let result = eval
+        .eval_function(function, &call.args, &named)
+        .map_err(Failure::Raw)?;
+    // What it gives back runs in the library too (a function of the
+    // library's, or a global holding some).
+    Ok(match result.unpack_frozen() {
+        Some(frozen) => in_library(call.heap, eval.frozen_heap(), frozen, key, 0).to_value(),
+        None => result,
+    })
 }
 
 /// The names a file binds by `load(...)`: not its globals in ytt, so not

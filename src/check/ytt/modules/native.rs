@@ -286,11 +286,14 @@ impl<'v> Native<'v> {
     pub fn new(name: &'static str, call: NativeFn) -> Self {
         Self::with(name, call, Vec::new(), None)
     }
+}
 
+impl<V> NativeGen<V> {
+    /// A builtin with values it captures (frozen ones for a frozen builtin).
     pub fn with(
         name: &'static str,
         call: NativeFn,
-        captured: Vec<Value<'v>>,
+        captured: Vec<V>,
         data: Option<Arc<dyn Any + Send + Sync>>,
     ) -> Self {
         NativeGen {

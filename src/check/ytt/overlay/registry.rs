@@ -13,6 +13,10 @@ use starlark::eval::Evaluator;
 use starlark::values::Value;
 use starlark::values::list::{AllocList, ListRef};
 use starlark::values::tuple::TupleRef;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The number the next run recording annotations gets.
+static NEXT_RUN: AtomicU32 = AtomicU32::new(0);
 
 /// Keep `kwargs` on the current run's heap; the handle to find them again.
 pub fn record<'v>(
@@ -23,10 +27,9 @@ pub fn record<'v>(
     let store = match eval.module().extra_value() {
         Some(store) => store,
         None => {
-            let run = with_current(|s| {
-                s.next_run += 1;
-                s.next_run
-            })?;
+            // Numbers unique across sessions: a library's documents keep
+            // their handles in the package that evaluates it.
+            let run = NEXT_RUN.fetch_add(1, Ordering::Relaxed) % i32::MAX as u32 + 1;
             let store = heap.alloc(AllocList([heap.alloc(run)]));
             eval.module().set_extra_value(store);
             store
@@ -66,6 +69,20 @@ pub fn keep_frozen(module: &FrozenModule) {
     if let Some(run) = run {
         let _ = with_current(|s| s.frozen_runs.insert(run as u32, module.clone()));
     }
+}
+
+/// The runs of `library` (a library's session, once evaluated) known to
+/// the running session too: the annotations of the documents `eval()`
+/// gives keep their arguments there.
+pub fn adopt_runs(library: &crate::check::ytt::template::runtime::SharedSession) {
+    let Ok(library) = library.try_borrow() else {
+        return;
+    };
+    let _ = with_current(|s| {
+        for (run, module) in &library.frozen_runs {
+            s.frozen_runs.entry(*run).or_insert_with(|| module.clone());
+        }
+    });
 }
 
 /// The keyword arguments recorded under `at`, on `eval`'s heap; None when

@@ -296,10 +296,7 @@ impl Renderer {
                 .skip(1)
                 .take_while(|dir| *dir != self.root)
                 .any(|dir| foreign.contains(dir));
-            if !file.is_library()
-                || file.is_for_output()
-                || is_foreign
-                || super::package::in_ytt_lib(&file.path, &self.root)
+            if !file.is_library() || file.is_for_output() || is_foreign || file.in_private_library()
             {
                 continue;
             }

@@ -24,8 +24,9 @@ pub struct YttStructGen<V> {
 
 starlark_complex_value!(pub YttStruct);
 
-impl<'v> YttStruct<'v> {
-    pub fn new(fields: Vec<(String, Value<'v>)>) -> Self {
+impl<V> YttStructGen<V> {
+    /// A struct of these fields (frozen values for a frozen struct).
+    pub fn new(fields: Vec<(String, V)>) -> Self {
         let mut map = SmallMap::with_capacity(fields.len());
         for (k, v) in fields {
             // The first of a name wins, as a search in order would find it.

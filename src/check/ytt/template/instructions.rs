@@ -11,13 +11,13 @@ fn fail(message: String) -> anyhow::Error {
 
 #[starlark::starlark_module]
 pub fn template_instructions(builder: &mut GlobalsBuilder) {
-    fn __ytt_start_ctx(id: i32) -> anyhow::Result<starlark::values::none::NoneType> {
+    fn __ytt_start_ctx(id: i64) -> anyhow::Result<starlark::values::none::NoneType> {
         runtime::start_ctx(id as usize).map_err(fail)?;
         Ok(starlark::values::none::NoneType)
     }
 
     fn __ytt_end_ctx<'v>(
-        id: i32,
+        id: i64,
         #[starlark(args)] given: starlark::values::tuple::UnpackTuple<Value<'v>>,
         heap: Heap<'v>,
     ) -> anyhow::Result<Value<'v>> {
@@ -31,13 +31,13 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
         })
     }
 
-    fn __ytt_start_node(id: i32, tag: i32) -> anyhow::Result<starlark::values::none::NoneType> {
+    fn __ytt_start_node(id: i64, tag: i32) -> anyhow::Result<starlark::values::none::NoneType> {
         runtime::start_node(id as usize, tag as usize).map_err(fail)?;
         Ok(starlark::values::none::NoneType)
     }
 
     fn __ytt_set_node<'v>(
-        id: i32,
+        id: i64,
         tag: i32,
         #[starlark(args)] value: starlark::values::tuple::UnpackTuple<Value<'v>>,
     ) -> anyhow::Result<starlark::values::none::NoneType> {
@@ -47,7 +47,7 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
 
     /// `__ytt_start_node` of a text template's node (see `text::finish`).
     fn __ytt_text_start_node(
-        id: i32,
+        id: i64,
         tag: i32,
     ) -> anyhow::Result<starlark::values::none::NoneType> {
         runtime::start_node(id as usize, tag as usize).map_err(fail)?;
@@ -56,7 +56,7 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
 
     /// `__ytt_set_node` of a text template's node.
     fn __ytt_text_set_node<'v>(
-        id: i32,
+        id: i64,
         tag: i32,
         #[starlark(args)] value: starlark::values::tuple::UnpackTuple<Value<'v>>,
     ) -> anyhow::Result<starlark::values::none::NoneType> {
@@ -66,7 +66,7 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
 
     /// The key a map item gets when it starts (`@yaml/text-templated-strings`).
     fn __ytt_set_map_item_key<'v>(
-        id: i32,
+        id: i64,
         tag: i32,
         key: Value<'v>,
     ) -> anyhow::Result<starlark::values::none::NoneType> {
@@ -83,7 +83,11 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
         eval: &mut starlark::eval::Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<starlark::values::none::NoneType> {
         let place = match args.items.as_slice() {
-            [id, tag, name, ..] => id.unpack_i32().zip(tag.unpack_i32()).zip(name.unpack_str()),
+            [id, tag, name, ..] => <i64 as starlark::values::UnpackValue>::unpack_value(*id)
+                .ok()
+                .flatten()
+                .zip(tag.unpack_i32())
+                .zip(name.unpack_str()),
             _ => None,
         };
         if let Some(((id, tag), name)) = place

@@ -50,6 +50,10 @@ pub(super) struct Ctx {
     pub(super) pending_annotations: HashMap<Tag, Vec<(String, crate::yaml::EvaluatedArgs)>>,
     /// The context of a text template (ytt's text dialect).
     pub(super) text: Option<TextBuild>,
+    /// The session that ran before this context's, when its template is
+    /// another session's (a library's function called by the package, or
+    /// the package's by a library): it runs again when the context ends.
+    pub(super) return_to: Option<super::SharedSession>,
 }
 
 pub(super) enum Materialized {

@@ -57,8 +57,6 @@ pub struct Session {
     /// The runs that evaluated overlay annotations, once frozen, by number
     /// (see `overlay::registry`).
     pub frozen_runs: HashMap<u32, starlark::environment::FrozenModule>,
-    /// The number the next run recording annotations gets.
-    pub next_run: u32,
     /// Evaluates a private library (`library.get(...).eval()`), given by
     /// the package check so templates do not depend on it.
     pub library_evaluator: Option<LibraryEvaluator>,
@@ -85,7 +83,10 @@ pub type SharedSession = Rc<RefCell<Session>>;
 
 /// How many template ids one session has: ids of live sessions never
 /// overlap, and every id fits the `int` (i32) the compiled code passes.
-pub const SESSION_TEMPLATES: usize = 1 << 20;
+pub const SESSION_TEMPLATES: usize = 1 << ID_BITS;
+
+/// The bits of a template id below its session's `id_base`.
+const ID_BITS: u32 = 20;
 const SESSION_NUMBERS: usize = (i32::MAX as usize + 1) / SESSION_TEMPLATES;
 
 thread_local! {
@@ -113,9 +114,49 @@ pub fn new_session() -> SharedSession {
         }
     });
     let mut session = Session::default();
-    session.id_base = number * SESSION_TEMPLATES;
+    let id_base = number * SESSION_TEMPLATES;
+    session.id_base = id_base;
     session.number = Some(number);
-    Rc::new(RefCell::new(session))
+    let shared = Rc::new(RefCell::new(session));
+    BY_ID_BASE.with(|all| {
+        let mut all = all.borrow_mut();
+        all.retain(|_, session| session.strong_count() > 0);
+        all.insert(id_base, Rc::downgrade(&shared));
+    });
+    shared
+}
+
+/// The session whose template has id `id`, when it is not the running one
+/// (a function of another session's template called from this one).
+fn foreign_owner(id: usize) -> Option<SharedSession> {
+    let owner = BY_ID_BASE.with(|all| {
+        all.borrow()
+            .get(&(id >> ID_BITS << ID_BITS))
+            .and_then(std::rc::Weak::upgrade)
+    })?;
+    let current = CURRENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .is_some_and(|current| Rc::ptr_eq(current, &owner))
+    });
+    (!current).then_some(owner)
+}
+
+/// Run `f` on the session whose template `id` is: the running one, or
+/// the one that owns it.
+fn with_session_of<T>(
+    id: usize,
+    f: impl FnOnce(&mut Session) -> Result<T, String>,
+) -> Result<T, String> {
+    match foreign_owner(id) {
+        Some(owner) => {
+            let mut session = owner
+                .try_borrow_mut()
+                .map_err(|_| "template instructions re-entered".to_string())?;
+            f(&mut session)
+        }
+        None => with_session(f),
+    }
 }
 
 impl Drop for Session {
@@ -173,6 +214,9 @@ pub type LibraryEvaluator =
 
 thread_local! {
     static CURRENT: RefCell<Option<SharedSession>> = const { RefCell::new(None) };
+    /// Every live session of this thread, by the first id of its templates.
+    static BY_ID_BASE: RefCell<HashMap<usize, std::rc::Weak<RefCell<Session>>>> =
+        RefCell::new(HashMap::new());
 }
 
 /// Makes `session` the one instructions on this thread use, until dropped.
@@ -275,7 +319,14 @@ impl Session {
 }
 
 pub fn start_ctx(id: usize) -> Result<(), String> {
-    with_session(|s| {
+    // Another session's template: that session runs until the context
+    // ends (its `template.replace`, `data.read`, libraries).
+    let owner = foreign_owner(id);
+    let return_to = match &owner {
+        Some(owner) => CURRENT.with(|c| c.replace(Some(owner.clone()))),
+        None => None,
+    };
+    let started = with_session(|s| {
         let text = s.texts.contains_key(&id).then(TextBuild::default);
         s.ctxs.push(Ctx {
             template: id,
@@ -286,9 +337,16 @@ pub fn start_ctx(id: usize) -> Result<(), String> {
             pending_keys: HashMap::new(),
             pending_annotations: HashMap::new(),
             text,
+            return_to: return_to.clone(),
         });
         Ok(())
-    })
+    });
+    if started.is_err()
+        && let Some(previous) = return_to
+    {
+        CURRENT.with(|c| *c.borrow_mut() = Some(previous));
+    }
+    started
 }
 
 /// What ending a context returns: the value given, or what it built.
@@ -300,11 +358,13 @@ pub enum Ended<'v> {
 }
 
 pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String> {
-    with_session(|s| {
-        let ctx = s
+    let mut return_to = None;
+    let ended = with_session_of(id, |s| {
+        let mut ctx = s
             .ctxs
             .pop()
             .ok_or("unexpected end of an evaluation context")?;
+        return_to = ctx.return_to.take();
         if ctx.template != id {
             return Err("evaluation contexts ended out of order".into());
         }
@@ -345,11 +405,15 @@ pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String>
             Some(value) => Ended::Given(value),
             None => Ended::Built(Fragment::new(built)),
         })
-    })
+    });
+    if let Some(previous) = return_to {
+        CURRENT.with(|c| *c.borrow_mut() = Some(previous));
+    }
+    ended
 }
 
 pub fn start_node(id: usize, tag: Tag) -> Result<(), String> {
-    with_session(|s| {
+    with_session_of(id, |s| {
         let text = s.texts.get(&id).cloned();
         let (ctx, nodes, implicit) = s.ctx(id)?;
         if let (Some(nodes), Some(build)) = (text, ctx.text.as_mut()) {
@@ -360,7 +424,7 @@ pub fn start_node(id: usize, tag: Tag) -> Result<(), String> {
 }
 
 pub fn set_node(id: usize, tag: Tag, value: Option<Value<'_>>) -> Result<(), String> {
-    with_session(|s| {
+    with_session_of(id, |s| {
         let text = s.texts.get(&id).cloned();
         let (ctx, nodes, _) = s.ctx(id)?;
         if let (Some(nodes), Some(build)) = (text, ctx.text.as_mut()) {
@@ -394,7 +458,7 @@ pub fn set_node(id: usize, tag: Tag, value: Option<Value<'_>>) -> Result<(), Str
 /// `__ytt_set_map_item_key`: the key the map item `tag` gets when it
 /// starts (a templated key of `@yaml/text-templated-strings`).
 pub fn set_map_item_key(id: usize, tag: Tag, value: Value<'_>) -> Result<(), String> {
-    with_session(|s| {
+    with_session_of(id, |s| {
         let (ctx, nodes, _) = s.ctx(id)?;
         if ctx.text.is_some() {
             return Err("unsupported operation".into());
@@ -420,7 +484,7 @@ pub fn set_annotation_args(
     name: &str,
     args: crate::yaml::EvaluatedArgs,
 ) -> Result<(), String> {
-    with_session(|s| {
+    with_session_of(id, |s| {
         let (ctx, _, _) = s.ctx(id)?;
         ctx.pending_annotations
             .entry(tag)
