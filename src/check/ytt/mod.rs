@@ -97,6 +97,9 @@ pub struct YttSettings {
     pub ignore_unknown_comments: bool,
     /// Skip rendering templates, as `ytt --data-values-inspect` does.
     pub skip_templates: bool,
+    /// Stop once the data values are known, as `ytt --data-values-inspect`
+    /// does: the templates are not checked either.
+    pub values_only: bool,
     /// ytt's `--implicit-map-key-overrides`.
     pub implicit_map_key_overrides: bool,
     /// `render` given files one by one (no directory): ytt knows them by
@@ -418,7 +421,7 @@ pub(crate) fn check_package_exporting(
         );
     }
     // ytt evaluates templates only once data values are valid.
-    if !has_errors(findings) {
+    if !has_errors(findings) && !settings.values_only {
         let (templated, templated_sets): (Vec<&DiscoveredFile>, Vec<&DocumentSet>) = files
             .iter()
             .zip(&parsed)
