@@ -240,6 +240,7 @@ fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         library_files: None,
         library: Default::default(),
         skip_templates: false,
+        values_only: false,
         // Checked when the flags were read.
         marks: flags
             .file_mark
@@ -536,6 +537,7 @@ fn inspect_package(
         ytt: {
             let mut settings = ytt_settings(flags, cwd);
             settings.skip_templates = true;
+            settings.values_only = true;
             settings.symlinks.refuses = true;
             settings
         },

@@ -550,6 +550,21 @@ fn values_reads_the_folder_named_as_one_package() {
 }
 
 #[test]
+fn values_does_not_check_the_templates() {
+    // `ytt -f pkg --data-values-inspect` stops once the data values are
+    // known: a template using a value nobody declared does not matter.
+    let dir = TempDir::new("values-templates-unchecked");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: app\n");
+    dir.write(
+        "pkg/secret.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nhost: #@ data.values.registry.host\n",
+    );
+    let run = run_in(dir.path(), &["values", "pkg"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "name: app\n");
+}
+
+#[test]
 fn values_of_a_folder_without_ytt_files_is_empty() {
     // As `--data-values-inspect` of plain YAML: no data values, nothing printed.
     let dir = TempDir::new("values-no-ytt");

@@ -830,11 +830,16 @@ fn ends_in_last_line_unbroken(b: &[u8], header: usize, end: usize) -> bool {
         return false;
     };
     let header_end = header + header_end;
-    // An explicit indentation indicator (`|2`): left as parsed.
-    if b[header..header_end].iter().any(u8::is_ascii_digit) {
-        return false;
-    }
     let body = &b[header_end + 1..];
+    // An explicit indentation indicator (`|2`): the indentation counts
+    // from the parent's, which the text here does not give; a last line
+    // with anything but blanks is content whatever it is.
+    if b[header..header_end].iter().any(u8::is_ascii_digit) {
+        let last_line = body.rsplit(|&c| c == b'\n').next().unwrap_or_default();
+        return last_line
+            .iter()
+            .any(|&c| !matches!(c, b' ' | b'\t' | b'\r'));
+    }
     let Some(indent) = body
         .split(|&c| c == b'\n')
         .find(|line| line.iter().any(|&c| c != b' ' && c != b'\r'))

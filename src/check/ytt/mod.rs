@@ -98,6 +98,9 @@ pub struct YttSettings {
     pub ignore_unknown_comments: bool,
     /// Skip rendering templates, as `ytt --data-values-inspect` does.
     pub skip_templates: bool,
+    /// Stop once the data values are known, as `ytt --data-values-inspect`
+    /// does: the templates are not checked either.
+    pub values_only: bool,
     /// ytt's `--implicit-map-key-overrides`.
     pub implicit_map_key_overrides: bool,
     /// `render` given files one by one (no directory): ytt knows them by
@@ -192,8 +195,8 @@ pub(crate) fn check_package_exporting(
         } else {
             Vec::new()
         };
-        let in_fragment = |doc: &Document| {
-            let line = source.line_col(doc.span.start as usize).line;
+        let in_fragment = |at: usize| {
+            let line = source.line_col(at).line;
             fragments.iter().any(|r| r.contains(&line))
         };
         classify_documents(
@@ -430,7 +433,7 @@ pub(crate) fn check_package_exporting(
         );
     }
     // ytt evaluates templates only once data values are valid.
-    if !has_errors(findings) {
+    if !has_errors(findings) && !settings.values_only {
         let (templated, templated_sets): (Vec<&DiscoveredFile>, Vec<&DocumentSet>) = files
             .iter()
             .zip(&parsed)
@@ -483,7 +486,21 @@ pub(crate) fn check_package_exporting(
             options: library::options(settings),
         };
         // The engine and the values' conversion only for packages that use them.
-        if templates.is_empty() && texts.is_empty() && !settings.library.is_library {
+        // ytt evaluates every library file of the package, loaded or not:
+        // without templates too (a finding needs a file of the package to
+        // point at).
+        let has_library_files = !files.is_empty()
+            && settings.inputs.as_ref().is_some_and(|inputs| {
+                inputs
+                    .files
+                    .iter()
+                    .any(|f| f.is_library() && !f.is_for_output() && !in_ytt_lib(&f.path, root))
+            });
+        if templates.is_empty()
+            && texts.is_empty()
+            && !settings.library.is_library
+            && !has_library_files
+        {
             findings.extend(library::unused(&given));
         } else {
             let known = files

@@ -76,14 +76,18 @@ pub(super) fn in_ytt_lib(path: &Path, root: &Path) -> bool {
 /// only such documents, and `@data/values-schema` belongs on a document.
 pub(super) fn classify_documents<'a>(
     set: &'a DocumentSet,
-    in_fragment: &dyn Fn(&Document) -> bool,
+    in_fragment: &dyn Fn(usize) -> bool,
     schema_docs: &mut Vec<&'a Document>,
     value_docs: &mut Vec<&'a Document>,
     findings: &mut Vec<Finding>,
 ) {
     let is_schema = |d: &Document| d.has_annotation("data/values-schema");
     let is_values = |d: &Document| d.has_annotation("data/values");
-    let docs: Vec<&Document> = set.docs.iter().filter(|d| !in_fragment(d)).collect();
+    let docs: Vec<&Document> = set
+        .docs
+        .iter()
+        .filter(|d| !in_fragment(d.span.start as usize))
+        .collect();
     let has_schema = docs.iter().any(|d| is_schema(d));
     let has_values = docs.iter().any(|d| is_values(d));
     for doc in docs {
@@ -128,7 +132,13 @@ pub(super) fn classify_documents<'a>(
             schema_docs.push(doc);
         } else if is_values(doc) {
             value_docs.push(doc);
-        } else if (has_schema || has_values) && !doc.value.is_null() {
+        } else if (has_schema || has_values)
+            && !doc.value.is_null()
+            // Content in a function's body (`#@ def` right after `---`)
+            // is not output: the document is empty once evaluated, as
+            // ytt checks it.
+            && !in_fragment(doc.value.span.start as usize)
+        {
             let what = if has_schema { "schema" } else { "data values" };
             let annotation = if has_schema {
                 "@data/values-schema"

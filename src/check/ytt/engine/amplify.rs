@@ -276,6 +276,25 @@ pub fn guards(builder: &mut GlobalsBuilder) {
         if let Some(fmt) = a.unpack_str() {
             check_growth(heap, percent_bytes(fmt, b), "string formatting")?;
         }
+        // `%s` of a float prints it as ytt's str() does.
+        if let Some(fmt) = a.unpack_str() {
+            let conversions = percent_conversions(fmt);
+            if let Some(tuple) = TupleRef::from_value(b) {
+                if conversions.contains(&'s') {
+                    let items: Vec<Value<'v>> = tuple
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| match conversions.get(i) {
+                            Some('s') => float_as_str(v, heap),
+                            _ => v,
+                        })
+                        .collect();
+                    return a.percent(heap.alloc(starlark::values::tuple::AllocTuple(items)), heap);
+                }
+            } else if conversions.as_slice() == ['s'] {
+                return a.percent(float_as_str(b, heap), heap);
+            }
+        }
         a.percent(b, heap)
     }
 
@@ -358,8 +377,45 @@ pub fn guards(builder: &mut GlobalsBuilder) {
                 .map_err(|e| starlark::Error::new_other(anyhow::anyhow!("{method}: {e}")))?;
         }
         let bound = obj.get_attr_error(method, heap)?;
+        // ytt prints a float in a format string as its str() does (`768`,
+        // not `768.0`); `{!r}` would tell a string from a float.
+        if method == "format" && obj.unpack_str().is_some_and(|t| !t.contains("!r")) {
+            let args: Vec<Value<'v>> = args.items.iter().map(|&a| float_as_str(a, heap)).collect();
+            let named: Vec<(&str, Value<'v>)> = named
+                .iter()
+                .map(|&(k, v)| (k, float_as_str(v, heap)))
+                .collect();
+            return eval.eval_function(bound, &args, &named);
+        }
         eval.eval_function(bound, &args.items, &named)
     }
+}
+
+/// A float as ytt's `str()` prints it (a string); any other value as it is.
+fn float_as_str<'v>(value: Value<'v>, heap: Heap<'v>) -> Value<'v> {
+    match starlark::values::float::StarlarkFloat::unpack_value(value) {
+        Ok(Some(f)) => heap.alloc(crate::check::ytt::modules::builtins::format_float(f.0)),
+        _ => value,
+    }
+}
+
+/// The conversion letters of a `%` format string, in order (`%%` none);
+/// empty for one naming its arguments (`%(name)s`).
+fn percent_conversions(fmt: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            continue;
+        }
+        match chars.next() {
+            Some('%') => {}
+            Some('(') => return Vec::new(),
+            Some(letter) => out.push(letter),
+            None => {}
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -4,15 +4,17 @@
 //! returns that YAML. An explicit `return x` still returns `x`; a bare
 //! `return` returns the YAML built so far.
 
-use crate::check::ytt::translate::{CodeScanner, keyword, shape};
+use crate::check::ytt::translate::{CodeScanner, StringScan, keyword, shape};
 
 struct Frame {
     is_def: bool,
     uses_tpl: bool,
     /// Index of the line holding the block's header.
     header: usize,
-    /// (first, last) line index of each `return` statement directly inside.
-    returns: Vec<(usize, usize)>,
+    /// (first, last) line index of each `return` statement directly inside,
+    /// and where `return` starts in the first line's trimmed text (after
+    /// `else:` of a one-line clause).
+    returns: Vec<(usize, usize, usize)>,
     /// Index of the innermost `def` frame at or around this one, so that
     /// finding it stays constant time however deep blocks nest.
     def_at: Option<usize>,
@@ -41,8 +43,8 @@ fn innermost_def(frames: &mut [Frame]) -> Option<&mut Frame> {
 }
 
 /// A def that builds nodes: its header line, its `end` line and the
-/// (first, last) lines of its `return` statements.
-type FragmentDef = (usize, usize, Vec<(usize, usize)>);
+/// (first, last, offset) lines of its `return` statements.
+type FragmentDef = (usize, usize, Vec<(usize, usize, usize)>);
 
 /// Rewrite `code` (ytt's `end`-block dialect, one entry per line) so the
 /// fragment functions of template `id` open and close their contexts.
@@ -52,7 +54,7 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
     let mut fragment_defs: Vec<FragmentDef> = Vec::new();
     let mut scanner = CodeScanner::default();
     let mut continuing = false;
-    let mut open_return: Option<usize> = None;
+    let mut open_return: Option<(usize, usize)> = None;
     // The first word of the statement a continuation line belongs to.
     let mut statement_word = String::new();
     for (index, (_, raw)) in code.iter().enumerate() {
@@ -60,10 +62,10 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
             let shaped = scanner.line(raw);
             continuing = shaped.continues;
             if !continuing
-                && let Some(start) = open_return.take()
+                && let Some((start, offset)) = open_return.take()
                 && let Some(frame) = innermost_def(&mut frames)
             {
-                frame.returns.push((start, index));
+                frame.returns.push((start, index, offset));
             }
             if shaped.opens_block {
                 push_frame(&mut frames, statement_word == "def", index);
@@ -88,22 +90,35 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
                 }
                 continue;
             }
-            "elif" | "else" => continue,
             _ => {}
+        }
+        // A one-line clause returning (`else: return []`) returns from the
+        // def as a `return` statement does.
+        let return_at = match word {
+            "return" => Some(0),
+            "if" | "elif" | "else" | "for" if !shaped.opens_block => inline_return(statement),
+            _ => None,
+        };
+        if matches!(word, "elif" | "else") {
+            if let Some(offset) = return_at {
+                record_return(&mut frames, &mut open_return, continuing, index, offset);
+            }
+            // The clause ends the block before it; one that opens a block
+            // (here or where its header ends) starts the next, and a
+            // one-line clause ends the `if` statement.
+            frames.pop();
+            if shaped.opens_block {
+                push_frame(&mut frames, false, index);
+            }
+            continue;
         }
         let builds =
             statement.contains("__ytt_start_node(") || statement.contains("__ytt_set_node(");
         if builds && let Some(frame) = innermost_def(&mut frames) {
             frame.uses_tpl = true;
         }
-        if word == "return" {
-            if !continuing {
-                if let Some(frame) = innermost_def(&mut frames) {
-                    frame.returns.push((index, index));
-                }
-            } else {
-                open_return = Some(index);
-            }
+        if let Some(offset) = return_at {
+            record_return(&mut frames, &mut open_return, continuing, index, offset);
         }
         if shaped.opens_block {
             push_frame(&mut frames, word == "def", index);
@@ -119,14 +134,15 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
     for (header, end, returns) in fragment_defs {
         after[header].push(format!("__ytt_start_ctx({id})"));
         before[end].push(format!("return __ytt_end_ctx({id})"));
-        for (first, last) in returns {
+        for (first, last, offset) in returns {
             let text = code[first].1.trim();
-            let value = text["return".len()..].trim();
+            let (clause, text) = text.split_at(offset.min(text.len()));
+            let value = text.get("return".len()..).unwrap_or_default().trim();
             let value_code = shape(value, 0).code;
             if value_code.trim().is_empty() {
-                replaced[first] = Some(format!("return __ytt_end_ctx({id})"));
+                replaced[first] = Some(format!("{clause}return __ytt_end_ctx({id})"));
             } else {
-                replaced[first] = Some(format!("return __ytt_end_ctx({id}, {value}"));
+                replaced[first] = Some(format!("{clause}return __ytt_end_ctx({id}, {value}"));
                 after[last].insert(0, ")".into());
             }
         }
@@ -142,6 +158,47 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
         }
     }
     out
+}
+
+/// Record a `return` starting at `offset` of line `index`'s trimmed text.
+fn record_return(
+    frames: &mut [Frame],
+    open_return: &mut Option<(usize, usize)>,
+    continuing: bool,
+    index: usize,
+    offset: usize,
+) {
+    if !continuing {
+        if let Some(frame) = innermost_def(frames) {
+            frame.returns.push((index, index, offset));
+        }
+    } else {
+        *open_return = Some((index, offset));
+    }
+}
+
+/// Where `return` starts in a one-line clause (`else: return []`): right
+/// after its first `:` outside brackets and strings.
+fn inline_return(statement: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut strings = StringScan::default();
+    for (at, c) in statement.char_indices() {
+        if strings.in_string(c) || strings.opens(c) {
+            continue;
+        }
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ':' if depth == 0 => {
+                let rest = &statement[at + 1..];
+                let body = rest.trim_start();
+                let is_return = keyword(body) == "return";
+                return is_return.then_some(at + 1 + rest.len() - body.len());
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]

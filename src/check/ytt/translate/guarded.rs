@@ -76,7 +76,8 @@ fn range(span: starlark::codemap::Span) -> (usize, usize) {
 
 /// `span` widened over the parentheses around it: the parser's span of
 /// `(a)` is `a`'s, and a rewrite must keep each parenthesis on its side.
-fn widen(source: &str, (mut start, mut end): (usize, usize)) -> (usize, usize) {
+fn widen(source: &str, span: (usize, usize)) -> (usize, usize) {
+    let (mut start, mut end) = balance(source, span);
     loop {
         let before = source[..start].trim_end();
         let after = source[end..].trim_start();
@@ -86,6 +87,55 @@ fn widen(source: &str, (mut start, mut end): (usize, usize)) -> (usize, usize) {
         start = before.len() - 1;
         end = source.len() - after.len() + 1;
     }
+}
+
+/// `span` stretched over the brackets it leaves open: the parser's span of
+/// `"x" + ("y")` ends at `"y"`, before the `)` that closes what it opened
+/// (and that of `("x") + "y"` starts after the `(`).
+fn balance(source: &str, (mut start, mut end): (usize, usize)) -> (usize, usize) {
+    let Some(text) = source.get(start..end) else {
+        return (start, end);
+    };
+    let mut depth = 0i32;
+    let mut lowest = 0i32;
+    let mut strings = super::StringScan::default();
+    for c in text.chars() {
+        if strings.in_string(c) || strings.opens(c) {
+            continue;
+        }
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                lowest = lowest.min(depth);
+            }
+            _ => {}
+        }
+    }
+    if strings.quote.is_some() {
+        return (start, end);
+    }
+    // Closers before any opener: the openers are before the span.
+    let mut missing = -lowest;
+    while missing > 0 {
+        let before = source[..start].trim_end();
+        if !before.ends_with(['(', '[', '{']) {
+            return (start, end);
+        }
+        start = before.len() - 1;
+        missing -= 1;
+    }
+    // Openers left open: their closers follow the span.
+    let mut open = depth - lowest;
+    while open > 0 {
+        let after = source[end..].trim_start();
+        if !after.starts_with([')', ']', '}']) {
+            return (start, end);
+        }
+        end = source.len() - after.len() + 1;
+        open -= 1;
+    }
+    (start, end)
 }
 
 fn growing(name: &str) -> Option<&'static str> {

@@ -40,7 +40,7 @@ pub use guarded::{GUARDED_METHODS, parse_guarded};
 pub use legacy::{star_code_lines, yaml_code_lines, yaml_program};
 pub use nesting::{MAX_NESTING, nesting_error};
 pub use rewrite::{rename_assert, wrap_kwargs_splats};
-pub(crate) use scan::{CodeScanner, keyword, shape};
+pub(crate) use scan::{CodeScanner, StringScan, keyword, shape};
 
 /// The most ytt code one file may hold: translating and parsing it takes
 /// many times its size, and real templates hold kilobytes.
@@ -72,6 +72,7 @@ pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, Translate
         out.lines.push(line);
     };
     let mut continuing = false;
+    let mut backslash_before = false;
     for (line, raw) in code_lines {
         // Each line is indented by its depth: past the limit, stop before
         // the text grows with the square of the depth.
@@ -84,10 +85,18 @@ pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, Translate
                 ),
             });
         }
+        // ytt drops the leading blanks of every code line, inside a
+        // multi-line string too, except after a line ending in a backslash.
+        let after_backslash = std::mem::replace(&mut backslash_before, raw.ends_with('\\'));
         if continuing {
             // A continuation line (brackets, a multi-line string, a line
-            // ending in a backslash): kept as it is, leading blanks included
-            // (they may be inside a string).
+            // ending in a backslash): kept as ytt has it, leading blanks
+            // included after a backslash (they may be inside a string).
+            let raw = if after_backslash {
+                raw.as_str()
+            } else {
+                raw.trim_start()
+            };
             let shaped = scanner.line(&wrap_kwargs_splats(&rename_assert(raw)));
             continuing = shaped.continues;
             push(&mut out, 0, &shaped.code, *line);
@@ -132,7 +141,11 @@ pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, Translate
                     parent.1 += 1;
                 }
                 push(&mut out, blocks.len(), &code, *line);
-                blocks.push((*line, 0));
+                // A one-line clause (`else: return []`) ends the statement
+                // with it, as in ytt: the next `end` closes the block around.
+                if shaped.opens_block {
+                    blocks.push((*line, 0));
+                }
                 continue;
             }
             _ => {}

@@ -110,15 +110,15 @@ pub(crate) fn shape(line: &str, depth_before: i32) -> LineShape {
 /// Where a scan of one line stands with respect to string literals: which
 /// quote is open and whether the previous character was a backslash.
 #[derive(Default)]
-pub(super) struct StringScan {
-    pub(super) quote: Option<char>,
+pub(crate) struct StringScan {
+    pub(crate) quote: Option<char>,
     escaped: bool,
 }
 
 impl StringScan {
     /// Feed `c`; true when it is inside an open string literal (its closing
     /// quote included).
-    pub(super) fn in_string(&mut self, c: char) -> bool {
+    pub(crate) fn in_string(&mut self, c: char) -> bool {
         let Some(q) = self.quote else {
             return false;
         };
@@ -133,7 +133,7 @@ impl StringScan {
     }
 
     /// Feed `c` outside strings; true when it opens a string literal.
-    pub(super) fn opens(&mut self, c: char) -> bool {
+    pub(crate) fn opens(&mut self, c: char) -> bool {
         let is_quote = c == '"' || c == '\'';
         if is_quote {
             self.quote = Some(c);
