@@ -33,8 +33,6 @@ pub struct Session {
     /// The first template id of this session: ids differ between sessions,
     /// so a function exported by a library never runs on another's nodes.
     id_base: usize,
-    /// The number `id_base` was made from, given back when the session ends.
-    number: Option<usize>,
     templates: Vec<Arc<TemplateNodes>>,
     ctxs: Vec<Ctx>,
     /// What each template's top level built, by template id.
@@ -89,41 +87,29 @@ pub const SESSION_TEMPLATES: usize = 1 << ID_BITS;
 const ID_BITS: u32 = 20;
 const SESSION_NUMBERS: usize = (i32::MAX as usize + 1) / SESSION_TEMPLATES;
 
-thread_local! {
-    /// Session numbers on this thread: the next never used, and those
-    /// freed. Sessions are per thread (`Rc`), so numbers only need to
-    /// differ between the live sessions of one thread; reusing them keeps
-    /// ids small however many packages a long run renders.
-    static SESSION_NUMBERS_USED: RefCell<(usize, Vec<usize>)> = const { RefCell::new((0, Vec::new())) };
-}
-
 /// A new session, its template ids apart from every other live session's
-/// on this thread.
+/// on this thread. Sessions are per thread (`Rc`), so a base only needs to
+/// differ from the live sessions' of this thread: the lowest free one is
+/// taken, which keeps ids small however many packages a long run renders.
 pub fn new_session() -> SharedSession {
-    let number = SESSION_NUMBERS_USED.with(|used| {
-        let mut used = used.borrow_mut();
-        match used.1.pop() {
-            Some(number) => number,
-            None => {
-                used.0 += 1;
-                // Past the numbers there are (thousands of live sessions,
-                // which the limits on library evaluations rule out) ids may
-                // repeat; a repeated id only fails a call, it cannot crash.
-                (used.0 - 1) % SESSION_NUMBERS
-            }
-        }
-    });
-    let mut session = Session::default();
-    let id_base = number * SESSION_TEMPLATES;
-    session.id_base = id_base;
-    session.number = Some(number);
-    let shared = Rc::new(RefCell::new(session));
     BY_ID_BASE.with(|all| {
         let mut all = all.borrow_mut();
         all.retain(|_, session| session.strong_count() > 0);
+        // Past the numbers there are (thousands of live sessions, which the
+        // limits on library evaluations rule out) a base repeats; a repeated
+        // id only fails a call, it cannot crash.
+        let number = (0..SESSION_NUMBERS)
+            .find(|n| !all.contains_key(&(n * SESSION_TEMPLATES)))
+            .unwrap_or(all.len() % SESSION_NUMBERS);
+        let id_base = number * SESSION_TEMPLATES;
+        let session = Session {
+            id_base,
+            ..Session::default()
+        };
+        let shared = Rc::new(RefCell::new(session));
         all.insert(id_base, Rc::downgrade(&shared));
-    });
-    shared
+        shared
+    })
 }
 
 /// The session whose template has id `id`, when it is not the running one
@@ -156,18 +142,6 @@ fn with_session_of<T>(
             f(&mut session)
         }
         None => with_session(f),
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        if let Some(number) = self.number {
-            let _ = SESSION_NUMBERS_USED.try_with(|used| {
-                if let Ok(mut used) = used.try_borrow_mut() {
-                    used.1.push(number);
-                }
-            });
-        }
     }
 }
 
