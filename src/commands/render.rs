@@ -2,7 +2,7 @@
 //! it, or (`--each-package`) every package found below the paths, in
 //! parallel, each as `ytt -f PACKAGE`.
 
-use crate::{limits, log_style, print_stdout, use_color, ytt_settings};
+use crate::{limits, log_style, print_findings, print_stdout, use_color, ytt_settings};
 use confvet::check::ytt::YttSettings;
 use confvet::check::ytt::marks::FileType;
 use confvet::cli::{ColorChoice, RenderArgs};
@@ -10,6 +10,7 @@ use confvet::config::ConfigSource;
 use confvet::discover::System;
 use confvet::finding::Severity;
 use confvet::report::{Format, Report};
+use confvet::run::LintResult;
 use confvet::source::{FileId, Sources};
 use std::collections::HashMap;
 use std::io::Write;
@@ -45,26 +46,15 @@ pub fn run(args: RenderArgs, cwd: &Path) -> u8 {
     if args.each_package {
         return run_each_package(&args, &paths, cwd);
     }
-    // One package, on a thread of its own under the unit limits.
-    let cwd_owned = cwd.to_path_buf();
     let settings = ytt_settings(&args.ytt, cwd);
-    let wants_files = args.output_files.is_some();
-    let guarded = confvet::watchdog::run(limits(), move || {
-        render_package(&paths, settings, &cwd_owned, wants_files)
-    });
-    let rendered = match guarded {
-        Ok(Ok(Ok(rendered))) => rendered,
-        Ok(Ok(Err(Failure::Usage(message)))) => {
+    let rendered = match render_guarded(paths, settings, cwd, args.output_files.is_some()) {
+        Ok(rendered) => rendered,
+        Err(Failure::Usage(message)) => {
             eprintln!("confvet: {message}");
             return 2;
         }
-        Ok(Ok(Err(Failure::Stopped(report)))) => {
+        Err(Failure::Stopped(report)) => {
             eprint!("{report}");
-            return 1;
-        }
-        Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        Err(stopped) => {
-            eprintln!("confvet: the package was not rendered: {stopped}");
             return 1;
         }
     };
@@ -104,26 +94,8 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
         }
     };
     if let Some(config) = config.as_ref().filter(|c| c.has_errors()) {
-        let report = Report::new(
-            &config.findings,
-            &sources,
-            &[],
-            confvet::report::Summary {
-                files: 1,
-                errors: config.findings.len(),
-                ..Default::default()
-            },
-        );
-        let _ = Format::Text
-            .emitter(log_style(use_color(ColorChoice::Auto)))
-            .emit(&mut std::io::stderr(), &report);
+        print_findings(&LintResult::blocked_by(config, &sources), &sources);
         return 2;
-    }
-    for path in paths {
-        if std::fs::metadata(cwd.join(path)).is_err() {
-            eprintln!("confvet: {}: no such file or directory", path.display());
-            return 2;
-        }
     }
     let options = config
         .as_ref()
@@ -166,34 +138,25 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
             let own = config.file_marks(root).to_vec();
             settings.marks = own.into_iter().chain(base.marks.clone()).collect();
         }
-        let package = vec![root.clone()];
-        let cwd_owned = cwd.to_path_buf();
-        let guarded = confvet::watchdog::run(limits(), move || {
-            render_package(&package, settings, &cwd_owned, wants_files)
-        });
-        let result = match guarded {
-            Ok(Ok(Ok(rendered))) => match &args.output_files {
-                // Written as soon as rendered: only the `creating:` lines
-                // wait for the package order.
-                Some(dir) => {
-                    let mut creating = String::new();
-                    write_output_files(
-                        &dir.join(package_folder(root, cwd)),
-                        cwd,
-                        &rendered.files,
-                        &mut creating,
-                    )
-                    .map(|()| creating)
-                    .map_err(Failure::Usage)
+        let result =
+            render_guarded(vec![root.clone()], settings, cwd, wants_files).and_then(|rendered| {
+                match &args.output_files {
+                    // Written as soon as rendered: only the `creating:` lines
+                    // wait for the package order.
+                    Some(dir) => {
+                        let mut creating = String::new();
+                        write_output_files(
+                            &dir.join(package_folder(root, cwd)),
+                            cwd,
+                            &rendered.files,
+                            &mut creating,
+                        )
+                        .map(|()| creating)
+                        .map_err(Failure::Usage)
+                    }
+                    None => Ok(rendered.stdout),
                 }
-                None => Ok(rendered.stdout),
-            },
-            Ok(Ok(Err(failure))) => Err(failure),
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            Err(stopped) => Err(Failure::Stopped(format!(
-                "confvet: {shown}: the package was not rendered: {stopped}\n"
-            ))),
-        };
+            });
         (shown, result)
     };
     // Workers take packages in order, each rendered on a guarded thread of
@@ -274,6 +237,26 @@ fn print_result(
             *code = 2;
             Err(())
         }
+    }
+}
+
+/// [`render_package`] on a thread of its own under the unit limits; a
+/// package past them is a failure that says so.
+fn render_guarded(
+    paths: Vec<PathBuf>,
+    settings: YttSettings,
+    cwd: &Path,
+    wants_files: bool,
+) -> Result<Rendered, Failure> {
+    let cwd = cwd.to_path_buf();
+    match confvet::watchdog::run(limits(), move || {
+        render_package(&paths, settings, &cwd, wants_files)
+    }) {
+        Ok(Ok(result)) => result,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(stopped) => Err(Failure::Stopped(format!(
+            "confvet: the package was not rendered: {stopped}\n"
+        ))),
     }
 }
 
