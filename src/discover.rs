@@ -9,7 +9,7 @@ use crate::finding::{Finding, Kind};
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, ParseOptions};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -857,23 +857,25 @@ fn group_units(
         .iter()
         .filter(|f| f.system == Some(System::Ytt) && f.has_schema && !in_ytt_lib(&f.path, root))
         .collect();
-    let schema_dirs: BTreeSet<PathBuf> = schema_files
+    let folder = |f: &&DiscoveredFile| f.path.parent().map(Path::to_path_buf);
+    let schema_dirs: BTreeSet<PathBuf> = schema_files.iter().filter_map(folder).collect();
+    // Folders with a schema file that carries no overlay annotation.
+    let base_schema_dirs: HashSet<PathBuf> = schema_files
         .iter()
-        .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .filter(|f| !f.has_overlay)
+        .filter_map(folder)
         .collect();
     // A folder whose schema files all carry overlay annotations, below
     // another schema's folder, extends that schema (`prod/` of a package
     // overlaying its defaults, as `ytt -f DIR` merges them): it anchors no
     // package of its own.
     let extends_above = |dir: &PathBuf| {
-        dir.ancestors()
-            .skip(1)
-            .take_while(|a| a.starts_with(root))
-            .any(|a| schema_dirs.contains(a))
-            && schema_files
-                .iter()
-                .filter(|f| f.path.parent() == Some(dir.as_path()))
-                .all(|f| f.has_overlay)
+        !base_schema_dirs.contains(dir)
+            && dir
+                .ancestors()
+                .skip(1)
+                .take_while(|a| a.starts_with(root))
+                .any(|a| schema_dirs.contains(a))
     };
     let schema_dirs: BTreeSet<PathBuf> = schema_dirs
         .iter()
