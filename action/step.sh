@@ -187,6 +187,9 @@ lint() {
   if [[ -n ${INPUT_CATEGORY:-} ]]; then
     args+=(--category "$INPUT_CATEGORY")
   fi
+  if [[ ${INPUT_ALLOW_CONFIG_ENV:-false} == true ]]; then
+    args+=(--allow-config-env)
+  fi
   if [[ ${INPUT_ANNOTATIONS:-true} == true ]]; then
     args+=(--format github)
   fi

@@ -117,6 +117,10 @@ pub struct LintArgs {
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
 
+    /// Let the configuration's scenarios read environment variables (`data-values-env`); without it they are refused, since the repository writes the configuration and CI keeps secrets in the environment
+    #[arg(long)]
+    pub allow_config_env: bool,
+
     /// Check ytt schemas and data values only, as `ytt --data-values-inspect`: render no template
     #[arg(long)]
     pub no_render: bool,

@@ -75,13 +75,26 @@ pub fn find(dir: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// What the operator allows the repository's configuration (the command
+/// line's say, never the file's own).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// `--allow-config-env`: a scenario's `data-values-env` and
+    /// `data-values-env-yaml` may read the environment. Without it they
+    /// are `config/invalid`: CI jobs keep secrets in the environment, and
+    /// the configuration is written by whoever opens a pull request.
+    pub allow_env: bool,
+}
+
 /// Read and parse the configuration. `Err` when a file named with `--config`
-/// or found by the search cannot be read at all (exit 2); its mistakes are
+/// or found by the search cannot be read at all, or is a symbolic link that
+/// leads out of the directory it was found in (exit 2); its mistakes are
 /// findings in the returned `Config`.
 pub fn load(
     source: &ConfigSource,
     cwd: &Path,
     sources: &Sources,
+    options: LoadOptions,
 ) -> Result<Option<Config>, String> {
     let path = match source {
         ConfigSource::Disabled => return Ok(None),
@@ -92,22 +105,64 @@ pub fn load(
         },
     };
     let shown = display_name(&path, cwd);
+    // A configuration found in the tree is the repository's: it may be a
+    // link, but only to a file of its own directory's tree, or it could
+    // make confvet read (and show in findings) a file from anywhere.
+    if matches!(source, ConfigSource::Search)
+        && let Some(dir) = path.parent()
+        && !resolves_inside(&path, dir)
+    {
+        return Err(format!(
+            "configuration file {shown} is a symbolic link that leads out of its directory; not read"
+        ));
+    }
     let bytes = crate::source::read_limited(&path)
         .map_err(|err| format!("cannot read configuration file {shown}: {err}"))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("configuration file {shown} is not UTF-8 text"))?;
     let id = sources.add(SourceFile::new(shown, Some(path.clone()), text));
-    Ok(Some(Config::parse(path, id, cwd, sources)))
+    Ok(Some(Config::parse(path, id, cwd, sources, options)))
+}
+
+/// Whether `path`, with every symbolic link on the way resolved, is `dir`
+/// or below it (a path that does not exist resolves as far as it does).
+fn resolves_inside(path: &Path, dir: &Path) -> bool {
+    let Ok(dir) = dir.canonicalize() else {
+        return false;
+    };
+    // The longest part of the path that exists, resolved, then the rest.
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while existing.symlink_metadata().is_err() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => return false,
+        }
+    }
+    let Ok(mut real) = existing.canonicalize() else {
+        return false;
+    };
+    for name in rest.iter().rev() {
+        real.push(name);
+    }
+    normalize_path(&real).starts_with(&dir)
 }
 
 /// A parsed configuration file.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub path: PathBuf,
-    /// Paths and patterns in the file are relative to this directory.
+    /// Paths and patterns in the file are relative to this directory, and
+    /// must name what is inside it.
     pub dir: PathBuf,
     /// The file's own mistakes, with its `rules` applied.
     pub findings: Vec<Finding>,
+    /// The file names a path outside its directory, or a special file:
+    /// a hostile or broken configuration, a usage error (exit 2).
+    pub names_outside: bool,
     include: Option<Gitignore>,
     exclude: Option<Gitignore>,
     systems_off: Vec<System>,
@@ -152,7 +207,13 @@ struct Scenario {
 }
 
 impl Config {
-    fn parse(path: PathBuf, id: crate::source::FileId, cwd: &Path, sources: &Sources) -> Config {
+    fn parse(
+        path: PathBuf,
+        id: crate::source::FileId,
+        cwd: &Path,
+        sources: &Sources,
+        options: LoadOptions,
+    ) -> Config {
         let dir = path
             .parent()
             .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
@@ -160,6 +221,7 @@ impl Config {
             path,
             dir,
             findings: Vec::new(),
+            names_outside: false,
             include: None,
             exclude: None,
             systems_off: Vec::new(),
@@ -180,6 +242,8 @@ impl Config {
             findings: Vec::new(),
             dir: &config.dir,
             cwd,
+            options,
+            names_outside: false,
         };
         if let Some(extra) = set.docs.get(1) {
             parser.invalid(
@@ -201,6 +265,7 @@ impl Config {
             }
         }
         config.findings = parser.findings;
+        config.names_outside = parser.names_outside;
         let mut findings = std::mem::take(&mut config.findings);
         config.apply_rules(&mut findings);
         config.findings = findings;
@@ -280,6 +345,22 @@ impl Config {
         self.ytt.packages.iter().find(|p| p.root == root)
     }
 
+    /// The `data-values-env` and `data-values-env-yaml` prefixes of every
+    /// scenario (there are none unless `--allow-config-env` allowed them).
+    pub fn env_prefixes(&self) -> impl Iterator<Item = &str> {
+        self.ytt
+            .packages
+            .iter()
+            .flat_map(|p| &p.scenarios)
+            .flat_map(|s| {
+                s.flags
+                    .data_values_env
+                    .iter()
+                    .chain(&s.flags.data_values_env_yaml)
+            })
+            .map(String::as_str)
+    }
+
     /// The `file-mark`s the configuration gives the package at `root`.
     pub fn file_marks(&self, root: &Path) -> &[FileMark] {
         self.package(root).map_or(&[], |p| &p.file_marks)
@@ -319,6 +400,16 @@ struct Parser<'a> {
     findings: Vec<Finding>,
     dir: &'a Path,
     cwd: &'a Path,
+    options: LoadOptions,
+    names_outside: bool,
+}
+
+/// What a path of the configuration must name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PathKind {
+    Directory,
+    File,
+    FileOrDirectory,
 }
 
 impl Parser<'_> {
@@ -586,12 +677,11 @@ impl Parser<'_> {
                     let Some(path) = self.string(value, &format!("{what}.path")) else {
                         continue;
                     };
-                    let absolute = normalize_path(&self.dir.join(&path));
-                    if absolute.is_dir() {
+                    let field = format!("{what}.path");
+                    if let Some(absolute) =
+                        self.inside(&path, value.span, &field, PathKind::Directory)
+                    {
                         root = Some((absolute, value.span));
-                    } else {
-                        self.invalid(value.span, format!("{what}.path: no directory {path}"))
-                            .help = Some("paths are relative to the configuration file".into());
                     }
                 }
                 "strict" => package.strict = self.bool(value, &format!("{what}.strict")),
@@ -616,13 +706,8 @@ impl Parser<'_> {
                     let Some(path) = self.string(value, &what) else {
                         continue;
                     };
-                    let absolute = normalize_path(&self.dir.join(&path));
-                    if absolute.is_file() {
-                        package.package_resource = Some(absolute);
-                    } else {
-                        self.invalid(value.span, format!("{what}: no file {path}"))
-                            .help = Some("paths are relative to the configuration file".into());
-                    }
+                    package.package_resource =
+                        self.inside(&path, value.span, &what, PathKind::File);
                 }
                 _ => {}
             }
@@ -716,11 +801,10 @@ impl Parser<'_> {
             match key {
                 "data-values-file" => {
                     for (path, span) in values {
-                        let absolute = normalize_path(&self.dir.join(&path));
-                        if absolute.exists() {
+                        if let Some(absolute) =
+                            self.inside(&path, span, &field, PathKind::FileOrDirectory)
+                        {
                             flags.data_values_file.push(absolute);
-                        } else {
-                            self.missing_file(span, &field, &path);
                         }
                     }
                 }
@@ -730,12 +814,9 @@ impl Parser<'_> {
                             self.invalid(span, format!("{field}: expected KEY=PATH, found {arg}"));
                             continue;
                         };
-                        let absolute = normalize_path(&self.dir.join(path));
-                        if absolute.is_file() {
+                        if let Some(absolute) = self.inside(path, span, &field, PathKind::File) {
                             let shown = display_name(&absolute, self.cwd);
                             flags.data_value_file.push(format!("{key}={shown}"));
-                        } else {
-                            self.missing_file(span, &field, path);
                         }
                     }
                 }
@@ -753,6 +834,19 @@ impl Parser<'_> {
                         }
                     }
                 }
+                "data-values-env" | "data-values-env-yaml"
+                    if !self.options.allow_env && !values.is_empty() =>
+                {
+                    self.invalid(
+                        item.key_span,
+                        format!(
+                            "{field}: a repository's configuration may not read environment variables (CI jobs keep secrets there)"
+                        ),
+                    )
+                    .help = Some(
+                        "the operator allows it with --allow-config-env (the GitHub Action's `allow-config-env: true`); --data-values-env on the command line always works".into(),
+                    );
+                }
                 "data-values-env" => flags
                     .data_values_env
                     .extend(values.into_iter().map(|(s, _)| s)),
@@ -768,9 +862,68 @@ impl Parser<'_> {
         Some(Scenario { name: name?, flags })
     }
 
-    fn missing_file(&mut self, span: Span, field: &str, path: &str) {
-        self.invalid(span, format!("{field}: no file {path}")).help =
-            Some("paths are relative to the configuration file".into());
+    /// A path of the configuration, absolute, when it names a `kind` inside
+    /// the configuration's directory, every symbolic link on the way
+    /// resolved; else a `config/invalid` finding, and nothing is read
+    /// through it. An absolute path, a `..` out, a link out, and a special
+    /// file (a named pipe, a device, `/proc`) are refused whether or not
+    /// they exist.
+    fn inside(&mut self, path: &str, span: Span, field: &str, kind: PathKind) -> Option<PathBuf> {
+        let relative_help = "paths are relative to the configuration file and name what is in its directory or below";
+        let outside = |parser: &mut Self, why: &str| {
+            parser.names_outside = true;
+            parser
+                .invalid(span, format!("{field}: {why}; the configuration may only name what is inside its own directory"))
+                .help = Some(relative_help.into());
+            None
+        };
+        if Path::new(path).is_absolute() {
+            return outside(self, "an absolute path");
+        }
+        let absolute = normalize_path(&self.dir.join(path));
+        if !absolute.starts_with(self.dir) {
+            return outside(
+                self,
+                "a path that leads out of the configuration's directory",
+            );
+        }
+        if !resolves_inside(&absolute, self.dir) {
+            return outside(
+                self,
+                "a symbolic link that leads out of the configuration's directory",
+            );
+        }
+        let Ok(metadata) = std::fs::metadata(&absolute) else {
+            let what = if kind == PathKind::Directory {
+                "directory"
+            } else {
+                "file"
+            };
+            self.invalid(span, format!("{field}: no {what} {path}"))
+                .help = Some(relative_help.into());
+            return None;
+        };
+        let found = if metadata.is_dir() {
+            PathKind::Directory
+        } else if metadata.is_file() {
+            PathKind::File
+        } else {
+            self.names_outside = true;
+            self.invalid(span, format!("{field}: {path} is a special file (a named pipe, socket or device), not a file; not read"));
+            return None;
+        };
+        match (kind, found) {
+            (PathKind::FileOrDirectory, _) => Some(absolute),
+            (want, found) if want == found => Some(absolute),
+            (PathKind::Directory, _) => {
+                self.invalid(span, format!("{field}: {path} is a file, not a directory"));
+                None
+            }
+            _ => {
+                self.invalid(span, format!("{field}: {path} is a directory, not a file"));
+                None
+            }
+        }
     }
 }
 
@@ -886,6 +1039,10 @@ mod tests {
     use serde_json::Value as Json;
 
     fn parse(text: &str) -> (Config, Sources) {
+        parse_with(text, LoadOptions::default())
+    }
+
+    fn parse_with(text: &str, options: LoadOptions) -> (Config, Sources) {
         let sources = Sources::new();
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
         let path = dir.join(".confvet.yaml");
@@ -894,13 +1051,17 @@ mod tests {
             Some(path.clone()),
             text.into(),
         ));
-        let config = Config::parse(path, id, &dir, &sources);
+        let config = Config::parse(path, id, &dir, &sources, options);
         (config, sources)
     }
 
     /// Each finding as `rule line: message`.
     fn mistakes(text: &str) -> Vec<String> {
-        let (config, sources) = parse(text);
+        mistakes_with(text, LoadOptions::default())
+    }
+
+    fn mistakes_with(text: &str, options: LoadOptions) -> Vec<String> {
+        let (config, sources) = parse_with(text, options);
         config
             .findings
             .iter()
@@ -962,7 +1123,9 @@ mod tests {
         // The README's paths name a reader's files: only they may be missing.
         let readme = readme_example();
         assert_eq!(schema_errors(&readme), Vec::<String>::new());
-        let found = mistakes(&readme);
+        // Its `data-values-env` is the operator's to allow.
+        let allowed = LoadOptions { allow_env: true };
+        let found = mistakes_with(&readme, allowed);
         assert!(!found.is_empty());
         for mistake in found {
             assert!(

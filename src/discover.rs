@@ -118,6 +118,9 @@ pub struct Discovery {
     pub scope: Option<Vec<PathBuf>>,
     /// Carvel `Package` resources (plain YAML, in no unit).
     pub carvel_packages: Vec<DiscoveredFile>,
+    /// Warnings about the tree itself: YAML files and folders that are
+    /// links leading out of the linted paths, not followed.
+    pub findings: Vec<Finding>,
 }
 
 /// Decides whether the walk keeps a path (`true`) or skips it; the flag
@@ -222,7 +225,12 @@ pub fn discover_with(
         .collect();
 
     for (root, is_explicit) in &roots {
-        let (mut yaml_paths, other_paths, errors) = walk(root, options.filter.as_ref());
+        let Walked {
+            yaml: mut yaml_paths,
+            other: other_paths,
+            links,
+            errors,
+        } = walk(root, options.filter.as_ref());
         discovery
             .errors
             .extend(errors.into_iter().map(|(path, message)| RunError {
@@ -233,12 +241,20 @@ pub fn discover_with(
         // file hides it from the walk (as ripgrep searches a named file);
         // only the configuration's excludes keep it out.
         let keeps = |p: &Path| options.filter.as_ref().is_none_or(|keeps| keeps(p, false));
-        let missed: Vec<PathBuf> = wanted_files
+        let mut outward_links: Vec<PathBuf> = links
+            .into_iter()
+            .filter(|link| is_yaml_name(link) || link.is_dir())
+            .filter(|link| !resolves_below(link, root))
+            .collect();
+        // A named file that is a link out of the tree (a file changed in
+        // a pull request, for `--changed-since`) is not read either.
+        let (named_outward, missed): (Vec<PathBuf>, Vec<PathBuf>) = wanted_files
             .iter()
             .filter(|w| w.starts_with(root) && is_yaml_name(w) && keeps(w))
             .filter(|w| yaml_paths.binary_search(w).is_err())
             .cloned()
-            .collect();
+            .partition(|w| w.is_symlink() && !resolves_below(w, root));
+        outward_links.extend(named_outward);
         if !missed.is_empty() {
             yaml_paths.extend(missed);
             yaml_paths.sort();
@@ -270,6 +286,26 @@ pub fn discover_with(
             (&yaml_paths, &other_paths),
             &options.package_roots,
         );
+        // A link below a ytt package is the package's to judge, as ytt
+        // judges links among its input files.
+        let ytt_roots: Vec<&Path> = discovery
+            .units
+            .iter()
+            .filter(|u| u.system == System::Ytt)
+            .map(|u| u.root.as_path())
+            .collect();
+        outward_links.retain(|link| !ytt_roots.iter().any(|r| link.starts_with(r)));
+        outward_links.sort();
+        outward_links.dedup();
+        for link in outward_links {
+            discovery.findings.push(link_not_followed(
+                &link,
+                "it leads out of the linted tree",
+                "confvet reads only what is inside the paths it lints; lint the destination's own folder, or put the file itself here",
+                sources,
+                cwd,
+            ));
+        }
     }
 
     if !wanted_files.is_empty() {
@@ -334,14 +370,54 @@ fn file_context_root(file: &Path, cwd: &Path) -> PathBuf {
     }
 }
 
-/// Walk `root` in parallel; YAML files and other files, sorted.
-/// Walk errors come with the path they are about, when they name one.
-#[allow(clippy::type_complexity)]
-fn walk(
-    root: &Path,
-    filter: Option<&PathFilter>,
-) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<(Option<PathBuf>, String)>) {
-    let found = Mutex::new((Vec::new(), Vec::new(), Vec::new()));
+/// What a walk found, sorted.
+#[derive(Default)]
+struct Walked {
+    yaml: Vec<PathBuf>,
+    other: Vec<PathBuf>,
+    /// Symbolic links (to files or folders): never followed.
+    links: Vec<PathBuf>,
+    /// Walk errors, with the path they are about when they name one.
+    errors: Vec<(Option<PathBuf>, String)>,
+}
+
+/// `path` with every link on the way resolved is `root` or below it (a
+/// link whose destination does not exist leads nowhere: no).
+pub fn resolves_below(path: &Path, root: &Path) -> bool {
+    match (path.canonicalize(), root.canonicalize()) {
+        (Ok(path), Ok(root)) => path.starts_with(root),
+        _ => false,
+    }
+}
+
+/// A `confvet/symlink` warning at a link lint did not follow. Nothing is
+/// read through the link, and its destination is not shown: it may be
+/// outside the repository.
+pub fn link_not_followed(
+    link: &Path,
+    why: &str,
+    help: &str,
+    sources: &Sources,
+    cwd: &Path,
+) -> Finding {
+    let name = display_name(link, cwd);
+    let id = sources.add(SourceFile::new(
+        name.clone(),
+        Some(link.to_path_buf()),
+        String::new(),
+    ));
+    Finding::new(
+        "confvet/symlink",
+        Kind::Reference,
+        Span::file_start(id),
+        format!("symbolic link {name} not followed: {why}"),
+    )
+    .with_help(help)
+}
+
+/// Walk `root` in parallel.
+fn walk(root: &Path, filter: Option<&PathFilter>) -> Walked {
+    let found = Mutex::new(Walked::default());
     let filter = filter.cloned();
     ignore::WalkBuilder::new(root)
         .add_custom_ignore_filename(".confvetignore")
@@ -367,25 +443,34 @@ fn walk(
                         let path = entry.into_path();
                         let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
                         if is_yaml_name(&path) {
-                            found.0.push(path);
+                            found.yaml.push(path);
                         } else {
-                            found.1.push(path);
+                            found.other.push(path);
                         }
+                    }
+                    Ok(entry) if entry.path_is_symlink() => {
+                        let path = entry.into_path();
+                        found
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .links
+                            .push(path);
                     }
                     Ok(_) => {}
                     Err(err) => found
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
-                        .2
+                        .errors
                         .push((error_path(&err).map(Path::to_path_buf), err.to_string())),
                 }
                 ignore::WalkState::Continue
             })
         });
-    let (mut yaml, mut other, errors) = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    yaml.sort();
-    other.sort();
-    (yaml, other, errors)
+    let mut walked = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    walked.yaml.sort();
+    walked.other.sort();
+    walked.links.sort();
+    walked
 }
 
 /// The path a walk error is about, if it names one.

@@ -32,6 +32,7 @@ pub mod config;
 pub mod discover;
 pub mod finding;
 pub mod progress;
+pub mod redact;
 pub mod report;
 pub mod rules;
 pub mod run;

@@ -362,7 +362,10 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         },
     };
     let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
-    let config = match confvet::config::load(&config_source, cwd, &sources) {
+    let load_options = confvet::config::LoadOptions {
+        allow_env: args.allow_config_env,
+    };
+    let config = match confvet::config::load(&config_source, cwd, &sources, load_options) {
         Ok(config) => config,
         Err(message) => {
             eprintln!("confvet: {message}");
@@ -413,7 +416,7 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         eprintln!("confvet: {error}");
     }
     // Nothing was linted: say why instead of "no problems in 0 files".
-    let nothing_linted = result.summary.files == 0 && !is_blocked;
+    let nothing_linted = result.summary.files == 0 && !is_blocked && result.findings.is_empty();
     if nothing_linted && result.errors.is_empty() && !args.quiet {
         let shown: Vec<String> = request
             .paths
@@ -515,7 +518,10 @@ fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         return 2;
     }
     if is_blocked {
-        return 1;
+        // A configuration naming what is outside its directory is refused
+        // as a usage error, not reported as a lint result.
+        let names_outside = request.config.as_ref().is_some_and(|c| c.names_outside);
+        return if names_outside { 2 } else { 1 };
     }
     let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
     u8::from(failed)

@@ -498,7 +498,7 @@ pub static RULES: &[Rule] = &[
         Schema,
         Error,
         "The configuration file has a wrong value",
-        "## What it does\nChecks each value of `.confvet.yaml` (or the `--config` file): its type, glob patterns, rule ids (with a did-you-mean hint), severities, system names, package directories and scenario files that must exist, `KEY=VALUE` data values, scenario names given once per package.\n\n## Why\nA configuration confvet misreads lints the wrong files or with the wrong rules, silently. While the file has an error, confvet lints nothing and exits 1.\n\n## Example\n```yaml\nrules:\n  ytt/validaton: off   # unknown rule: did you mean ytt/validation?\n```"
+        "## What it does\nChecks each value of `.confvet.yaml` (or the `--config` file): its type, glob patterns, rule ids (with a did-you-mean hint), severities, system names, package directories and scenario files that must exist inside the configuration's directory, `KEY=VALUE` data values, scenario names given once per package, and environment prefixes (`data-values-env`) that only `--allow-config-env` allows.\n\n## Why\nA configuration confvet misreads lints the wrong files or with the wrong rules, silently. While the file has an error, confvet lints nothing and exits 1. The configuration is the repository's, written by whoever opens a pull request: a path that leads out of its directory (absolute, `..`, or through a symbolic link) or names a special file (a named pipe, a device, `/proc`) is refused before anything is read, and the run exits 2.\n\n## Example\n```yaml\nrules:\n  ytt/validaton: off   # unknown rule: did you mean ytt/validation?\n```"
     ),
     rule!(
         "config/unknown-key",
@@ -520,6 +520,13 @@ pub static RULES: &[Rule] = &[
         Error,
         "A ytt package took more time or memory than a unit may, and was not checked",
         "## What it does\nReports a ytt package whose check (or render) ran past the time limit (`--unit-timeout`: 10 s of CPU time, or six times that of wall time) or needed more memory than a unit may hold (`--unit-memory`, 512 MiB). The package is not checked; the other units are, and the run goes on.\n\n## Why\nMost runaway code is stopped at the statement or call that crosses a limit, with its own finding. A few operations cannot be stopped from inside: comparing or hashing two structures that share their parts (`a == b` over billions of elements), or writing such a structure into an error message. Real packages check in well under a second and a few tens of MiB; raise the limits if yours is bigger.\n\n## Example\n```text\nerror[confvet/unit-limit]: ytt unit shop/config was not checked: it ran for more than 10 s, the limit (--unit-timeout)\n```"
+    ),
+    rule!(
+        "confvet/symlink",
+        Reference,
+        Warning,
+        "A symbolic link lint did not follow",
+        "## What it does\nWarns at each symbolic link that lint leaves out, with the reason: a link among a ytt package's files that `--allow-symlink-destination` does not allow (ytt refuses such a package without the flag; lint leaves the link out and checks the rest), a YAML file or folder that leads out of the linted paths, a link in a data values folder. Nothing is read through the link, and its destination is not shown.\n\n## Why\nA repository is untrusted input: a link to `/proc/self/environ` or to a file beside the checkout must not make confvet read it, or print it in a report that code scanning publishes. Leaving the link out in silence would hide part of the package instead.\n\n## Example\n```text\nwarning[confvet/symlink]: symbolic link config/values.yml not followed: it leads out of the ytt package; ytt reads a link among a package's files only where --allow-symlink-destination allows its destination\n```"
     ),
     rule!(
         "confvet/invalid-suppression",

@@ -16,6 +16,7 @@ use crate::source::{FileId, Sources, Span, display_name};
 use crate::suppress;
 use crate::yaml::{Node, ParseOptions};
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -152,6 +153,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         errors,
         scope,
         carvel_packages,
+        findings: tree_findings,
     } = discover::discover_with(
         &request.paths,
         sources,
@@ -192,6 +194,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     let mut matched = vec![0; request.ytt.marks.len()];
     let mut package_inputs: std::collections::HashMap<PathBuf, Arc<marks::Inputs>> =
         Default::default();
+    // Links among a package's files that lint left out, said out loud:
+    // link -> (the package's unit key, its root).
+    let mut refused_links: BTreeMap<PathBuf, (PathBuf, PathBuf)> = BTreeMap::new();
     for unit in units.iter_mut().filter(|u| u.system == System::Ytt) {
         let ytt = &request.ytt;
         // The configuration's marks for the package first.
@@ -209,6 +214,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 // A file the marks leave out (or make other than YAML) is
                 // not linted: no finding, no unused suppression, not counted.
                 unit.files.retain(|&i| inputs.keeps_yaml(&files[i].path));
+                for link in &inputs.refused_links {
+                    refused_links
+                        .entry(link.clone())
+                        .or_insert_with(|| (unit.key.clone(), unit.root.clone()));
+                }
                 package_inputs.insert(unit.root.clone(), Arc::new(inputs));
             }
             Err(message) => {
@@ -438,15 +448,51 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             "confvet failed internally on some input (see the confvet/internal findings)",
         ));
     }
+    for (link, (key, root)) in refused_links {
+        if request.shard.is_none_or(|shard| in_shard(&key, cwd, shard)) {
+            result
+                .findings
+                .push(refused_link(&link, &root, sources, cwd));
+        }
+    }
     let linted = linted_files(&units, &files, in_scope);
     // The configuration's own findings belong to one shard.
     let is_first_shard = request.shard.is_none_or(|shard| shard.index == 1);
+    if is_first_shard {
+        let tree = tree_findings.into_iter().filter(|f| in_scope(f.span.file));
+        result.findings.extend(tree);
+    }
     if let Some(config) = &request.config {
         if is_first_shard {
             result.findings.extend(config.findings.iter().cloned());
         }
         config.apply_rules(&mut result.findings);
     }
+    // What came from the environment is named, never shown.
+    let flags = &request.ytt.flags;
+    let environment = crate::redact::EnvironmentValues::read_by(
+        flags
+            .data_values_env
+            .iter()
+            .chain(&flags.data_values_env_yaml)
+            .map(String::as_str)
+            .chain(request.config.iter().flat_map(Config::env_prefixes)),
+        &flags.env,
+    );
+    if !environment.is_empty() {
+        for finding in &mut result.findings {
+            environment.scrub_finding(finding);
+        }
+        for error in &mut result.errors {
+            error.message = environment.scrub(&error.message);
+        }
+    }
+    // A link a data values folder left out is also one the walk did: say it
+    // once, with the more telling reason (the first).
+    let mut links_said = std::collections::HashSet::new();
+    result.findings.retain(|f| {
+        f.rule != "confvet/symlink" || links_said.insert(sources.stable_name(f.span.file))
+    });
     sort_findings(&mut result.findings, sources);
     result.findings.dedup();
     let reports = |id: &str| request.reports(id);
@@ -474,6 +520,26 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         suppressed,
     };
     result
+}
+
+/// The `confvet/symlink` warning for a link among the files of the ytt
+/// package `root` that the symlink flags do not allow.
+fn refused_link(link: &Path, root: &Path, sources: &Sources, cwd: &Path) -> Finding {
+    let rule = "ytt reads a link among a package's files only where --allow-symlink-destination allows its destination, and lint reads it only then";
+    let why = if link.canonicalize().is_err() {
+        "its destination does not exist".to_string()
+    } else if !discover::resolves_below(link, root) {
+        format!("it leads out of the ytt package; {rule}")
+    } else {
+        rule.to_string()
+    };
+    discover::link_not_followed(
+        link,
+        &why,
+        "pass --allow-symlink-destination DIR (as to ytt) to read links into DIR, or put the file itself in the package",
+        sources,
+        cwd,
+    )
 }
 
 /// The package's YAML input files discovery did not take as ytt files: one

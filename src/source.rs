@@ -121,10 +121,13 @@ impl SourceFile {
 /// flag (`--data-values-file /dev/zero` must not read forever).
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Read a file of at most [`MAX_READ_BYTES`]; a longer one (or an endless
-/// device) is an `InvalidData` error that says so. A named pipe is refused
-/// and a device with nothing to read fails, rather than waiting forever
-/// for a writer: the file is opened without blocking.
+/// Read a file of at most [`MAX_READ_BYTES`]; a longer one is an
+/// `InvalidData` error that says so. Only regular files are read: a named
+/// pipe, socket or device, and the kernel's `/proc` and `/sys` files (whose
+/// text is the process's environment, memory and secrets, though `stat`
+/// calls them regular files), are refused with an error naming what they
+/// are, wherever their path came from. The file is opened without blocking,
+/// so even a pipe is refused at once rather than waited on.
 pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut options = std::fs::OpenOptions::new();
@@ -135,16 +138,11 @@ pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
         options.custom_flags(libc::O_NONBLOCK);
     }
     let file = options.open(path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = file.metadata()?.file_type();
-        if kind.is_fifo() || kind.is_socket() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "a named pipe, not a file",
-            ));
-        }
+    if let Some(what) = special_file(&file)? {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{what}, not a file"),
+        ));
     }
     let mut bytes = Vec::new();
     file.take(MAX_READ_BYTES + 1).read_to_end(&mut bytes)?;
@@ -155,6 +153,54 @@ pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
         ));
     }
     Ok(bytes)
+}
+
+/// What an open file is when it is not an ordinary file confvet may read:
+/// "a named pipe", "a device", "a file of the kernel's /proc file system"...
+fn special_file(file: &std::fs::File) -> std::io::Result<Option<&'static str>> {
+    let kind = file.metadata()?.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Ok(Some("a named pipe"));
+        }
+        if kind.is_socket() {
+            return Ok(Some("a socket"));
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return Ok(Some("a device"));
+        }
+    }
+    if kind.is_dir() {
+        return Ok(Some("a directory"));
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::fd::AsRawFd;
+        // By file system, not by path: a link or a bind mount to
+        // /proc/self/environ is refused too.
+        const PROC: i64 = 0x9fa0;
+        const SYSFS: i64 = 0x6265_6572;
+        const DEBUGFS: i64 = 0x6462_6720;
+        const SECURITYFS: i64 = 0x7363_6673;
+        const CGROUP2: i64 = 0x6367_7270;
+        let mut stats: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: `stats` is a valid, writable statfs and the descriptor is
+        // open for the call's duration.
+        if unsafe { libc::fstatfs(file.as_raw_fd(), &mut stats) } == 0 {
+            #[allow(clippy::unnecessary_cast)]
+            let magic = stats.f_type as i64;
+            match magic {
+                PROC => return Ok(Some("a file of the kernel's /proc file system")),
+                SYSFS | DEBUGFS | SECURITYFS | CGROUP2 => {
+                    return Ok(Some("a file of a kernel file system (/sys)"));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// A file's bytes as text: UTF-16 (with a byte-order mark, or ASCII with

@@ -86,7 +86,10 @@ pub fn run(args: RenderArgs, cwd: &Path) -> u8 {
 /// and the others still render; exit 1 when any failed.
 fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
     let sources = Sources::new();
-    let config = match confvet::config::load(&ConfigSource::Search, cwd, &sources) {
+    // Only the configuration's package roots and excludes are used here,
+    // never its scenarios: nothing would read the environment.
+    let load_options = confvet::config::LoadOptions { allow_env: true };
+    let config = match confvet::config::load(&ConfigSource::Search, cwd, &sources, load_options) {
         Ok(config) => config,
         Err(message) => {
             eprintln!("confvet: {message}");

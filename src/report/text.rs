@@ -18,7 +18,7 @@ use super::{Emitter, Report, plural, shown_range};
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources};
-use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -65,6 +65,16 @@ fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> 
             .id(finding.rule),
     );
     for (index, (id, file)) in files.iter().enumerate() {
+        // A place with no text to show (a symbolic link not followed):
+        // where it is, without an empty snippet.
+        let nothing_to_mark = finding.label.is_none() || index > 0;
+        if file.text.is_empty()
+            && nothing_to_mark
+            && !finding.related.iter().any(|r| r.span.file == *id)
+        {
+            group = group.element(Origin::path(file.name.as_str()).line(1).char_column(1));
+            continue;
+        }
         let mut snippet = Snippet::source(file.text.as_str())
             .line_start(1)
             .path(file.name.as_str());

@@ -464,6 +464,29 @@ def test_config_input(tmp):
     check(verdict.returncode == 0, "warnings pass fail-on error", verdict)
 
 
+def test_allow_config_env_input(tmp):
+    # The repository's configuration reads the environment only when the
+    # workflow says so, and even then its values are named, never shown.
+    marker = "ghp_ACTIONMARKERSECRET0123456789"
+    schema = '#@data/values-schema\n---\n#@schema/validation one_of=["shop"]\nimage: shop\n'
+    config = "ytt:\n  packages:\n    - path: pkg\n      scenarios:\n        - name: ci\n          data-values-env: APP\n"
+    for allowed in ("false", "true"):
+        case = tmp / allowed
+        job = ActionRun(
+            case,
+            {"paths": "pkg", "allow-config-env": allowed, "upload-sarif": "false"},
+            env={"APP_image": marker},
+        )
+        write(job.workspace, {"pkg/schema.yml": schema, ".confvet.yaml": config})
+        lint, verdict = job.lint()
+        sarif = (job.runner_temp / "confvet.sarif").read_text()
+        for text in (lint.stdout, lint.stderr, sarif, job.summary.read_text()):
+            check(marker not in text, "the secret is never printed", lint)
+        expected = "--allow-config-env" if allowed == "false" else "the value of APP_image"
+        check(expected in lint.stdout, f"allow-config-env: {allowed} says {expected}", lint)
+        check(verdict.returncode == 1, "an error either way", verdict)
+
+
 def fake_cargo(tmp):
     """A `cargo` that records its arguments and installs a fake confvet."""
     bin_dir = tmp / "fake-bin"

@@ -98,7 +98,17 @@ impl DataValueFlags {
                     continue;
                 }
             };
-            for file in expand_values_path(&self.cwd.join(path)) {
+            let (files, links) = expand_values_path(&self.cwd.join(path));
+            findings.extend(links.iter().map(|link| {
+                crate::discover::link_not_followed(
+                    link,
+                    "confvet reads no link in a data values folder, whose files are the repository's",
+                    "put the file itself in the folder, or name the destination with its own --data-values-file",
+                    sources,
+                    &self.cwd,
+                )
+            }));
+            for file in files {
                 let name = display_name(&file, &self.cwd);
                 let text = match crate::source::read_limited(&file) {
                     Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -168,13 +178,20 @@ impl DataValueFlags {
                 vars.sort();
                 for (key, value) in vars {
                     let path = key[wanted.len()..].replace("__", ".");
-                    let text = format!("{key}={value}");
+                    // The environment holds CI's secrets: the pseudo file
+                    // that findings show holds the value masked (messages
+                    // name it, see `redact`).
+                    let text = format!("{key}={}", masked(value));
                     let name = format!("({kind} arg) {prefix}");
                     let id = sources.add(SourceFile::new(name.clone(), None, text));
                     let offset = key.len() + 1;
-                    if let Some(node) =
-                        flag_node(sources, id, &path, value, offset, as_yaml, findings)
-                    {
+                    let value = FlagValue {
+                        text: value,
+                        offset,
+                        as_yaml,
+                        secret: true,
+                    };
+                    if let Some(node) = flag_node(sources, id, &path, value, findings) {
                         let target = library.map(|l| (l.to_string(), id, given.clone()));
                         out.push((target, node, flag, format!("{name}:1")));
                     }
@@ -204,8 +221,13 @@ impl DataValueFlags {
                         continue;
                     }
                 };
-                let offset = arg.len() - value.len();
-                if let Some(node) = flag_node(sources, id, key, value, offset, as_yaml, findings) {
+                let value = FlagValue {
+                    text: value,
+                    offset: arg.len() - value.len(),
+                    as_yaml,
+                    secret: false,
+                };
+                if let Some(node) = flag_node(sources, id, key, value, findings) {
                     let target = library.map(|l| (l.to_string(), id, arg.clone()));
                     out.push((target, node, flag, format!("{name}:1")));
                 }
@@ -230,7 +252,13 @@ impl DataValueFlags {
                 Ok(bytes) => {
                     let contents = String::from_utf8_lossy(&bytes).into_owned();
                     let id = sources.add(SourceFile::new(name.clone(), None, contents.clone()));
-                    if let Some(node) = flag_node(sources, id, key, &contents, 0, false, findings) {
+                    let value = FlagValue {
+                        text: &contents,
+                        offset: 0,
+                        as_yaml: false,
+                        secret: false,
+                    };
+                    if let Some(node) = flag_node(sources, id, key, value, findings) {
                         let target = library.map(|l| (l.to_string(), id, arg.clone()));
                         out.push((target, node, flag, format!("{name}:1")));
                     }
@@ -284,29 +312,30 @@ fn split_library_key(arg: &str) -> Result<(Option<&str>, &str), String> {
 }
 
 /// A directory given to `--data-values-file` means its files in path order;
-/// ytt keeps every file directly in it and only YAML files below.
-fn expand_values_path(path: &Path) -> Vec<PathBuf> {
+/// ytt keeps every file directly in it and only YAML files below. Links in
+/// it are not followed (the second list).
+fn expand_values_path(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     if !path.is_dir() {
-        return vec![path.to_path_buf()];
+        return (vec![path.to_path_buf()], Vec::new());
     }
-    let mut files = Vec::new();
+    let (mut files, mut links) = (Vec::new(), Vec::new());
     for entry in ignore::WalkBuilder::new(path)
         .standard_filters(false)
         .build()
         .flatten()
     {
         let p = entry.path();
-        if !p.is_file() {
-            continue;
-        }
         let direct = p.parent() == Some(path);
         let is_yaml = matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml"));
-        if direct || is_yaml {
+        if entry.depth() > 0 && entry.path_is_symlink() {
+            links.push(p.to_path_buf());
+        } else if entry.file_type().is_some_and(|t| t.is_file()) && (direct || is_yaml) {
             files.push(p.to_path_buf());
         }
     }
     files.sort();
-    files
+    links.sort();
+    (files, links)
 }
 
 /// ytt's `HasTemplating` on a data values file's documents: the first
@@ -345,8 +374,12 @@ fn parse_source(
     id: crate::source::FileId,
     findings: &mut Vec<Finding>,
 ) -> Option<DocumentSet> {
-    let file = sources.get(id);
-    match yaml::parse_file(id, &file.text, &yaml::ParseOptions::default()) {
+    parse_text(id, &sources.get(id).text, findings)
+}
+
+/// `text` parsed as the YAML of file `id` (which may show other text).
+fn parse_text(id: FileId, text: &str, findings: &mut Vec<Finding>) -> Option<DocumentSet> {
+    match yaml::parse_file(id, text, &yaml::ParseOptions::default()) {
         Ok(set) => Some(set),
         Err(err) => {
             findings.push(Finding::new(err.rule, Kind::Syntax, err.span, err.message));
@@ -355,16 +388,40 @@ fn parse_source(
     }
 }
 
+/// The value of one data-value flag.
+struct FlagValue<'a> {
+    text: &'a str,
+    /// Where it starts in the flag's pseudo file.
+    offset: usize,
+    /// `-yaml`: parsed as YAML, else a string.
+    as_yaml: bool,
+    /// Read from the environment: the pseudo files hold it masked.
+    secret: bool,
+}
+
+/// Each character of `value` as `*`, byte for byte (so spans into it stay
+/// where they are), line breaks kept.
+fn masked(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| if b == b'\n' { '\n' } else { '*' })
+        .collect()
+}
+
 /// `a.b.c=value` as a nested map node located in the flag's pseudo file.
 fn flag_node(
     sources: &Sources,
     id: crate::source::FileId,
     key_path: &str,
-    value: &str,
-    value_offset: usize,
-    as_yaml: bool,
+    flag_value: FlagValue<'_>,
     findings: &mut Vec<Finding>,
 ) -> Option<Node> {
+    let FlagValue {
+        text: value,
+        offset: value_offset,
+        as_yaml,
+        secret,
+    } = flag_value;
     let whole = Span::new(id, 0, sources.get(id).text.len());
     let value_span = Span::new(id, value_offset, value_offset + value.len());
     // A key path nests as deep as it has segments: hold it to the limit
@@ -380,12 +437,13 @@ fn flag_node(
         return None;
     }
     let mut node = if as_yaml {
-        let probe = sources.add(SourceFile::new(
-            sources.get(id).name.clone(),
-            None,
-            value.to_string(),
-        ));
-        let set = parse_source(sources, probe, findings)?;
+        let shown = if secret {
+            masked(value)
+        } else {
+            value.to_string()
+        };
+        let probe = sources.add(SourceFile::new(sources.get(id).name.clone(), None, shown));
+        let set = parse_text(probe, value, findings)?;
         let mut parsed = set
             .docs
             .into_iter()

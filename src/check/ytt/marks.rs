@@ -187,6 +187,9 @@ pub struct Inputs {
     pub files: Vec<InputFile>,
     /// Paths left out by `exclude=true`.
     pub excluded: Vec<PathBuf>,
+    /// Links among the package's files that the symlink flags do not
+    /// allow, left out (`lint`): each gets a warning at the link.
+    pub refused_links: Vec<PathBuf>,
     by_path: HashMap<PathBuf, usize>,
 }
 
@@ -227,6 +230,7 @@ impl Inputs {
                 .filter(|p| p.starts_with(&dir))
                 .cloned()
                 .collect(),
+            refused_links: Vec::new(),
             by_path,
         }
     }
@@ -332,6 +336,7 @@ pub fn apply(
     Ok(Inputs {
         files,
         excluded,
+        refused_links: Vec::new(),
         by_path,
     })
 }
@@ -346,8 +351,11 @@ pub fn package_inputs(
     policy: &SymlinkPolicy,
     matched: &mut [usize],
 ) -> Result<Inputs, String> {
-    let files = files_in(root, cwd, policy, policy.refuses)?;
-    apply(marks, files, false, matched)
+    let mut refused_links = Vec::new();
+    let files = list_files(root, cwd, policy, policy.refuses, &mut refused_links)?;
+    let mut inputs = apply(marks, files, false, matched)?;
+    inputs.refused_links = refused_links;
+    Ok(inputs)
 }
 
 /// The error when a mark matched no file of any package.
@@ -469,6 +477,17 @@ pub fn files_in(
     policy: &SymlinkPolicy,
     refuse: bool,
 ) -> Result<Vec<(String, PathBuf)>, String> {
+    list_files(given, cwd, policy, refuse, &mut Vec::new())
+}
+
+/// [`files_in`], with the links it left out added to `refused_links`.
+fn list_files(
+    given: &Path,
+    cwd: &Path,
+    policy: &SymlinkPolicy,
+    refuse: bool,
+    refused_links: &mut Vec<PathBuf>,
+) -> Result<Vec<(String, PathBuf)>, String> {
     let shown_given = crate::source::display_name(given, cwd);
     let metadata = std::fs::symlink_metadata(given)
         .map_err(|e| format!("Checking file '{shown_given}': {e}"))?;
@@ -477,7 +496,10 @@ pub fn files_in(
             match policy.check(given, &shown_given, cwd) {
                 Ok(()) => {}
                 Err(e) if refuse => return Err(e),
-                Err(_) => return Ok(Vec::new()),
+                Err(_) => {
+                    refused_links.push(given.to_path_buf());
+                    return Ok(Vec::new());
+                }
             }
         }
         let name = given
@@ -515,7 +537,10 @@ pub fn files_in(
                 match policy.check(&path, &shown, cwd) {
                     Ok(()) => {}
                     Err(e) if refuse => return Err(format!("Listing files '{shown_given}': {e}")),
-                    Err(_) => continue,
+                    Err(_) => {
+                        refused_links.push(path);
+                        continue;
+                    }
                 }
             }
             let Ok(relative) = path.strip_prefix(given) else {
