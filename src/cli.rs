@@ -296,17 +296,6 @@ pub struct YttFlags {
     pub allow_all_symlink_destinations: bool,
 }
 
-impl YttFlags {
-    pub fn is_empty(&self) -> bool {
-        self.data_value.is_empty()
-            && self.data_value_yaml.is_empty()
-            && self.data_value_file.is_empty()
-            && self.data_values_file.is_empty()
-            && self.data_values_env.is_empty()
-            && self.data_values_env_yaml.is_empty()
-    }
-}
-
 /// `--shard K/N`: one of N disjoint parts of the units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {

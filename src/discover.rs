@@ -164,21 +164,12 @@ pub fn exclude_filter(dir: &Path, patterns: &[String]) -> Result<PathFilter, Str
     }))
 }
 
-/// Read, classify and group everything below `paths`.
+/// Read, classify and group everything below `paths`, as the
+/// configuration's `options` shape it.
 ///
 /// A directory is walked; a file is linted as part of its unit, which is
 /// found by walking the directory it sits in (pre-commit passes changed files
 /// one by one, and a values file must be checked with its package's schema).
-pub fn discover(
-    paths: &[PathBuf],
-    sources: &Sources,
-    cwd: &Path,
-    parse: &ParseOptions,
-) -> Discovery {
-    discover_with(paths, sources, cwd, parse, &DiscoverOptions::default())
-}
-
-/// [`discover`] as a configuration file shapes it.
 pub fn discover_with(
     paths: &[PathBuf],
     sources: &Sources,

@@ -2,62 +2,9 @@
 //! or of how a finding was found; emitters in `report` read only this.
 
 use crate::source::{Sources, Span};
-use serde::Serialize;
 use std::fmt;
 
-/// The class of a problem, as in the conformance README.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// A file is not well-formed YAML or JSON, or its template code does not parse.
-    Syntax,
-    /// A schema, rule set or declaration is itself invalid.
-    Schema,
-    /// A value has a type its schema does not allow.
-    Type,
-    /// A key the schema does not declare.
-    UnknownKey,
-    /// A value breaks a validation rule.
-    Validation,
-    /// A reference points at nothing.
-    Reference,
-    /// A value was given for a data value marked deprecated.
-    Deprecated,
-    /// A construct ytt itself rejects or ignores, which confvet implements.
-    Compat,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Syntax => "syntax",
-            Kind::Schema => "schema",
-            Kind::Type => "type",
-            Kind::UnknownKey => "unknown-key",
-            Kind::Validation => "validation",
-            Kind::Reference => "reference",
-            Kind::Deprecated => "deprecated",
-            Kind::Compat => "compat",
-        }
-    }
-}
-
-/// How bad a finding is. Order matters: `Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
+pub use crate::rules::{Kind, Severity};
 
 /// A second place that explains a finding ("rule declared here").
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,13 +3,16 @@
 
 mod commands;
 
+use commands::shared::{
+    LIMITS, limits, log_style, print_findings, print_stdout, use_color, ytt_settings,
+};
+
 use clap::{CommandFactory, FromArgMatches};
 use confvet::baseline::Baseline;
-use confvet::check::ytt::marks::{FileMark, SymlinkPolicy};
-use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
+use confvet::check::ytt::YttSettings;
 use confvet::cli::{
-    self, Cli, ColorChoice, Command, FailOn, LintArgs, SchemaArgs, SchemaFormat, ValuesArgs,
-    ValuesFormat, YttFlags,
+    self, Cli, Command, FailOn, LintArgs, SchemaArgs, SchemaFormat, ValuesArgs, ValuesFormat,
+    YttFlags,
 };
 use confvet::config::{Config, ConfigSource};
 use confvet::finding::Severity;
@@ -17,16 +20,9 @@ use confvet::progress;
 use confvet::report::{Format, Report, Style};
 use confvet::run::{LintRequest, lint};
 use confvet::source::Sources;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// The unit limits the command line sets (`--unit-timeout`, `--unit-memory`).
-static LIMITS: std::sync::OnceLock<confvet::watchdog::Limits> = std::sync::OnceLock::new();
-
-fn limits() -> confvet::watchdog::Limits {
-    LIMITS.get().copied().unwrap_or_default()
-}
 
 /// Memory is counted per thread, so that a unit past its limit is stopped
 /// before an allocation that would abort the process.
@@ -121,23 +117,6 @@ fn run_main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Write `text` to standard output: exit code 0, also when the reader went
-/// away (`confvet rules | head`), 2 on any other write error.
-fn print_stdout(text: &str) -> u8 {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => 0,
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(err) => {
-            eprintln!("confvet: cannot write standard output: {err}");
-            2
-        }
-    }
-}
-
 /// The files below `paths` that changed since git `reference`: what `git
 /// diff` shows of the working tree against it, and untracked files git does
 /// not ignore. Deleted files are left out (they are not there to lint).
@@ -219,43 +198,6 @@ fn read_stdin(args: &LintArgs, sources: &Sources, cwd: &Path) -> Result<Vec<Path
         .collect())
 }
 
-fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
-    YttSettings {
-        flags: DataValueFlags {
-            data_value: flags.data_value.clone(),
-            data_value_yaml: flags.data_value_yaml.clone(),
-            data_value_file: flags.data_value_file.clone(),
-            data_values_file: flags.data_values_file.clone(),
-            data_values_env: flags.data_values_env.clone(),
-            data_values_env_yaml: flags.data_values_env_yaml.clone(),
-            env: std::env::vars().collect(),
-            cwd: cwd.to_path_buf(),
-        },
-        disable_validation: flags.disable_validation,
-        strict: flags.strict,
-        ignore_unknown_comments: flags.ignore_unknown_comments,
-        implicit_map_key_overrides: flags.implicit_map_key_overrides,
-        flat_files: None,
-        text_templates: None,
-        library_files: None,
-        library: Default::default(),
-        skip_templates: false,
-        values_only: false,
-        // Checked when the flags were read.
-        marks: flags
-            .file_mark
-            .iter()
-            .filter_map(|m| FileMark::parse(m).ok())
-            .collect(),
-        symlinks: SymlinkPolicy::new(
-            flags.allow_all_symlink_destinations,
-            &flags.allow_symlink_destination,
-            cwd,
-        ),
-        inputs: None,
-    }
-}
-
 /// What fingerprints name files relative to: the configuration file's
 /// directory, else the enclosing git work tree, else (None) the current
 /// directory.
@@ -266,34 +208,6 @@ fn project_root(config: Option<&Config>, cwd: &Path) -> Option<PathBuf> {
     cwd.ancestors()
         .find(|dir| dir.join(".git").exists())
         .map(Path::to_path_buf)
-}
-
-fn use_color(choice: ColorChoice) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-                false
-            } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0")
-            {
-                true
-            } else {
-                std::io::stdout().is_terminal()
-            }
-        }
-    }
-}
-
-/// How text for people is written to standard output or error: in colour
-/// or not, and with workflow commands turned off where a GitHub Actions
-/// runner reads it (file contents are untrusted).
-fn log_style(color: bool) -> Style {
-    Style {
-        color,
-        github_actions: std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true"),
-        statistics: false,
-    }
 }
 
 fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
@@ -572,15 +486,6 @@ fn inspect_package(
         return Err(2);
     }
     Ok(result)
-}
-
-/// The findings of a run that stops a `values` or `schema` command, as text
-/// on standard error.
-fn print_findings(result: &confvet::run::LintResult, sources: &Sources) {
-    let report = Report::new(&result.findings, sources, &result.units, result.summary);
-    let _ = Format::Text
-        .emitter(log_style(use_color(ColorChoice::Auto)))
-        .emit(&mut std::io::stderr(), &report);
 }
 
 fn run_values(args: ValuesArgs, cwd: &Path) -> u8 {

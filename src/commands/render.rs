@@ -2,7 +2,7 @@
 //! it, or (`--each-package`) every package found below the paths, in
 //! parallel, each as `ytt -f PACKAGE`.
 
-use crate::{limits, log_style, print_findings, print_stdout, use_color, ytt_settings};
+use super::shared::{limits, log_style, print_findings, print_stdout, use_color, ytt_settings};
 use confvet::check::ytt::YttSettings;
 use confvet::check::ytt::marks::FileType;
 use confvet::cli::{ColorChoice, RenderArgs};

@@ -4,8 +4,8 @@
 //! stays on its line (breaks become spaces), so tools can read one finding
 //! per line.
 
+use super::model::{Emitter, Report, locate};
 use super::text::summary_line;
-use super::{Emitter, Report, locate};
 use std::io::{self, Write};
 
 /// Writes one line per finding.

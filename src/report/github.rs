@@ -15,7 +15,7 @@
 //! drops the rest without a word, so the first 10 of each are written and
 //! one `::notice` then says how many more there are and where to see them.
 
-use super::{Emitter, Report, locate, plural};
+use super::model::{Emitter, Report, locate, plural};
 use crate::finding::Severity;
 use std::io::{self, Write};
 

@@ -48,7 +48,7 @@
 //! * `summary.suppressed` counts findings hidden by suppression comments or a
 //!   baseline; they are not in `findings`.
 
-use super::{Emitter, Report, locate};
+use super::model::{Emitter, Report, locate};
 use crate::finding::Finding;
 use crate::source::Sources;
 use serde::Serialize;

@@ -20,7 +20,7 @@
 //! * Characters XML 1.0 cannot hold (control characters from a file) are
 //!   replaced by `\u{..}` escapes.
 
-use super::{Emitter, Report, locate};
+use super::model::{Emitter, Report, locate};
 use crate::finding::Finding;
 use crate::source::Sources;
 use quick_junit::{NonSuccessKind, Report as JunitReport, TestCase, TestCaseStatus, TestSuite};

@@ -10,8 +10,8 @@
 //! summary is 1 MiB, and it drops a larger one whole; bytes are counted as
 //! they are written), and then says how many findings it leaves out.
 
+use super::model::{Emitter, Report, locate, plural};
 use super::text::summary_line;
-use super::{Emitter, Report, locate, plural};
 use crate::finding::Severity;
 use std::io::{self, Write};
 

@@ -3,97 +3,19 @@
 //! any writer. Emitters know `finding`, `rules` and `source`; never how a
 //! finding was found.
 
-pub use crate::finding::RunError;
-use crate::finding::{Finding, Severity};
-use crate::source::{LineCol, SourceFile, Sources, Span};
+pub(crate) use model::locate;
+pub use model::{CheckedUnit, Emitter, Report, RunError, Summary};
 use std::io::{self, Write};
-use std::ops::Range;
-use std::path::Path;
-use std::sync::Arc;
 
 mod concise;
 mod github;
 mod json;
 mod junit;
 mod markdown;
+mod model;
 mod sarif;
 mod statistics;
 mod text;
-
-/// A unit that was checked (a ytt package, a Tekton file, ...), so that a
-/// clean run still reports what it looked at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckedUnit {
-    /// Display name: the package directory or the file.
-    pub name: String,
-    /// `ytt`, `kubevirt` or `tekton`.
-    pub system: &'static str,
-    /// Display names of the unit's files.
-    pub files: Vec<String>,
-}
-
-/// Counts shown in summaries.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Summary {
-    pub files: usize,
-    pub units: usize,
-    pub errors: usize,
-    pub warnings: usize,
-    /// Findings hidden by suppression comments or a baseline.
-    pub suppressed: usize,
-}
-
-/// Everything an emitter may read.
-pub struct Report<'a> {
-    pub findings: &'a [Finding],
-    pub sources: &'a Sources,
-    pub units: &'a [CheckedUnit],
-    pub summary: Summary,
-    /// The run's errors (exit 2): SARIF says the run was not successful.
-    pub errors: &'a [RunError],
-    /// The lowest severity that fails the run (`--fail-on`; `None` for
-    /// never): JUnit fails these findings' test cases, so that the report
-    /// agrees with the exit code.
-    pub fail_on: Option<Severity>,
-    /// GitHub code scanning's category of the analysis (`--category`).
-    pub category: Option<&'a str>,
-    /// The directory relative file names are relative to (SARIF's
-    /// `%SRCROOT%`), when known.
-    pub base_dir: Option<&'a Path>,
-}
-
-impl<'a> Report<'a> {
-    /// A report of these findings with the defaults of the other fields: no
-    /// run errors, `--fail-on error`, no category, no base directory.
-    pub fn new(
-        findings: &'a [Finding],
-        sources: &'a Sources,
-        units: &'a [CheckedUnit],
-        summary: Summary,
-    ) -> Report<'a> {
-        Report {
-            findings,
-            sources,
-            units,
-            summary,
-            errors: &[],
-            fail_on: Some(Severity::Error),
-            category: None,
-            base_dir: None,
-        }
-    }
-
-    /// Whether `finding` makes the run fail (exit 1) under `fail_on`.
-    pub fn fails(&self, finding: &Finding) -> bool {
-        self.fail_on
-            .is_some_and(|lowest| finding.severity >= lowest)
-    }
-}
-
-/// One output format.
-pub trait Emitter {
-    fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()>;
-}
 
 /// The output formats of `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -133,7 +55,12 @@ impl Format {
     /// The emitter for this format, written in `style`.
     pub fn emitter(self, style: Style) -> Box<dyn Emitter> {
         let for_people: Box<dyn Emitter> = match self {
-            _ if style.statistics => Box::new(statistics::StatisticsEmitter),
+            // Counts replace the findings of the formats people read; a
+            // machine format keeps its findings (`--format sarif
+            // --statistics -o x.sarif` must still be SARIF).
+            Format::Text | Format::Concise if style.statistics => {
+                Box::new(statistics::StatisticsEmitter)
+            }
             Format::Text => Box::new(text::TextEmitter { color: style.color }),
             Format::Concise => Box::new(concise::ConciseEmitter),
             Format::Json => return Box::new(json::JsonEmitter),
@@ -185,78 +112,15 @@ fn random_token() -> String {
     format!("{:016x}{:016x}", half(1), half(2))
 }
 
-/// Where a span is shown, in 1-based lines and character columns; `end` is
-/// exclusive (the position just after the span). Every format reports these,
-/// so text, JSON, SARIF and GitHub agree on every position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Region {
-    pub start: LineCol,
-    pub end: LineCol,
-}
-
-/// A span's file and region, after [`shown_range`].
-pub(crate) fn locate(sources: &Sources, span: Span) -> (Arc<SourceFile>, Region) {
-    let file = sources.get(span.file);
-    let range = shown_range(&file.text, span);
-    let region = Region {
-        start: file.line_col(range.start),
-        end: file.line_col(range.end),
-    };
-    (file, region)
-}
-
-/// A span's byte range made safe and useful to show. Checks may hand us
-/// anything, and an emitter must never panic, so the range is clamped to the
-/// text and widened to character boundaries. A span that ends with a line
-/// break stops before it (else renderers draw it across two lines), and an
-/// empty span at the very end of a file that ends with a line break (a syntax
-/// error at end of file) points at the end of the last line, not at a line
-/// past it that editors and code scanning do not show.
-pub(crate) fn shown_range(text: &str, span: Span) -> Range<usize> {
-    let mut start = (span.start as usize).min(text.len());
-    while !text.is_char_boundary(start) {
-        start -= 1;
-    }
-    let mut end = (span.end as usize).clamp(start, text.len());
-    if span.end <= span.start {
-        end = start;
-    }
-    while !text.is_char_boundary(end) {
-        end += 1;
-    }
-    if end > start {
-        end = start.max(strip_line_break(text, end));
-    } else if end == text.len() {
-        start = strip_line_break(text, end);
-        end = start;
-    }
-    start..end
-}
-
-/// `end` moved back over one line break (`\n` or `\r\n`) ending just before it.
-fn strip_line_break(text: &str, end: usize) -> usize {
-    let before = &text[..end];
-    let before = before.strip_suffix('\n').unwrap_or(before);
-    let before = before.strip_suffix('\r').unwrap_or(before);
-    before.len()
-}
-
-/// `n thing` or `n things`.
-pub(crate) fn plural(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod fixtures;
 
 #[cfg(test)]
 mod tests {
+    use super::model::shown_range;
     use super::*;
-    use crate::source::FileId;
+    use crate::source::{FileId, Span};
+    use std::ops::Range;
 
     fn shown(text: &str, start: usize, end: usize) -> Range<usize> {
         shown_range(text, Span::new(FileId(0), start, end))
@@ -329,6 +193,35 @@ mod tests {
     /// The output of `format` in `style` for `fixture`.
     fn written(format: Format, style: Style, fixture: &fixtures::Fixture) -> String {
         fixture.emit(format.emitter(style).as_ref())
+    }
+
+    #[test]
+    fn statistics_replace_the_findings_of_text_and_concise_only() {
+        let fixture = fixtures::single("a.yml", "a: 1\n", 3, 4);
+        let counts = Style {
+            statistics: true,
+            ..Style::default()
+        };
+        for format in [
+            Format::Json,
+            Format::Sarif,
+            Format::Junit,
+            Format::Github,
+            Format::Markdown,
+        ] {
+            assert_eq!(
+                written(format, counts, &fixture),
+                written(format, Style::default(), &fixture),
+                "{format:?}"
+            );
+        }
+        for format in [Format::Text, Format::Concise] {
+            assert_ne!(
+                written(format, counts, &fixture),
+                written(format, Style::default(), &fixture),
+                "{format:?}"
+            );
+        }
     }
 
     #[test]

@@ -38,7 +38,7 @@
 //!
 //! A clean run has `results: []`.
 
-use super::{Emitter, Region, Report, RunError, locate};
+use super::model::{Emitter, Region, Report, RunError, locate};
 use crate::finding::{Finding, Severity};
 use crate::rules::{self, Rule};
 use crate::source::{Sources, Span};

@@ -4,8 +4,8 @@
 //! line. A rule whose findings have two severities (a rule set to warn in one
 //! place) has a row for each.
 
+use super::model::{Emitter, Report};
 use super::text::summary_line;
-use super::{Emitter, Report};
 use crate::finding::Severity;
 use crate::rules;
 use std::collections::BTreeMap;

@@ -14,7 +14,7 @@
 //!
 //! Only display names appear, never a file's path on disk.
 
-use super::{Emitter, Report, plural, shown_range};
+use super::model::{Emitter, Report, plural, shown_range};
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources};

@@ -3,6 +3,7 @@
 //! resolves them (`scalar`). Everything above this module speaks only `node`.
 
 pub mod emit;
+pub mod float;
 pub mod node;
 pub mod parse;
 pub mod scalar;

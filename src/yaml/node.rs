@@ -182,7 +182,7 @@ impl Scalar {
             ScalarValue::Null => "null".into(),
             ScalarValue::Bool(b) => b.to_string(),
             ScalarValue::Int(i) => i.to_string(),
-            ScalarValue::Float(f) => crate::yaml::scalar::format_float(*f),
+            ScalarValue::Float(f) => crate::yaml::float::format_float(*f),
         }
     }
 }

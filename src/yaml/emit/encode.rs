@@ -24,7 +24,7 @@ fn format_float(f: f64) -> String {
     } else if f.is_infinite() {
         if f > 0.0 { ".inf" } else { "-.inf" }.into()
     } else {
-        crate::yaml::scalar::format_float(f)
+        crate::yaml::float::format_float(f)
     }
 }
 

@@ -15,7 +15,7 @@ use crate::check::ytt::starlark::convert::check_output_size;
 
 /// Go's `strconv.FormatFloat(f, 'g', 6, 64)`.
 pub fn format_float(f: f64) -> String {
-    crate::yaml::scalar::format_float_g(f, Some(6))
+    crate::yaml::float::format_float_g(f, Some(6))
 }
 
 fn has_float(value: Value<'_>, depth: usize) -> bool {

@@ -160,7 +160,7 @@ fn rounded<'v>(call: &Call<'v, '_>, name: &str, f: fn(f64) -> f64) -> Outcome<'v
     if !value.is_finite() {
         return Err(format!(
             "cannot convert float {} to integer",
-            crate::yaml::scalar::format_float(value)
+            crate::yaml::float::format_float(value)
         )
         .into());
     }

@@ -84,7 +84,7 @@ pub fn scalar(value: ScalarValue) -> Scalar {
         ScalarValue::Null => "null".to_string(),
         ScalarValue::Bool(b) => b.to_string(),
         ScalarValue::Int(i) => i.to_string(),
-        ScalarValue::Float(f) => crate::yaml::scalar::format_float(*f),
+        ScalarValue::Float(f) => crate::yaml::float::format_float(*f),
         ScalarValue::Str(s) => s.clone(),
     };
     Scalar {

@@ -98,7 +98,7 @@ impl fmt::Display for StarValue {
             StarValue::Bool(true) => f.write_str("True"),
             StarValue::Bool(false) => f.write_str("False"),
             StarValue::Int(i) => write!(f, "{i}"),
-            StarValue::Float(x) => f.write_str(&crate::yaml::scalar::format_float(*x)),
+            StarValue::Float(x) => f.write_str(&crate::yaml::float::format_float(*x)),
             StarValue::Str(s) => write!(f, "{s:?}"),
             StarValue::List(items) => {
                 f.write_str("[")?;
