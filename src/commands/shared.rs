@@ -10,6 +10,9 @@ use confvet::source::Sources;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
+/// The stack of each worker thread.
+pub const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
+
 /// The unit limits the command line sets (`--unit-timeout`, `--unit-memory`).
 pub static LIMITS: std::sync::OnceLock<confvet::watchdog::Limits> = std::sync::OnceLock::new();
 

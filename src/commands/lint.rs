@@ -1,0 +1,339 @@
+//! `confvet lint`: the files to lint (from the paths, standard input or
+//! `--changed-since`), the configuration and baseline, one run of the
+//! library's lint, every output written, and the exit code.
+
+use super::shared::{WORKER_STACK_BYTES, limits, log_style, use_color, ytt_settings};
+use confvet::baseline::Baseline;
+use confvet::check::ytt::YttSettings;
+use confvet::cli::{self, FailOn, LintArgs};
+use confvet::config::{Config, ConfigSource};
+use confvet::finding::Severity;
+use confvet::progress;
+use confvet::report::{Format, Report, Style};
+use confvet::run::{LintRequest, lint};
+use confvet::source::Sources;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+/// The files below `paths` that changed since git `reference`: what `git
+/// diff` shows of the working tree against it, and untracked files git does
+/// not ignore. Deleted files are left out (they are not there to lint).
+fn changed_since(reference: &str, paths: &[PathBuf], cwd: &Path) -> Result<Vec<PathBuf>, String> {
+    let git = |args: &[&str]| -> Result<String, String> {
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .map_err(|err| format!("cannot run git: {err}"))?;
+        if !output.status.success() {
+            let error = String::from_utf8_lossy(&output.stderr);
+            return Err(error.lines().next().unwrap_or("git failed").to_string());
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let top = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?.trim_end());
+    let diff = git(&["diff", "--name-only", "--no-renames", reference, "--"])?;
+    let untracked = git(&[
+        "ls-files",
+        "--others",
+        "--exclude-standard",
+        "--full-name",
+        "--",
+        ":/",
+    ])?;
+    // git names files from its (canonical) top; compare canonical paths,
+    // and hand lint paths relative to the current directory.
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let here = canonical(cwd);
+    let within: Vec<PathBuf> = paths.iter().map(|p| canonical(&cwd.join(p))).collect();
+    let mut changed: Vec<PathBuf> = diff
+        .lines()
+        .chain(untracked.lines())
+        .map(|name| canonical(&top.join(name)))
+        .filter(|path| path.is_file() && within.iter().any(|w| path.starts_with(w)))
+        .map(|path| match path.strip_prefix(&here) {
+            Ok(relative) => relative.to_path_buf(),
+            Err(_) => path,
+        })
+        .collect();
+    changed.sort();
+    changed.dedup();
+    Ok(changed)
+}
+
+/// Read standard input for `lint -`, to stand in for `--stdin-filename`.
+fn read_stdin(args: &LintArgs, sources: &Sources, cwd: &Path) -> Result<Vec<PathBuf>, String> {
+    let dash = Path::new("-");
+    if !args.paths.iter().any(|p| p == dash) {
+        return match &args.stdin_filename {
+            Some(_) => {
+                Err("--stdin-filename is for reading standard input: pass `-` as the path".into())
+            }
+            None => Ok(args.paths.clone()),
+        };
+    }
+    let Some(name) = &args.stdin_filename else {
+        return Err("reading standard input (`-`) needs --stdin-filename PATH: the file's path decides its system and unit (a ytt package, a Tekton Pipeline's Tasks)".into());
+    };
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(confvet::source::MAX_READ_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read standard input: {err}"))?;
+    if bytes.len() as u64 > confvet::source::MAX_READ_BYTES {
+        return Err(format!(
+            "standard input is larger than {} MiB",
+            confvet::source::MAX_READ_BYTES / 1024 / 1024
+        ));
+    }
+    sources.set_stdin(cwd.join(name), bytes);
+    Ok(args
+        .paths
+        .iter()
+        .map(|p| if p == dash { name.clone() } else { p.clone() })
+        .collect())
+}
+
+/// What fingerprints name files relative to: the configuration file's
+/// directory, else the enclosing git work tree, else (None) the current
+/// directory.
+fn project_root(config: Option<&Config>, cwd: &Path) -> Option<PathBuf> {
+    if let Some(config) = config {
+        return Some(config.dir.clone());
+    }
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+pub fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
+    let indexed = |name: &str| -> Vec<usize> {
+        matches
+            .indices_of(name)
+            .map(|i| i.collect())
+            .unwrap_or_default()
+    };
+    let formats: Vec<(usize, Format)> = indexed("format")
+        .into_iter()
+        .zip(args.format.iter().copied())
+        .collect();
+    let outputs: Vec<(usize, PathBuf)> = indexed("output")
+        .into_iter()
+        .zip(args.output.iter().cloned())
+        .collect();
+    let outputs = match cli::pair_outputs(&formats, &outputs) {
+        Ok(pairs) => pairs,
+        Err(message) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+    };
+    // Workers get a large stack: Starlark's parser and evaluator recurse
+    // once per level of an expression, and code nested as deep as the
+    // translation lets through must not overflow (the stack is reserved,
+    // not used, until it is needed).
+    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK_BYTES);
+    if let Some(threads) = args.threads {
+        pool = pool.num_threads(threads.max(1));
+    }
+    let _ = pool.build_global();
+    let baseline = match args.baseline.as_deref() {
+        Some(path) => match Baseline::open(path, args.update_baseline) {
+            Ok(baseline) => Some(baseline),
+            Err(message) => {
+                eprintln!("confvet: {message}");
+                return 2;
+            }
+        },
+        None => None,
+    };
+    let sources = Sources::new();
+    let paths = match read_stdin(&args, &sources, cwd) {
+        Ok(paths) => paths,
+        Err(message) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+    };
+    let paths = match &args.changed_since {
+        None => paths,
+        Some(reference) => match changed_since(reference, &paths, cwd) {
+            Ok(changed) if changed.is_empty() => {
+                if !args.quiet {
+                    eprintln!("confvet: no file changed since {reference}; nothing to lint");
+                }
+                return 0;
+            }
+            Ok(changed) => changed,
+            Err(message) => {
+                eprintln!("confvet: --changed-since {reference}: {message}");
+                return 2;
+            }
+        },
+    };
+    let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
+    let load_options = confvet::config::LoadOptions {
+        allow_env: args.allow_config_env,
+    };
+    let config = match confvet::config::load(&config_source, cwd, &sources, load_options) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("confvet: {message}");
+            return 2;
+        }
+    };
+    if let Some(root) = project_root(config.as_ref(), cwd) {
+        sources.set_root(root, cwd.to_path_buf());
+    }
+    let bar = progress::wanted(args.quiet, args.no_progress)
+        .then(|| progress::TerminalBar::start(progress::DELAY));
+    // Files named one by one (pre-commit, --changed-since) need the role of
+    // every other file of the tree: remembered between runs.
+    let names_files = paths.iter().any(|p| !cwd.join(p).is_dir());
+    let cache = (names_files && !args.no_cache).then(|| {
+        std::env::var_os("CONFVET_CACHE_DIR")
+            .map_or_else(|| cwd.join(".confvet-cache"), |dir| cwd.join(dir))
+    });
+    let request = LintRequest {
+        paths,
+        cache,
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        extend_exclude: args.extend_exclude.clone(),
+        shard: args.shard,
+        whole_units: args.changed_since.is_some(),
+        keep_outputs: false,
+        package_roots: Vec::new(),
+        limits: limits(),
+        ytt: YttSettings {
+            skip_templates: args.no_render,
+            ..ytt_settings(&args.ytt, cwd)
+        },
+        config,
+        progress: bar.as_ref().map(|bar| bar.progress()),
+    };
+    // A configuration with errors stops the run: nothing is linted.
+    let is_blocked = request.config.as_ref().is_some_and(Config::has_errors);
+    let mut result = match &request.config {
+        Some(config) if is_blocked => confvet::run::LintResult::blocked_by(config, &sources),
+        _ => lint(&request, &sources, cwd),
+    };
+    if let Some(bar) = bar {
+        bar.finish();
+    }
+
+    for error in &result.errors {
+        eprintln!("confvet: {error}");
+    }
+    // Nothing was linted: say why instead of "no problems in 0 files".
+    let nothing_linted = result.summary.files == 0 && !is_blocked && result.findings.is_empty();
+    if nothing_linted && result.errors.is_empty() && !args.quiet {
+        let shown: Vec<String> = request
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        eprintln!(
+            "confvet: nothing to lint: no ytt package, KubeVirt Template or Tekton file in {}",
+            shown.join(", ")
+        );
+    }
+    if let Some(baseline) = &baseline {
+        match baseline.apply(&mut result, &sources) {
+            Ok(count) if args.update_baseline && !args.quiet => {
+                let noun = if count == 1 { "finding" } else { "findings" };
+                eprintln!(
+                    "confvet: wrote {count} {noun} to {}",
+                    baseline.path().display()
+                );
+            }
+            Ok(_) => {}
+            Err(message) => {
+                eprintln!("confvet: {message}");
+                return 2;
+            }
+        }
+    }
+    confvet::finding::cap_per_rule_and_file(
+        &mut result.findings,
+        confvet::finding::MAX_PER_RULE_AND_FILE,
+    );
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Never => None,
+    };
+    // Each shard's SARIF is a category of its own, so code scanning keeps
+    // the alerts of every shard.
+    let category = match (&args.category, args.shard) {
+        (Some(category), Some(shard)) => Some(format!(
+            "{}/shard-{}-of-{}",
+            category.trim_end_matches('/'),
+            shard.index,
+            shard.count
+        )),
+        (None, Some(shard)) => Some(format!("confvet/shard-{}-of-{}", shard.index, shard.count)),
+        (category, None) => category.clone(),
+    };
+    let report = Report {
+        errors: &result.errors,
+        fail_on: threshold,
+        category: category.as_deref(),
+        base_dir: Some(cwd),
+        ..Report::new(&result.findings, &sources, &result.units, result.summary)
+    };
+    let color = use_color(args.color);
+    for (format, output) in &outputs {
+        let written = match output {
+            Some(path) => std::fs::File::create(path).and_then(|file| {
+                let mut writer = std::io::BufWriter::new(file);
+                let style = Style {
+                    statistics: args.statistics,
+                    ..Style::default()
+                };
+                format.emitter(style).emit(&mut writer, &report)?;
+                writer.flush()
+            }),
+            None if (args.quiet || nothing_linted)
+                && matches!(format, Format::Text | Format::Concise) =>
+            {
+                Ok(())
+            }
+            None => {
+                let stdout = std::io::stdout();
+                let mut lock = stdout.lock();
+                let style = Style {
+                    statistics: args.statistics,
+                    ..log_style(color && *format == Format::Text)
+                };
+                format
+                    .emitter(style)
+                    .emit(&mut lock, &report)
+                    .and_then(|_| lock.flush())
+            }
+        };
+        match written {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return 0,
+            Err(err) => {
+                let target = output
+                    .as_ref()
+                    .map_or("standard output".to_string(), |p| p.display().to_string());
+                eprintln!("confvet: cannot write {target}: {err}");
+                return 2;
+            }
+        }
+    }
+    if !result.errors.is_empty() {
+        return 2;
+    }
+    if is_blocked {
+        // A configuration naming what is outside its directory is refused
+        // as a usage error, not reported as a lint result.
+        let names_outside = request.config.as_ref().is_some_and(|c| c.names_outside);
+        return if names_outside { 2 } else { 1 };
+    }
+    let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
+    u8::from(failed)
+}
