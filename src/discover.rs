@@ -810,7 +810,7 @@ fn parse_source(
         }
         Err(panic) => Err(Box::new(Finding::new(
             "confvet/internal",
-            Kind::Syntax,
+            Kind::Internal,
             Span::file_start(id),
             format!(
                 "internal error while parsing this file ({}); please report it with the file",

@@ -25,6 +25,11 @@ pub enum Kind {
     Deprecated,
     /// A construct ytt itself rejects or ignores, which confvet implements.
     Compat,
+    /// Input confvet did not check as a whole: a unit past its time or
+    /// memory limit.
+    Limit,
+    /// confvet itself failed (a bug): the run exits 2.
+    Internal,
 }
 
 impl Kind {
@@ -38,6 +43,8 @@ impl Kind {
             Kind::Reference => "reference",
             Kind::Deprecated => "deprecated",
             Kind::Compat => "compat",
+            Kind::Limit => "limit",
+            Kind::Internal => "internal",
         }
     }
 }
@@ -563,14 +570,14 @@ pub static RULES: &[Rule] = &[
     ),
     rule!(
         "confvet/internal",
-        Syntax,
+        Internal,
         Error,
         "confvet itself failed on this file or unit",
         "## What it does\nReports a bug in confvet: checking a file or a unit (a ytt package, the Tekton or KubeVirt files) stopped with an internal error. The other files and units are still linted, and the run exits 2.\n\n## Why\nNothing in a repository should be able to crash the linter; this finding names where it happened so the input can be reported (with the file, if it may be shared) and the bug fixed.\n\n## Example\n```text\nerror[confvet/internal]: internal error while checking unit shop/config (...); please report it\n```"
     ),
     rule!(
         "confvet/unit-limit",
-        Syntax,
+        Limit,
         Error,
         "A ytt package took more time or memory than a unit may, and was not checked",
         "## What it does\nReports a ytt package whose check (or render) ran past the time limit (`--unit-timeout`: 10 s of CPU time, or six times that of wall time) or needed more memory than a unit may hold (`--unit-memory`, 512 MiB). The package is not checked; the other units are, and the run goes on.\n\n## Why\nMost runaway code is stopped at the statement or call that crosses a limit, with its own finding. A few operations cannot be stopped from inside: comparing or hashing two structures that share their parts (`a == b` over billions of elements), or writing such a structure into an error message. Real packages check in well under a second and a few tens of MiB; raise the limits if yours is bigger.\n\n## Example\n```text\nerror[confvet/unit-limit]: ytt unit shop/config was not checked: it ran for more than 10 s, the limit (--unit-timeout)\n```"

@@ -331,7 +331,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 Ok(Err(panic)) => PackageOutcome {
                     findings: vec![Finding::new(
                         "confvet/internal",
-                        Kind::Syntax,
+                        Kind::Internal,
                         at,
                         format!(
                             "internal error while checking {} unit {} ({}); please report it",
@@ -345,7 +345,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 Err(stopped) => PackageOutcome {
                     findings: vec![Finding::new(
                         "confvet/unit-limit",
-                        Kind::Syntax,
+                        Kind::Limit,
                         at,
                         format!(
                             "{} unit {} was not checked: {stopped}",
@@ -443,7 +443,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .findings
             .extend(drifted.into_iter().filter(|f| in_scope(f.span.file)));
     }
-    if result.findings.iter().any(|f| f.rule == "confvet/internal") {
+    if result.findings.iter().any(|f| f.kind == Kind::Internal) {
         result.errors.push(RunError::new(
             "confvet failed internally on some input (see the confvet/internal findings)",
         ));
