@@ -1098,11 +1098,14 @@ mod tests {
 
     /// The `.confvet.yaml` block of the README's Configuration section.
     fn readme_example() -> String {
-        let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let readme = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/docs/configuration.md"
+        ))
+        .unwrap();
         let start = readme
             .find("```yaml\n# .confvet.yaml")
-            .expect("README has a ```yaml block starting with `# .confvet.yaml`");
+            .expect("docs/configuration.md has a ```yaml block starting with `# .confvet.yaml`");
         let body = &readme[start + "```yaml\n".len()..];
         body[..body.find("```").unwrap()].to_string()
     }

@@ -65,10 +65,11 @@ def check(condition, what, proc=None):
 
 
 def readme_example(marker):
-    """The fenced code block that follows `<!-- marker -->` in README.md."""
-    text = (ROOT / "README.md").read_text()
+    """The fenced code block that follows `<!-- marker -->` in the manual
+    (docs/integrations.md, where the README's integrations section lives)."""
+    text = (ROOT / "docs" / "integrations.md").read_text()
     found = re.search(rf"<!-- {re.escape(marker)} -->\s*```[a-z]*\n(.*?)\n```", text, re.DOTALL)
-    check(found is not None, f"README.md has no example after <!-- {marker} -->")
+    check(found is not None, f"docs/integrations.md has no example after <!-- {marker} -->")
     return found.group(1) + "\n"
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The integration tests of the Python wheel, the pre-commit hooks and the
-# GitHub Action: installs their tools from PyPI into target/integration-venv
+# GitHub Action, and the manual's site build: installs their tools from PyPI into target/integration-venv
 # (once per requirements.txt), builds the debug binary, then runs each test
 # (wheel_test first: precommit_test installs the hook from its wheel).
 set -euo pipefail
@@ -14,6 +14,10 @@ if ! cmp -s "$requirements" "$venv/requirements.txt"; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
   cp "$requirements" "$venv/requirements.txt"
 fi
+# The manual in docs/ builds as a site; a link to a missing page or
+# anchor fails it (mkdocs.yml).
+"$venv/bin/mkdocs" build --strict --quiet
+echo "docs: the site builds with every internal link found"
 cargo build --quiet
 for test in wheel_test schema_export_test action_test precommit_test; do
   start=$SECONDS

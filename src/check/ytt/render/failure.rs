@@ -46,7 +46,7 @@ impl Renderer {
         let (severity, help) = if unsupported {
             (
                 Severity::Warning,
-                "confvet does not render this yet (see the README's `confvet render`); the template was not checked".to_string(),
+                "confvet does not render this yet (see `confvet render` in docs/usage.md); the template was not checked".to_string(),
             )
         } else if self.consumer_values {
             (
