@@ -998,6 +998,49 @@ fn data_values_computed_by_code() {
     assert!(message.contains("does not render this yet"), "{message}");
 }
 
+/// A function defined between two keys of a schema document may branch
+/// and loop in its body: the document's items hold no `if` or `for`, so the
+/// schema is checked with its validation, as ytt checks it.
+#[test]
+fn a_function_among_schema_items_may_branch() {
+    let dir = TempDir::new("schema-def-among-items");
+    dir.write(
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\nname: web\n#@ def https(v):\n#@   if not v.startswith(\"https://\"):\n#@     return False\n#@   end\n#@   for c in [\" \"]:\n#@     if c in v:\n#@       return False\n#@     end\n#@   end\n#@   return True\n#@ end\n#@schema/validation (\"an https URL\", https)\nendpoint: \"https://example.com\"\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(findings(&run.json()).is_empty(), "{}", run.stdout);
+    let run = run_in(
+        dir.path(),
+        &["lint", "pkg", "-v", "endpoint=http://x", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/validation", "{report:#}");
+}
+
+/// ytt's `print` writes to standard error as the package renders: `render`
+/// prints the same lines there, `lint` prints none of them.
+#[test]
+fn print_goes_to_stderr_when_rendering_and_nowhere_when_linting() {
+    let dir = TempDir::new("print");
+    dir.write(
+        "pkg/deploy.yml",
+        "#@ print(\"rendering\", 2, [\"a\"])\n---\nkind: Deployment\n",
+    );
+    let render = run_in(dir.path(), &["render", "pkg"]);
+    assert_eq!(render.code, 0, "{}", render.stderr);
+    assert_eq!(render.stdout, "kind: Deployment\n");
+    assert_eq!(render.stderr, "rendering 2 [\"a\"]\n");
+    let lint = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(lint.code, 0, "{}", lint.stdout);
+    assert!(findings(&lint.json()).is_empty(), "{}", lint.stdout);
+    assert!(!lint.stderr.contains("rendering"), "{}", lint.stderr);
+}
+
 /// Data values addressed to a private library (`#@library/ref`) are the
 /// library's, not the package's: its schema does not know them, and no
 /// finding says it should. Given to a library no template evaluates, they
