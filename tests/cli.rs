@@ -1041,6 +1041,51 @@ fn print_goes_to_stderr_when_rendering_and_nowhere_when_linting() {
     assert!(!lint.stderr.contains("rendering"), "{}", lint.stderr);
 }
 
+/// `--data-values-file DIR` reads every file of the folder in path order,
+/// as ytt does: a `README.md` there is a document holding a string, the
+/// one error, at the README's first line as ytt reports it, not at the
+/// YAML files merged after it.
+#[test]
+fn a_readme_in_a_data_values_folder_is_the_error() {
+    let dir = TempDir::new("values-folder-readme");
+    dir.write(
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\nname: web\nreplicas: 1\n",
+    );
+    dir.write("values/a.yml", "name: api\n");
+    dir.write("values/b.yaml", "replicas: 3\n");
+    dir.write("values/README.md", "# Values\n\nThese are the values.\n");
+    let run = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "pkg",
+            "--data-values-file",
+            "values",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/type-mismatch", "{report:#}");
+    assert_eq!(list[0]["file"], "values/README.md", "{report:#}");
+    assert_eq!(list[0]["line"], 1, "{report:#}");
+    let related = list[0]["related"].as_array().expect("related locations");
+    assert_eq!(related[0]["file"], "pkg/schema.yml", "{report:#}");
+    assert_eq!(related[0]["line"], 2, "{report:#}");
+    // Without the README, the folder's values merge.
+    std::fs::remove_file(dir.path().join("values/README.md")).unwrap();
+    let run = run_in(
+        dir.path(),
+        &["values", "pkg", "--data-values-file", "values"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "name: api\nreplicas: 3\n");
+}
+
 /// Data values addressed to a private library (`#@library/ref`) are the
 /// library's, not the package's: its schema does not know them, and no
 /// finding says it should. Given to a library no template evaluates, they

@@ -327,27 +327,43 @@ pub(crate) fn check_package_exporting(
     let mut step_findings = Vec::new();
     // Documents are merged by reference; only command-line values are new.
     let flag_overlays = settings.flags.overlays(sources, &mut step_findings);
-    let sources_in_order: Vec<(&Node, &[crate::yaml::Comment], MergeMode)> = value_docs
+    // Each source with where it starts, as ytt places it.
+    let sources_in_order: Vec<(&Node, Span, &[crate::yaml::Comment], MergeMode)> = value_docs
         .iter()
-        .map(|doc| (&doc.value, doc.comments.as_slice(), MergeMode::default()))
+        .map(|doc| {
+            let at = flags::document_start(doc);
+            (
+                &doc.value,
+                at,
+                doc.comments.as_slice(),
+                MergeMode::default(),
+            )
+        })
         .chain(
             flag_overlays
                 .own
                 .iter()
-                .map(|(node, mode)| (node, &[][..], *mode)),
+                .map(|(node, mode, at)| (node, *at, &[][..], *mode)),
         )
         .chain(
             settings
                 .library
                 .values
                 .iter()
-                .map(|doc| (&doc.node, doc.comments.as_slice(), doc.mode)),
+                .map(|doc| (&doc.node, doc.node.span, doc.comments.as_slice(), doc.mode)),
         )
         .collect();
     findings.append(&mut step_findings);
-    for &(node, comments, mode) in &sources_in_order {
+    for &(node, starts_at, comments, mode) in &sources_in_order {
         let mut step = Vec::new();
         if let Some(ty) = &schema {
+            let mut checker = TypeChecker {
+                findings: &mut step,
+            };
+            if !checker.fits_document(node, starts_at, ty) {
+                findings.append(&mut step);
+                continue;
+            }
             report_given_deprecated(node, ty, &DataPath::root(), &mut step);
         }
         match current.as_mut() {
