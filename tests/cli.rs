@@ -928,6 +928,131 @@ fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
     );
 }
 
+/// An overlay whose `@overlay/match` finds no target, or too many, says
+/// what ytt does not: the nearest candidates and the key where each
+/// differs, or where each match is; so does a failed `@overlay/assert`.
+/// The message stays ytt's.
+#[test]
+fn an_overlay_that_does_not_apply_explains_itself() {
+    let dir = TempDir::new("overlay-explained");
+    dir.write(
+        "pkg/deploy.yml",
+        "kind: Deployment\nmetadata:\n  name: web-v2\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: web-app\n---\nkind: Service\nmetadata:\n  name: web\n",
+    );
+    let overlay = |dir: &TempDir, text: &str| {
+        dir.write(
+            "pkg/overlay.yml",
+            format!("#@ load(\"@ytt:overlay\", \"overlay\")\n{text}"),
+        );
+        let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+        assert_eq!(run.code, 1, "{}", run.stdout);
+        let report = run.json();
+        let list = findings(&report);
+        assert_eq!(list.len(), 1, "{report:#}");
+        let related: Vec<String> = list[0]["related"]
+            .as_array()
+            .expect("related locations")
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}:{} {}",
+                    r["file"].as_str().unwrap(),
+                    r["line"],
+                    r["message"].as_str().unwrap()
+                )
+            })
+            .collect();
+        (
+            list[0]["message"].as_str().unwrap().to_string(),
+            list[0]["line"].clone(),
+            related,
+        )
+    };
+    // A subset no document holds: the Deployment (of the kind asked for)
+    // and the key where it differs; the Service is not shown.
+    let (message, line, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"kind\": \"Deployment\", \"metadata\": {\"name\": \"web\"}})\n---\nspec:\n  replicas: 3\n",
+    );
+    assert!(
+        message.ends_with(
+            "Document on line overlay.yml:3: Expected number of matched nodes to be 1, but was 0"
+        ),
+        "{message}"
+    );
+    assert_eq!(line, 2);
+    assert_eq!(
+        related,
+        ["pkg/deploy.yml:3 target has metadata.name: web-v2; overlay asks for web"]
+    );
+    // An array item matched by key: the item's @overlay/match, then each
+    // item and its key.
+    let (_, _, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})\n---\nspec:\n  template:\n    spec:\n      containers:\n      #@overlay/match by=\"name\"\n      - name: web\n",
+    );
+    assert_eq!(
+        related,
+        [
+            "pkg/overlay.yml:8 this item's @overlay/match",
+            "pkg/deploy.yml:9 target has name: web-app; overlay asks for web",
+        ]
+    );
+    // Too many matches: where each is.
+    let (message, _, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"metadata\": {}})\n---\nmetadata:\n  labels: {}\n",
+    );
+    assert!(
+        message.ends_with("but was 2 (lines: deploy.yml:1, deploy.yml:10)"),
+        "{message}"
+    );
+    assert_eq!(
+        related,
+        [
+            "pkg/deploy.yml:1 match 1 of 2",
+            "pkg/deploy.yml:10 match 2 of 2"
+        ]
+    );
+    // An assert: where the target differs.
+    let (message, _, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})\n#@overlay/assert\n---\nspec:\n  replicas: 3\n",
+    );
+    assert!(
+        message.ends_with(
+            "Expected objects to equal, but did not: Expected leaf values to match integer integer"
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        related,
+        ["pkg/deploy.yml:5 target has spec.replicas: 1; overlay asserts 3"]
+    );
+    // render: ytt's message first, the notes after it.
+    dir.write(
+        "pkg/overlay.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.subset({\"kind\": \"Deployment\", \"metadata\": {\"name\": \"web\"}})\n---\nspec:\n  replicas: 3\n",
+    );
+    let render = run_in(dir.path(), &["render", "pkg"]);
+    assert_eq!(render.code, 1, "{}", render.stdout);
+    let first = render.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with("Expected number of matched nodes to be 1, but was 0"),
+        "{}",
+        render.stderr
+    );
+    let note = render
+        .stderr
+        .find("target has metadata.name: web-v2; overlay asks for web")
+        .expect("the note");
+    assert!(
+        note > render.stderr.find("pkg/deploy.yml:3").unwrap(),
+        "{}",
+        render.stderr
+    );
+}
+
 /// A package using what confvet does not render yet (more library
 /// evaluations than one render makes) gets a warning that says so, even
 /// with values given by the consumer: confvet's gap is never the package's

@@ -146,6 +146,32 @@ pub fn decide_natively(matcher: Value<'_>, index: i64, left: &Node, right: &Node
     }
 }
 
+/// What one of ytt's own matchers asks of a left node, as a node a left
+/// node holds when it matches: `overlay.subset(expected)` the expected
+/// node; `overlay.map_key(key)` a map of `key` with `right`'s value there.
+/// None for any other matcher (it does not say why it refuses a node).
+pub fn asked_by(matcher: Value<'_>, right: &Node) -> Option<Node> {
+    let native = Native::of(matcher)?;
+    let captured = native.captured();
+    match *native.data::<MatcherKind>()? {
+        MatcherKind::Subset => to_node(*captured.first()?).ok(),
+        MatcherKind::MapKey => {
+            let key = captured.first()?.unpack_str()?;
+            let NodeValue::Map(items) = &right.value else {
+                return None;
+            };
+            let item = items
+                .iter()
+                .find(|i| i.key.resolved == crate::yaml::ScalarValue::Str(key.to_string()))?;
+            Some(Node {
+                span: right.span,
+                value: NodeValue::Map(vec![item.clone()]),
+            })
+        }
+        _ => None,
+    }
+}
+
 fn same_scalar(a: &Node, b: &Node) -> bool {
     matches!((&a.value, &b.value), (NodeValue::Scalar(a), NodeValue::Scalar(b)) if a.resolved == b.resolved)
 }

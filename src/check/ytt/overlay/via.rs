@@ -112,8 +112,9 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
             }
         }
         let Some(via) = via else {
-            return compare(existing, new).map_err(|why| {
-                OverlayError::Message(format!("Expected objects to equal, but did not: {why}"))
+            return compare(existing, new).map_err(|why| OverlayError::Explained {
+                message: format!("Expected objects to equal, but did not: {why}"),
+                notes: super::explain::assert_failed(existing, new),
             });
         };
         if !is_callable(via) {
