@@ -1029,6 +1029,16 @@ fn an_overlay_that_does_not_apply_explains_itself() {
         related,
         ["pkg/deploy.yml:5 target has spec.replicas: 1; overlay asserts 3"]
     );
+    // An assert by via=: which target it refused.
+    let (message, _, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})\n---\nspec:\n  #@overlay/assert via=lambda l, r: (l >= r, \"too few\")\n  replicas: 3\n",
+    );
+    assert!(
+        message.ends_with("but was false with message: too few"),
+        "{message}"
+    );
+    assert_eq!(related, ["pkg/deploy.yml:5 the target via= refused"]);
     // render: ytt's message first, the notes after it.
     dir.write(
         "pkg/overlay.yml",
