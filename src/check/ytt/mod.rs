@@ -227,6 +227,9 @@ pub(crate) fn check_package_exporting(
     // A data-values file that ytt cannot template stops the data values,
     // not the schema: ytt builds (and exports) the schema first.
     let mut values_unreadable = false;
+    // What each file's code printed, in file order: ytt evaluates a file's
+    // code and its computed values in one go, confvet in two.
+    let mut file_prints: Vec<(crate::source::FileId, String)> = Vec::new();
     for (file, set) in files.iter().zip(&parsed) {
         if in_private(file) || is_plain(file) {
             continue;
@@ -260,16 +263,24 @@ pub(crate) fn check_package_exporting(
                 .with_help("write `#!` for a comment in a ytt file, or pass --ignore-unknown-comments as ytt users do"),
             );
             if is_schema_file {
+                // What printed before ytt stops.
+                for (_, printed) in &file_prints {
+                    engine::prints::replay(printed);
+                }
                 return outcome;
             }
             values_unreadable = true;
             continue;
         }
-        match engine.compile_yaml_file(
-            &source.name,
-            &source.text,
-            file.path.parent().unwrap_or(root),
-        ) {
+        let (compiled, printed) = engine::prints::aside(|| {
+            engine.compile_yaml_file(
+                &source.name,
+                &source.text,
+                file.path.parent().unwrap_or(root),
+            )
+        });
+        file_prints.push((file.id, printed));
+        match compiled {
             Ok(module) => {
                 scopes.insert(file.id, module);
             }
@@ -296,6 +307,10 @@ pub(crate) fn check_package_exporting(
                     Span::new(file.id, start, end),
                     format!("templating {}: {message}", source.name),
                 ));
+                // What printed before ytt stops.
+                for (_, printed) in &file_prints {
+                    engine::prints::replay(printed);
+                }
                 return outcome;
             }
         }
@@ -305,10 +320,17 @@ pub(crate) fn check_package_exporting(
         scopes: &scopes,
     };
     // Values written as code (`key: #@ expr`), computed as ytt does.
-    let schema_evaluated = value_code::evaluate(&schema_docs, &code, true, findings);
+    let mut value_prints = HashMap::new();
+    let schema_evaluated =
+        value_code::evaluate(&schema_docs, &code, true, findings, &mut value_prints);
     let schema_docs: Vec<&Document> = schema_evaluated.iter().map(|d| d.as_ref()).collect();
-    let values_evaluated = value_code::evaluate(&value_docs, &code, false, findings);
+    let values_evaluated =
+        value_code::evaluate(&value_docs, &code, false, findings, &mut value_prints);
     let value_docs: Vec<&Document> = values_evaluated.iter().map(|d| d.as_ref()).collect();
+    for (file, printed) in &file_prints {
+        engine::prints::replay(printed);
+        engine::prints::replay(value_prints.get(file).map_or("", String::as_str));
+    }
 
     // 4. Schema: each document on its own, then merged.
     let schema = match build_schema(&schema_docs, findings, &code) {

@@ -7,12 +7,14 @@
 //! warning that confvet does not render it yet (the document is checked as
 //! written, and `render` stops), never a made-up value.
 
-use super::engine::Code;
+use super::engine::{Code, prints};
 use super::starlark::StarValue;
 use super::starlark::star_nodes::star_to_node;
 use super::translate::{CodeScanner, keyword};
 use crate::finding::{Finding, Kind, Severity};
+use crate::source::FileId;
 use crate::yaml::{Comment, CommentKind, Document, Node, Value};
+use std::collections::HashMap;
 
 /// The code of a value (`#@ expr` after a key, an item's `-` or `---`).
 fn value_code(comments: &[Comment]) -> Option<&str> {
@@ -116,11 +118,13 @@ fn has_value_code(doc: &Document) -> bool {
 
 /// `docs` with the values their code computes; a document confvet cannot
 /// compute stays as written, with a warning.
+/// What the code of each file printed is added to `printed`, by file.
 pub fn evaluate<'a>(
     docs: &[&'a Document],
     code: &Code<'_>,
     is_schema: bool,
     findings: &mut Vec<Finding>,
+    printed: &mut HashMap<FileId, String>,
 ) -> Vec<std::borrow::Cow<'a, Document>> {
     let ctx = Ctx { code, is_schema };
     let mut out = Vec::with_capacity(docs.len());
@@ -139,13 +143,16 @@ pub fn evaluate<'a>(
             continue;
         }
         let mut evaluated = (*doc).clone();
-        let result = match value_code(&doc.comments).map(str::to_string) {
-            Some(expr) => computed(&expr, &ctx, &evaluated.value).map(|node| {
-                evaluated.value = node;
-            }),
-            None => Ok(()),
-        }
-        .and_then(|()| evaluate_node(&mut evaluated.value, &ctx, 0));
+        let (result, lines) = prints::aside(|| {
+            match value_code(&doc.comments).map(str::to_string) {
+                Some(expr) => computed(&expr, &ctx, &evaluated.value).map(|node| {
+                    evaluated.value = node;
+                }),
+                None => Ok(()),
+            }
+            .and_then(|()| evaluate_node(&mut evaluated.value, &ctx, 0))
+        });
+        printed.entry(doc.span.file).or_default().push_str(&lines);
         match result {
             Ok(()) => out.push(std::borrow::Cow::Owned(evaluated)),
             Err(Failed::Unknown(message)) => {

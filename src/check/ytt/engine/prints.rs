@@ -21,6 +21,16 @@ pub fn capture<R>(f: impl FnOnce() -> R) -> (R, String) {
     (result, printed.unwrap_or_default())
 }
 
+/// Run `f`, keeping what it prints apart (empty when nothing collects
+/// prints), for [`replay`] where ytt prints it: confvet evaluates some
+/// code in another order than ytt.
+pub fn aside<R>(f: impl FnOnce() -> R) -> (R, String) {
+    if PRINTED.with(|p| p.borrow().is_none()) {
+        return (f(), String::new());
+    }
+    capture(f)
+}
+
 /// Run `f`; also give what it printed (empty when nothing collects prints).
 pub fn recording<R>(f: impl FnOnce() -> R) -> (R, String) {
     let start = PRINTED.with(|p| p.borrow().as_ref().map(String::len));
@@ -66,6 +76,17 @@ mod tests {
         print_line("dropped too");
         let ((), printed) = capture(|| ());
         assert_eq!(printed, "");
+    }
+
+    #[test]
+    fn what_is_set_aside_prints_only_when_replayed() {
+        let ((), printed) = capture(|| {
+            let ((), later) = aside(|| print_line("second"));
+            print_line("first");
+            replay(&later);
+        });
+        assert_eq!(printed, "first\nsecond\n");
+        assert_eq!(aside(|| print_line("dropped")).1, "");
     }
 
     #[test]
