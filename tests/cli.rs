@@ -928,6 +928,30 @@ fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
     );
 }
 
+/// `lint pkg` in `dir` finds one error: it, and its related locations as
+/// `file:line message`.
+fn the_one_error_and_its_related(dir: &TempDir) -> (Value, Vec<String>) {
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    let related = list[0]["related"]
+        .as_array()
+        .expect("related locations")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{} {}",
+                r["file"].as_str().unwrap(),
+                r["line"],
+                r["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    (list[0].clone(), related)
+}
+
 /// An overlay whose `@overlay/match` finds no target, or too many, says
 /// what ytt does not: the nearest candidates and the key where each
 /// differs, or where each match is; so does a failed `@overlay/assert`.
@@ -944,27 +968,10 @@ fn an_overlay_that_does_not_apply_explains_itself() {
             "pkg/overlay.yml",
             format!("#@ load(\"@ytt:overlay\", \"overlay\")\n{text}"),
         );
-        let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
-        assert_eq!(run.code, 1, "{}", run.stdout);
-        let report = run.json();
-        let list = findings(&report);
-        assert_eq!(list.len(), 1, "{report:#}");
-        let related: Vec<String> = list[0]["related"]
-            .as_array()
-            .expect("related locations")
-            .iter()
-            .map(|r| {
-                format!(
-                    "{}:{} {}",
-                    r["file"].as_str().unwrap(),
-                    r["line"],
-                    r["message"].as_str().unwrap()
-                )
-            })
-            .collect();
+        let (error, related) = the_one_error_and_its_related(dir);
         (
-            list[0]["message"].as_str().unwrap().to_string(),
-            list[0]["line"].clone(),
+            error["message"].as_str().unwrap().to_string(),
+            error["line"].clone(),
             related,
         )
     };
@@ -1060,6 +1067,29 @@ fn an_overlay_that_does_not_apply_explains_itself() {
         note > render.stderr.find("pkg/deploy.yml:3").unwrap(),
         "{}",
         render.stderr
+    );
+}
+
+/// A data-values overlay on an array item that matches no item by its key
+/// shows the items there and their keys; too many matches, where each is.
+#[test]
+fn a_data_values_array_item_that_matches_nothing_shows_the_items_there() {
+    let dir = TempDir::new("values-overlay-explained");
+    dir.write(
+        "pkg/v1.yml",
+        "#@data/values\n---\napps:\n- name: web-app\n  replicas: 1\n- name: api\n  replicas: 1\n",
+    );
+    dir.write(
+        "pkg/v2.yml",
+        "#@data/values\n---\napps:\n#@overlay/match by=\"name\"\n- name: web\n  replicas: 3\n",
+    );
+    let (_, related) = the_one_error_and_its_related(&dir);
+    assert_eq!(
+        related,
+        [
+            "pkg/v1.yml:4 target has name: web-app; overlay asks for web",
+            "pkg/v1.yml:6 target has name: api; overlay asks for web",
+        ]
     );
 }
 

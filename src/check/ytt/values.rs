@@ -5,6 +5,7 @@
 //! step. Unlike ytt, every error of every step is reported.
 
 use super::engine::Code;
+use super::overlay::explain;
 use super::path::DataPath;
 use super::schema::{SchemaType, TypeKind, fill_defaults};
 use super::starlark::star_nodes::node_to_star;
@@ -328,6 +329,23 @@ impl Merger<'_> {
                 .with_path(path.to_string());
             if matched.is_empty() {
                 finding = finding.with_help("add missing_ok=True to append it");
+            }
+            // What ytt does not say: why the nearest items differ, or where
+            // each of too many matches is.
+            let notes = if matched.is_empty() {
+                let candidates: Vec<&Node> = left_items.iter().map(|l| &l.value).collect();
+                overlay
+                    .by_key
+                    .as_deref()
+                    .and_then(|by| explain::asked_key(&item.value, by))
+                    .map(|asked| explain::no_match(&asked, &candidates))
+                    .unwrap_or_default()
+            } else {
+                let spans: Vec<Span> = matched.iter().map(|&i| left_items[i].span).collect();
+                explain::matches(&spans)
+            };
+            for (span, note) in notes {
+                finding = finding.with_related(span, note);
             }
             self.findings.push(finding);
             return;

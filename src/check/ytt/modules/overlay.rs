@@ -156,17 +156,7 @@ pub fn asked_by(matcher: Value<'_>, right: &Node) -> Option<Node> {
     match *native.data::<MatcherKind>()? {
         MatcherKind::Subset => to_node(*captured.first()?).ok(),
         MatcherKind::MapKey => {
-            let key = captured.first()?.unpack_str()?;
-            let NodeValue::Map(items) = &right.value else {
-                return None;
-            };
-            let item = items
-                .iter()
-                .find(|i| i.key.resolved == crate::yaml::ScalarValue::Str(key.to_string()))?;
-            Some(Node {
-                span: right.span,
-                value: NodeValue::Map(vec![item.clone()]),
-            })
+            crate::check::ytt::overlay::explain::asked_key(right, captured.first()?.unpack_str()?)
         }
         _ => None,
     }

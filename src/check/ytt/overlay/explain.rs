@@ -129,6 +129,21 @@ pub fn no_match(asked: &Node, candidates: &[&Node]) -> Vec<Note> {
         .collect()
 }
 
+/// What a `map_key(key)` matcher asks of a node: a map of `key` with the
+/// value `right` has there (None when `right` has no such key).
+pub fn asked_key(right: &Node, key: &str) -> Option<Node> {
+    let NodeValue::Map(items) = &right.value else {
+        return None;
+    };
+    let item = items
+        .iter()
+        .find(|i| i.key.resolved == ScalarValue::Str(key.to_string()))?;
+    Some(Node {
+        span: right.span,
+        value: NodeValue::Map(vec![item.clone()]),
+    })
+}
+
 /// The target's key nearest to `key` (a likely misspelling), when a map
 /// item matched by its key found none.
 pub fn near_key(key: &str, items: &[crate::yaml::MapItem]) -> Option<Note> {
