@@ -928,6 +928,171 @@ fn an_unmet_overlay_expectation_is_an_error_at_its_match_line() {
     );
 }
 
+/// `lint pkg` in `dir` finds one error: it, and its related locations as
+/// `file:line message`.
+fn the_one_error_and_its_related(dir: &TempDir) -> (Value, Vec<String>) {
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    let related = list[0]["related"]
+        .as_array()
+        .expect("related locations")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{} {}",
+                r["file"].as_str().unwrap(),
+                r["line"],
+                r["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    (list[0].clone(), related)
+}
+
+/// An overlay whose `@overlay/match` finds no target, or too many, says
+/// what ytt does not: the nearest candidates and the key where each
+/// differs, or where each match is; so does a failed `@overlay/assert`.
+/// The message stays ytt's.
+#[test]
+fn an_overlay_that_does_not_apply_explains_itself() {
+    let dir = TempDir::new("overlay-explained");
+    dir.write(
+        "pkg/deploy.yml",
+        "kind: Deployment\nmetadata:\n  name: web-v2\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: web-app\n---\nkind: Service\nmetadata:\n  name: web\n",
+    );
+    let overlay = |dir: &TempDir, text: &str| {
+        dir.write(
+            "pkg/overlay.yml",
+            format!("#@ load(\"@ytt:overlay\", \"overlay\")\n{text}"),
+        );
+        let (error, related) = the_one_error_and_its_related(dir);
+        (
+            error["message"].as_str().unwrap().to_string(),
+            error["line"].clone(),
+            related,
+        )
+    };
+    // A subset no document holds: the Deployment (of the kind asked for)
+    // and the key where it differs; the Service is not shown.
+    let (message, line, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"kind\": \"Deployment\", \"metadata\": {\"name\": \"web\"}})\n---\nspec:\n  replicas: 3\n",
+    );
+    assert!(
+        message.ends_with(
+            "Document on line overlay.yml:3: Expected number of matched nodes to be 1, but was 0"
+        ),
+        "{message}"
+    );
+    assert_eq!(line, 2);
+    assert_eq!(
+        related,
+        ["pkg/deploy.yml:3 target has metadata.name: web-v2; overlay asks for web"]
+    );
+    // An array item matched by key: the item's @overlay/match, then each
+    // item and its key.
+    let (_, _, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})\n---\nspec:\n  template:\n    spec:\n      containers:\n      #@overlay/match by=\"name\"\n      - name: web\n",
+    );
+    assert_eq!(
+        related,
+        [
+            "pkg/overlay.yml:8 this item's @overlay/match",
+            "pkg/deploy.yml:9 target has name: web-app; overlay asks for web",
+        ]
+    );
+    // Too many matches: where each is.
+    let (message, _, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"metadata\": {}})\n---\nmetadata:\n  labels: {}\n",
+    );
+    assert!(
+        message.ends_with("but was 2 (lines: deploy.yml:1, deploy.yml:10)"),
+        "{message}"
+    );
+    assert_eq!(
+        related,
+        [
+            "pkg/deploy.yml:1 match 1 of 2",
+            "pkg/deploy.yml:10 match 2 of 2"
+        ]
+    );
+    // An assert: where the target differs.
+    let (message, _, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})\n#@overlay/assert\n---\nspec:\n  replicas: 3\n",
+    );
+    assert!(
+        message.ends_with(
+            "Expected objects to equal, but did not: Expected leaf values to match integer integer"
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        related,
+        ["pkg/deploy.yml:5 target has spec.replicas: 1; overlay asserts 3"]
+    );
+    // An assert by via=: which target it refused.
+    let (message, _, related) = overlay(
+        &dir,
+        "#@overlay/match by=overlay.subset({\"kind\": \"Deployment\"})\n---\nspec:\n  #@overlay/assert via=lambda l, r: (l >= r, \"too few\")\n  replicas: 3\n",
+    );
+    assert!(
+        message.ends_with("but was false with message: too few"),
+        "{message}"
+    );
+    assert_eq!(related, ["pkg/deploy.yml:5 the target via= refused"]);
+    // render: ytt's message first, the notes after it.
+    dir.write(
+        "pkg/overlay.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.subset({\"kind\": \"Deployment\", \"metadata\": {\"name\": \"web\"}})\n---\nspec:\n  replicas: 3\n",
+    );
+    let render = run_in(dir.path(), &["render", "pkg"]);
+    assert_eq!(render.code, 1, "{}", render.stdout);
+    let first = render.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with("Expected number of matched nodes to be 1, but was 0"),
+        "{}",
+        render.stderr
+    );
+    let note = render
+        .stderr
+        .find("target has metadata.name: web-v2; overlay asks for web")
+        .expect("the note");
+    assert!(
+        note > render.stderr.find("pkg/deploy.yml:3").unwrap(),
+        "{}",
+        render.stderr
+    );
+}
+
+/// A data-values overlay on an array item that matches no item by its key
+/// shows the items there and their keys; too many matches, where each is.
+#[test]
+fn a_data_values_array_item_that_matches_nothing_shows_the_items_there() {
+    let dir = TempDir::new("values-overlay-explained");
+    dir.write(
+        "pkg/v1.yml",
+        "#@data/values\n---\napps:\n- name: web-app\n  replicas: 1\n- name: api\n  replicas: 1\n",
+    );
+    dir.write(
+        "pkg/v2.yml",
+        "#@data/values\n---\napps:\n#@overlay/match by=\"name\"\n- name: web\n  replicas: 3\n",
+    );
+    let (_, related) = the_one_error_and_its_related(&dir);
+    assert_eq!(
+        related,
+        [
+            "pkg/v1.yml:4 target has name: web-app; overlay asks for web",
+            "pkg/v1.yml:6 target has name: api; overlay asks for web",
+        ]
+    );
+}
+
 /// A package using what confvet does not render yet (more library
 /// evaluations than one render makes) gets a warning that says so, even
 /// with values given by the consumer: confvet's gap is never the package's
@@ -996,6 +1161,94 @@ fn data_values_computed_by_code() {
     assert_eq!(list[0]["severity"], "warning", "{report:#}");
     let message = list[0]["message"].as_str().unwrap();
     assert!(message.contains("does not render this yet"), "{message}");
+}
+
+/// A function defined between two keys of a schema document may branch
+/// and loop in its body: the document's items hold no `if` or `for`, so the
+/// schema is checked with its validation, as ytt checks it.
+#[test]
+fn a_function_among_schema_items_may_branch() {
+    let dir = TempDir::new("schema-def-among-items");
+    dir.write(
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\nname: web\n#@ def https(v):\n#@   if not v.startswith(\"https://\"):\n#@     return False\n#@   end\n#@   for c in [\" \"]:\n#@     if c in v:\n#@       return False\n#@     end\n#@   end\n#@   return True\n#@ end\n#@schema/validation (\"an https URL\", https)\nendpoint: \"https://example.com\"\n",
+    );
+    let run = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(findings(&run.json()).is_empty(), "{}", run.stdout);
+    let run = run_in(
+        dir.path(),
+        &["lint", "pkg", "-v", "endpoint=http://x", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/validation", "{report:#}");
+}
+
+/// ytt's `print` writes to standard error as the package renders: `render`
+/// prints the same lines there, `lint` prints none of them.
+#[test]
+fn print_goes_to_stderr_when_rendering_and_nowhere_when_linting() {
+    let dir = TempDir::new("print");
+    dir.write(
+        "pkg/deploy.yml",
+        "#@ print(\"rendering\", 2, [\"a\"])\n---\nkind: Deployment\n",
+    );
+    let render = run_in(dir.path(), &["render", "pkg"]);
+    assert_eq!(render.code, 0, "{}", render.stderr);
+    assert_eq!(render.stdout, "kind: Deployment\n");
+    assert_eq!(render.stderr, "rendering 2 [\"a\"]\n");
+    let lint = run_in(dir.path(), &["lint", "pkg", "--format", "json"]);
+    assert_eq!(lint.code, 0, "{}", lint.stdout);
+    assert!(findings(&lint.json()).is_empty(), "{}", lint.stdout);
+    assert!(!lint.stderr.contains("rendering"), "{}", lint.stderr);
+}
+
+/// `--data-values-file DIR` reads every file of the folder in path order,
+/// as ytt does: a `README.md` there is a document holding a string, the
+/// one error, at the README's first line as ytt reports it, not at the
+/// YAML files merged after it.
+#[test]
+fn a_readme_in_a_data_values_folder_is_the_error() {
+    let dir = TempDir::new("values-folder-readme");
+    dir.write(
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\nname: web\nreplicas: 1\n",
+    );
+    dir.write("values/a.yml", "name: api\n");
+    dir.write("values/b.yaml", "replicas: 3\n");
+    dir.write("values/README.md", "# Values\n\nThese are the values.\n");
+    let run = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "pkg",
+            "--data-values-file",
+            "values",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let list = findings(&report);
+    assert_eq!(list.len(), 1, "{report:#}");
+    assert_eq!(list[0]["rule"], "ytt/type-mismatch", "{report:#}");
+    assert_eq!(list[0]["file"], "values/README.md", "{report:#}");
+    assert_eq!(list[0]["line"], 1, "{report:#}");
+    let related = list[0]["related"].as_array().expect("related locations");
+    assert_eq!(related[0]["file"], "pkg/schema.yml", "{report:#}");
+    assert_eq!(related[0]["line"], 2, "{report:#}");
+    // Without the README, the folder's values merge.
+    std::fs::remove_file(dir.path().join("values/README.md")).unwrap();
+    let run = run_in(
+        dir.path(),
+        &["values", "pkg", "--data-values-file", "values"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "name: api\nreplicas: 3\n");
 }
 
 /// Data values addressed to a private library (`#@library/ref`) are the

@@ -1,7 +1,8 @@
 //! Runs `confvet render` over every case in tests/render and compares it with
 //! what the reference ytt printed (format in tests/render/README.md): a case
 //! whose folder holds `expected.txt` must exit 0 with exactly that on
-//! stdout; a case with `expected-error.txt` must exit 1. Prints
+//! stdout (and that of `expected-stderr.txt` on stderr when the case has
+//! one); a case with `expected-error.txt` must exit 1. Prints
 //! `render: N passed, M failed` and the names of the failing cases, and fails
 //! when a case on the passing list (tests/render-passing.txt) fails or is not
 //! a folder. Cases are a ratchet: add them to the list as they pass, never
@@ -147,7 +148,16 @@ fn run_case(case: &Path, scratch: &Path) -> Result<(), String> {
             .to_string()
     };
     match (expect, outcome.code) {
-        (Expect::Output(want), Some(0)) if outcome.stdout == want => Ok(()),
+        (Expect::Output(want), Some(0)) if outcome.stdout == want => {
+            // What the code printed, when the case says what ytt printed.
+            match std::fs::read_to_string(case.join("expected-stderr.txt")) {
+                Ok(want) if outcome.stderr != want => Err(format!(
+                    "stderr differs: got {:?}, expected {want:?}",
+                    outcome.stderr
+                )),
+                _ => Ok(()),
+            }
+        }
         (Expect::Output(want), Some(0)) => Err(first_difference(&outcome.stdout, &want)),
         (Expect::Output(_), code) => Err(format!(
             "exit {code:?}, expected 0: {}",

@@ -98,6 +98,49 @@ fn json_schema_is_a_2020_12_schema_that_takes_the_packages_values() {
     assert!(validator.is_valid(&serde_json::json!({"proxy": ""})));
 }
 
+/// `min_len=` on an any-typed value: JSON Schema's length keywords each
+/// apply to their own type only, so the value takes all three, and a
+/// string, list or map that ytt refuses for its length is refused.
+#[test]
+fn a_length_rule_on_an_any_value_exports_a_keyword_per_type() {
+    let dir = TempDir::new("schema-any-length");
+    dir.write(
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\n#@schema/type any=True\n#@schema/validation min_len=1\nextra: [a]\n",
+    );
+    let json: Value = serde_json::from_str(&schema(&dir, "json-schema")).unwrap();
+    let extra = &json["properties"]["extra"];
+    assert_eq!(extra["minLength"], 1, "{json:#}");
+    assert_eq!(extra["minItems"], 1, "{json:#}");
+    assert_eq!(extra["minProperties"], 1, "{json:#}");
+    assert!(extra.get("x-ytt-validations").is_none(), "{json:#}");
+    assert_eq!(extra["default"], serde_json::json!(["a"]), "{json:#}");
+    let validator = jsonschema::validator_for(&json).unwrap();
+    for good in [
+        serde_json::json!({"extra": "a"}),
+        serde_json::json!({"extra": [1]}),
+        serde_json::json!({"extra": {"k": 1}}),
+        serde_json::json!({"extra": null}),
+    ] {
+        assert!(validator.is_valid(&good), "refused {good}");
+    }
+    for bad in [
+        serde_json::json!({"extra": ""}),
+        serde_json::json!({"extra": []}),
+        serde_json::json!({"extra": {}}),
+    ] {
+        assert!(!validator.is_valid(&bad), "accepted {bad}");
+    }
+    let openapi = schema(&dir, "openapi-v3");
+    assert!(
+        openapi.contains(
+            "          minLength: 1\n          minItems: 1\n          minProperties: 1\n"
+        ),
+        "{openapi}"
+    );
+    assert!(!openapi.contains("x-ytt-validations"), "{openapi}");
+}
+
 #[test]
 fn markdown_reference() {
     let dir = package();

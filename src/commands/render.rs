@@ -26,13 +26,16 @@ struct Rendered {
     files: Vec<(String, String)>,
     /// Text templates were rendered (ytt warns they are not printed).
     has_texts: bool,
+    /// What the package's code wrote with `print`, for standard error.
+    printed: String,
 }
 
 /// Why a package gives no output.
 enum Failure {
     /// A usage or I/O problem (exit 2), said in one line.
     Usage(String),
-    /// The findings that stop ytt (exit 1), as text for standard error.
+    /// The findings that stop ytt (exit 1), as text for standard error
+    /// (after what the code printed before it stopped).
     Stopped(String),
 }
 
@@ -58,6 +61,7 @@ pub fn run(args: RenderArgs, cwd: &Path) -> u8 {
             return 1;
         }
     };
+    eprint!("{}", rendered.printed);
     if let Some(dir) = &args.output_files {
         let mut creating = String::new();
         return match write_output_files(dir, cwd, &rendered.files, &mut creating) {
@@ -134,7 +138,7 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
     }
     let base = ytt_settings(&args.ytt, cwd);
     let wants_files = args.output_files.is_some();
-    let render_one = |root: &PathBuf| -> (String, Result<String, Failure>) {
+    let render_one = |root: &PathBuf| -> (String, Result<(String, String), Failure>) {
         let shown = confvet::source::display_dir(root, cwd);
         let mut settings = base.clone();
         if let Some(config) = &config {
@@ -154,10 +158,10 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
                             &rendered.files,
                             &mut creating,
                         )
-                        .map(|()| creating)
+                        .map(|()| (rendered.printed, creating))
                         .map_err(Failure::Usage)
                     }
-                    None => Ok(rendered.stdout),
+                    None => Ok((rendered.printed, rendered.stdout)),
                 }
             });
         (shown, result)
@@ -211,15 +215,21 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
 /// on standard error (raising `code`). Err when standard output is gone (a
 /// closed pipe ends the run quietly; another error is said, and `code` is 2).
 fn print_result(
-    (shown, result): (String, Result<String, Failure>),
+    (shown, result): (String, Result<(String, String), Failure>),
     wants_files: bool,
     stdout: &mut impl Write,
     code: &mut u8,
 ) -> Result<(), ()> {
     let written = match result {
-        Ok(text) if wants_files => stdout.write_all(text.as_bytes()),
-        Ok(text) => writeln!(stdout, "# confvet render: {shown}")
-            .and_then(|()| stdout.write_all(text.as_bytes())),
+        Ok((printed, text)) => {
+            eprint!("{printed}");
+            if wants_files {
+                stdout.write_all(text.as_bytes())
+            } else {
+                writeln!(stdout, "# confvet render: {shown}")
+                    .and_then(|()| stdout.write_all(text.as_bytes()))
+            }
+        }
         Err(Failure::Usage(message)) => {
             eprintln!("confvet: {shown}: {message}");
             *code = (*code).max(2);
@@ -373,7 +383,9 @@ fn render_package(
     );
     settings.inputs = Some(std::sync::Arc::new(inputs));
     let refs: Vec<&confvet::discover::DiscoveredFile> = files.iter().collect();
-    let outcome = confvet::check::ytt::check_package(&root, &refs, &sources, &settings);
+    let (outcome, printed) = confvet::check::ytt::engine::prints::capture(|| {
+        confvet::check::ytt::check_package(&root, &refs, &sources, &settings)
+    });
     let stops = |f: &confvet::finding::Finding| {
         f.severity == Severity::Error
             || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
@@ -396,9 +408,10 @@ fn render_package(
         let _ = Format::Text
             .emitter(log_style(use_color(ColorChoice::Auto)))
             .emit(&mut text, &report);
-        return Err(Failure::Stopped(
-            String::from_utf8_lossy(&text).into_owned(),
-        ));
+        return Err(Failure::Stopped(format!(
+            "{printed}{}",
+            String::from_utf8_lossy(&text)
+        )));
     }
     let text_outputs = outcome.rendered_texts.unwrap_or_default();
     let rendered = outcome.rendered.iter().flatten();
@@ -422,6 +435,7 @@ fn render_package(
             stdout: String::new(),
             files: outputs,
             has_texts: !text_outputs.is_empty(),
+            printed,
         });
     }
     let docs: Vec<Option<&confvet::yaml::Node>> = rendered
@@ -432,6 +446,7 @@ fn render_package(
         stdout: confvet::yaml::emit::document_set_to_yaml(&docs),
         files: Vec::new(),
         has_texts: !text_outputs.is_empty(),
+        printed,
     })
 }
 

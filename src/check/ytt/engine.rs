@@ -21,6 +21,7 @@ mod amplify;
 mod iterations;
 mod originals;
 mod own_evaluator;
+pub mod prints;
 mod sandbox;
 pub use sandbox::STATEMENT_BUDGET;
 use sandbox::{dialect, sandboxed};
@@ -36,8 +37,10 @@ fn not_a_library(path: &str) -> String {
 pub struct Engine {
     globals: Globals,
     root: PathBuf,
-    /// Compiled modules by load path (`@ytt:assert`, `helpers/x.star`).
-    modules: RefCell<HashMap<String, Result<FrozenModule, String>>>,
+    /// Compiled modules by load path (`@ytt:assert`, `helpers/x.star`),
+    /// each with what its evaluation printed: ytt evaluates a file again at
+    /// each load, so a module taken from here prints that again.
+    modules: RefCell<HashMap<String, Loaded>>,
     /// Paths being loaded, to stop load cycles.
     loading: RefCell<Vec<String>>,
     /// The final data values as JSON, for templates' `data.values`; None
@@ -57,6 +60,12 @@ pub struct Engine {
     flat_files: Option<HashMap<String, PathBuf>>,
     /// Each module's generated-line to source-line map, for call chains.
     line_maps: RefCell<HashMap<String, Vec<usize>>>,
+}
+
+/// A module as a load gives it, and the lines its evaluation printed.
+struct Loaded {
+    module: Result<FrozenModule, String>,
+    printed: String,
 }
 
 /// Why running a module failed: the message, the 1-based line in the
@@ -339,17 +348,24 @@ impl Engine {
 
     fn load_path(&self, dir: &Path, path: &str) -> Result<FrozenModule, String> {
         let key = self.resolve(dir, path)?;
-        if let Some(found) = self.modules.borrow().get(&key) {
-            return found.clone();
+        if let Some(loaded) = self.modules.borrow().get(&key) {
+            prints::replay(&loaded.printed);
+            return loaded.module.clone();
         }
         if self.loading.borrow().contains(&key) {
             return Err(format!("cycle while loading {path:?}"));
         }
         self.loading.borrow_mut().push(key.clone());
-        let result = self.compile_load(&key, path);
+        let (module, printed) = prints::recording(|| self.compile_load(&key, path));
         self.loading.borrow_mut().pop();
-        self.modules.borrow_mut().insert(key, result.clone());
-        result
+        self.modules.borrow_mut().insert(
+            key,
+            Loaded {
+                module: module.clone(),
+                printed,
+            },
+        );
+        module
     }
 
     fn compile_load(&self, key: &str, path: &str) -> Result<FrozenModule, String> {

@@ -41,9 +41,9 @@ impl DataValueFlags {
     /// (`@lib:key=value`).
     pub fn overlays(&self, sources: &Sources, findings: &mut Vec<Finding>) -> FlagOverlays {
         let mut out = FlagOverlays::default();
-        for (library, node, mode, at) in self.sources(sources, findings) {
+        for (library, node, mode, at, starts_at) in self.sources(sources, findings) {
             let Some((library, id, arg)) = library else {
-                out.own.push((node, mode));
+                out.own.push((node, mode, starts_at));
                 continue;
             };
             match LibraryRef::parse(&library) {
@@ -146,7 +146,9 @@ impl DataValueFlags {
                     for doc in set.docs.into_iter().filter(|d| !d.value.is_null()) {
                         let line = source.line_col(doc.span.start as usize).line;
                         let target = library.map(|l| (l.to_string(), id, given.to_string()));
-                        out.push((target, doc.value, plain_file, format!("{name}:{line}")));
+                        let starts_at = document_start(&doc);
+                        let at = format!("{name}:{line}");
+                        out.push((target, doc.value, plain_file, at, starts_at));
                     }
                 }
             }
@@ -193,7 +195,8 @@ impl DataValueFlags {
                     };
                     if let Some(node) = flag_node(sources, id, &path, value, findings) {
                         let target = library.map(|l| (l.to_string(), id, given.clone()));
-                        out.push((target, node, flag, format!("{name}:1")));
+                        let starts_at = node.span;
+                        out.push((target, node, flag, format!("{name}:1"), starts_at));
                     }
                 }
             }
@@ -229,7 +232,8 @@ impl DataValueFlags {
                 };
                 if let Some(node) = flag_node(sources, id, key, value, findings) {
                     let target = library.map(|l| (l.to_string(), id, arg.clone()));
-                    out.push((target, node, flag, format!("{name}:1")));
+                    let starts_at = node.span;
+                    out.push((target, node, flag, format!("{name}:1"), starts_at));
                 }
             }
         }
@@ -260,7 +264,8 @@ impl DataValueFlags {
                     };
                     if let Some(node) = flag_node(sources, id, key, value, findings) {
                         let target = library.map(|l| (l.to_string(), id, arg.clone()));
-                        out.push((target, node, flag, format!("{name}:1")));
+                        let starts_at = node.span;
+                        out.push((target, node, flag, format!("{name}:1"), starts_at));
                     }
                 }
                 Err(err) => {
@@ -275,14 +280,35 @@ impl DataValueFlags {
 
 /// One command-line source: the library it is addressed to (the library
 /// ref, the flag's pseudo file and its text), its document, how it merges
-/// and where ytt says it is.
-type FlagSource = (Option<(String, FileId, String)>, Node, MergeMode, String);
+/// and where ytt says it is (as text, and where the source starts).
+type FlagSource = (
+    Option<(String, FileId, String)>,
+    Node,
+    MergeMode,
+    String,
+    Span,
+);
+
+/// Where ytt places a document: at its `---`, or at its file's start when
+/// it has none (only a file's first document may go without).
+pub fn document_start(doc: &crate::yaml::Document) -> Span {
+    if doc.has_start_marker {
+        Span::new(
+            doc.span.file,
+            doc.span.start as usize,
+            doc.span.start as usize,
+        )
+    } else {
+        Span::file_start(doc.span.file)
+    }
+}
 
 /// What the command line gives: data values for the package, and those
 /// addressed to its libraries.
 #[derive(Default)]
 pub struct FlagOverlays {
-    pub own: Vec<(Node, MergeMode)>,
+    /// Each value, how it merges and where it starts.
+    pub own: Vec<(Node, MergeMode, Span)>,
     pub addressed: Vec<Addressed<ValuesDoc>>,
 }
 

@@ -227,6 +227,9 @@ pub(crate) fn check_package_exporting(
     // A data-values file that ytt cannot template stops the data values,
     // not the schema: ytt builds (and exports) the schema first.
     let mut values_unreadable = false;
+    // What each file's code printed, in file order: ytt evaluates a file's
+    // code and its computed values in one go, confvet in two.
+    let mut file_prints: Vec<(crate::source::FileId, String)> = Vec::new();
     for (file, set) in files.iter().zip(&parsed) {
         if in_private(file) || is_plain(file) {
             continue;
@@ -260,16 +263,24 @@ pub(crate) fn check_package_exporting(
                 .with_help("write `#!` for a comment in a ytt file, or pass --ignore-unknown-comments as ytt users do"),
             );
             if is_schema_file {
+                // What printed before ytt stops.
+                for (_, printed) in &file_prints {
+                    engine::prints::replay(printed);
+                }
                 return outcome;
             }
             values_unreadable = true;
             continue;
         }
-        match engine.compile_yaml_file(
-            &source.name,
-            &source.text,
-            file.path.parent().unwrap_or(root),
-        ) {
+        let (compiled, printed) = engine::prints::aside(|| {
+            engine.compile_yaml_file(
+                &source.name,
+                &source.text,
+                file.path.parent().unwrap_or(root),
+            )
+        });
+        file_prints.push((file.id, printed));
+        match compiled {
             Ok(module) => {
                 scopes.insert(file.id, module);
             }
@@ -296,6 +307,10 @@ pub(crate) fn check_package_exporting(
                     Span::new(file.id, start, end),
                     format!("templating {}: {message}", source.name),
                 ));
+                // What printed before ytt stops.
+                for (_, printed) in &file_prints {
+                    engine::prints::replay(printed);
+                }
                 return outcome;
             }
         }
@@ -305,10 +320,17 @@ pub(crate) fn check_package_exporting(
         scopes: &scopes,
     };
     // Values written as code (`key: #@ expr`), computed as ytt does.
-    let schema_evaluated = value_code::evaluate(&schema_docs, &code, true, findings);
+    let mut value_prints = HashMap::new();
+    let schema_evaluated =
+        value_code::evaluate(&schema_docs, &code, true, findings, &mut value_prints);
     let schema_docs: Vec<&Document> = schema_evaluated.iter().map(|d| d.as_ref()).collect();
-    let values_evaluated = value_code::evaluate(&value_docs, &code, false, findings);
+    let values_evaluated =
+        value_code::evaluate(&value_docs, &code, false, findings, &mut value_prints);
     let value_docs: Vec<&Document> = values_evaluated.iter().map(|d| d.as_ref()).collect();
+    for (file, printed) in &file_prints {
+        engine::prints::replay(printed);
+        engine::prints::replay(value_prints.get(file).map_or("", String::as_str));
+    }
 
     // 4. Schema: each document on its own, then merged.
     let schema = match build_schema(&schema_docs, findings, &code) {
@@ -327,27 +349,43 @@ pub(crate) fn check_package_exporting(
     let mut step_findings = Vec::new();
     // Documents are merged by reference; only command-line values are new.
     let flag_overlays = settings.flags.overlays(sources, &mut step_findings);
-    let sources_in_order: Vec<(&Node, &[crate::yaml::Comment], MergeMode)> = value_docs
+    // Each source with where it starts, as ytt places it.
+    let sources_in_order: Vec<(&Node, Span, &[crate::yaml::Comment], MergeMode)> = value_docs
         .iter()
-        .map(|doc| (&doc.value, doc.comments.as_slice(), MergeMode::default()))
+        .map(|doc| {
+            let at = flags::document_start(doc);
+            (
+                &doc.value,
+                at,
+                doc.comments.as_slice(),
+                MergeMode::default(),
+            )
+        })
         .chain(
             flag_overlays
                 .own
                 .iter()
-                .map(|(node, mode)| (node, &[][..], *mode)),
+                .map(|(node, mode, at)| (node, *at, &[][..], *mode)),
         )
         .chain(
             settings
                 .library
                 .values
                 .iter()
-                .map(|doc| (&doc.node, doc.comments.as_slice(), doc.mode)),
+                .map(|doc| (&doc.node, doc.node.span, doc.comments.as_slice(), doc.mode)),
         )
         .collect();
     findings.append(&mut step_findings);
-    for &(node, comments, mode) in &sources_in_order {
+    for &(node, starts_at, comments, mode) in &sources_in_order {
         let mut step = Vec::new();
         if let Some(ty) = &schema {
+            let mut checker = TypeChecker {
+                findings: &mut step,
+            };
+            if !checker.fits_document(node, starts_at, ty) {
+                findings.append(&mut step);
+                continue;
+            }
             report_given_deprecated(node, ty, &DataPath::root(), &mut step);
         }
         match current.as_mut() {

@@ -7,11 +7,14 @@
 //! warning that confvet does not render it yet (the document is checked as
 //! written, and `render` stops), never a made-up value.
 
-use super::engine::Code;
+use super::engine::{Code, prints};
 use super::starlark::StarValue;
 use super::starlark::star_nodes::star_to_node;
+use super::translate::{CodeScanner, keyword};
 use crate::finding::{Finding, Kind, Severity};
+use crate::source::FileId;
 use crate::yaml::{Comment, CommentKind, Document, Node, Value};
+use std::collections::HashMap;
 
 /// The code of a value (`#@ expr` after a key, an item's `-` or `---`).
 fn value_code(comments: &[Comment]) -> Option<&str> {
@@ -21,20 +24,89 @@ fn value_code(comments: &[Comment]) -> Option<&str> {
     })
 }
 
-/// Whether a node's comments hold control flow (`#@ if`, `#@ for`, ...),
-/// which decides what the document holds.
-fn has_control_flow(comments: &[Comment]) -> bool {
-    comments.iter().any(|c| match &c.kind {
-        CommentKind::Code(code) => {
-            let word = code
-                .trim_start()
-                .split([' ', ':', '('])
-                .next()
-                .unwrap_or("");
-            matches!(word, "if" | "elif" | "else" | "for" | "while")
+/// Whether code among a document's items branches or loops (`#@ if`,
+/// `#@ for` around items), which decides what the document holds. Only the
+/// statements at the item level count: a `def` written between two keys
+/// (a validation function) may branch inside its body. A `def` still open
+/// when an item starts has YAML for its body, which confvet reads as the
+/// document's own items: that counts too.
+fn has_item_control_flow(doc: &Document) -> bool {
+    let mut scan = ItemLevel::default();
+    scan.node(&doc.value, 0)
+}
+
+/// The statements among a document's items, read in document order.
+#[derive(Default)]
+struct ItemLevel {
+    scanner: CodeScanner,
+    continuing: bool,
+    /// Blocks open at this point: whether each is a `def`.
+    open: Vec<bool>,
+    /// The block keyword of the statement under way, until it ends.
+    statement: Option<&'static str>,
+}
+
+impl ItemLevel {
+    /// True once control flow shows among the items of `node`.
+    fn node(&mut self, node: &Node, depth: usize) -> bool {
+        let items: Vec<(&[Comment], &Node)> = match &node.value {
+            Value::Map(items) => items.iter().map(|i| (&i.comments[..], &i.value)).collect(),
+            Value::Array(items) => items.iter().map(|i| (&i.comments[..], &i.value)).collect(),
+            Value::Scalar(_) => Vec::new(),
+        };
+        items.into_iter().any(|(comments, value)| {
+            self.comments(comments)
+                || self.open.contains(&true)
+                || depth > 200
+                || self.node(value, depth + 1)
+        })
+    }
+
+    /// True when `comments` hold a statement that branches or loops outside
+    /// a function body.
+    fn comments(&mut self, comments: &[Comment]) -> bool {
+        for comment in comments {
+            let CommentKind::Code(code) = &comment.kind else {
+                continue;
+            };
+            if !comment.own_line {
+                continue;
+            }
+            let shaped = self
+                .scanner
+                .line(if self.continuing { code } else { code.trim() });
+            let was_continuing = std::mem::replace(&mut self.continuing, shaped.continues);
+            if !was_continuing {
+                let statement = shaped.code.trim();
+                let word = keyword(statement);
+                let in_def = self.open.contains(&true);
+                match word {
+                    "end" if statement == "end" => {
+                        self.open.pop();
+                        continue;
+                    }
+                    "if" | "elif" | "else" | "for" | "while" if !in_def => return true,
+                    "elif" | "else" => {
+                        self.open.pop();
+                    }
+                    _ => {}
+                }
+                self.statement = match word {
+                    "def" => Some("def"),
+                    "if" | "elif" | "else" | "for" | "while" => Some("block"),
+                    _ => None,
+                };
+            }
+            // A header continued over lines opens its block where it ends.
+            if !self.continuing
+                && let Some(kind) = self.statement.take()
+                && shaped.opens_block
+            {
+                self.open.push(kind == "def");
+            }
         }
-        _ => false,
-    })
+        false
+    }
 }
 
 fn has_value_code(doc: &Document) -> bool {
@@ -46,35 +118,41 @@ fn has_value_code(doc: &Document) -> bool {
 
 /// `docs` with the values their code computes; a document confvet cannot
 /// compute stays as written, with a warning.
+/// What the code of each file printed is added to `printed`, by file.
 pub fn evaluate<'a>(
     docs: &[&'a Document],
     code: &Code<'_>,
     is_schema: bool,
     findings: &mut Vec<Finding>,
+    printed: &mut HashMap<FileId, String>,
 ) -> Vec<std::borrow::Cow<'a, Document>> {
     let ctx = Ctx { code, is_schema };
     let mut out = Vec::with_capacity(docs.len());
     for doc in docs {
         // Documents of no file of this package (given by a parent) and
         // documents without code stay as they are.
-        let has_code = has_value_code(doc) || doc.value.any_item_comments(&has_control_flow);
+        let branches = has_item_control_flow(doc);
+        let has_code = has_value_code(doc) || branches;
         if !has_code || !code.scopes.contains_key(&doc.span.file) {
             out.push(std::borrow::Cow::Borrowed(*doc));
             continue;
         }
-        if doc.value.any_item_comments(&has_control_flow) {
+        if branches {
             findings.push(not_rendered(doc, "an `if` or `for` among its items"));
             out.push(std::borrow::Cow::Borrowed(*doc));
             continue;
         }
         let mut evaluated = (*doc).clone();
-        let result = match value_code(&doc.comments).map(str::to_string) {
-            Some(expr) => computed(&expr, &ctx, &evaluated.value).map(|node| {
-                evaluated.value = node;
-            }),
-            None => Ok(()),
-        }
-        .and_then(|()| evaluate_node(&mut evaluated.value, &ctx, 0));
+        let (result, lines) = prints::aside(|| {
+            match value_code(&doc.comments).map(str::to_string) {
+                Some(expr) => computed(&expr, &ctx, &evaluated.value).map(|node| {
+                    evaluated.value = node;
+                }),
+                None => Ok(()),
+            }
+            .and_then(|()| evaluate_node(&mut evaluated.value, &ctx, 0))
+        });
+        printed.entry(doc.span.file).or_default().push_str(&lines);
         match result {
             Ok(()) => out.push(std::borrow::Cow::Owned(evaluated)),
             Err(Failed::Unknown(message)) => {
@@ -115,7 +193,8 @@ enum Failed {
 /// What `expr` gives, as a node where `at` is.
 fn computed(expr: &str, ctx: &Ctx<'_, '_>, at: &Node) -> Result<Node, Failed> {
     let expr = expr.trim();
-    let args = format!("({expr}), type(({expr}))");
+    // Evaluated once (it may print): the value and its type.
+    let args = format!("*(lambda v: (v, type(v)))(({expr}))");
     let call = ctx
         .code
         .eval_args(&args, at.span.file)

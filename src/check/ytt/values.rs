@@ -5,6 +5,7 @@
 //! step. Unlike ytt, every error of every step is reported.
 
 use super::engine::Code;
+use super::overlay::explain;
 use super::path::DataPath;
 use super::schema::{SchemaType, TypeKind, fill_defaults};
 use super::starlark::star_nodes::node_to_star;
@@ -329,6 +330,23 @@ impl Merger<'_> {
             if matched.is_empty() {
                 finding = finding.with_help("add missing_ok=True to append it");
             }
+            // What ytt does not say: why the nearest items differ, or where
+            // each of too many matches is.
+            let notes = if matched.is_empty() {
+                let candidates: Vec<&Node> = left_items.iter().map(|l| &l.value).collect();
+                overlay
+                    .by_key
+                    .as_deref()
+                    .and_then(|by| explain::asked_key(&item.value, by))
+                    .map(|asked| explain::no_match(&asked, &candidates))
+                    .unwrap_or_default()
+            } else {
+                let spans: Vec<Span> = matched.iter().map(|&i| left_items[i].span).collect();
+                explain::matches(&spans)
+            };
+            for (span, note) in notes {
+                finding = finding.with_related(span, note);
+            }
             self.findings.push(finding);
             return;
         }
@@ -505,7 +523,13 @@ impl TypeChecker<'_> {
         }
         if node.is_null() {
             if !ty.is_nullable {
-                self.mismatch(at, ty, "null", path, node);
+                self.mismatch(
+                    super::validate::value_span(node, at),
+                    ty,
+                    "null",
+                    path,
+                    node,
+                );
             }
             return;
         }
@@ -552,13 +576,39 @@ impl TypeChecker<'_> {
             (Value::Scalar(scalar), kind) if kind.accepts_scalar(&scalar.resolved) => {}
             _ => {
                 let shown = node.clone();
-                self.mismatch(at, ty, found, path, &shown);
+                self.mismatch(
+                    super::validate::value_span(node, at),
+                    ty,
+                    found,
+                    path,
+                    &shown,
+                );
             }
         }
     }
 
+    /// Whether a data-values document (`node`, starting at `at`) is of the
+    /// schema's type at its root. One that is not (a `README.md` read from
+    /// a `--data-values-file` folder is a string) is reported at the
+    /// document, as ytt reports it, and is not merged: ytt stops there, and
+    /// the values after it are checked against the schema, not against it.
+    pub fn fits_document(&mut self, node: &Node, at: Span, ty: &SchemaType) -> bool {
+        let fits = node.is_null()
+            || match (&node.value, &ty.kind) {
+                (_, TypeKind::Any)
+                | (Value::Map(_), TypeKind::Map(_))
+                | (Value::Array(_), TypeKind::Array(_)) => true,
+                (Value::Scalar(scalar), kind) => kind.accepts_scalar(&scalar.resolved),
+                _ => false,
+            };
+        if !fits {
+            self.mismatch(at, ty, node.type_name(), &DataPath::root(), node);
+        }
+        fits
+    }
+
+    /// A value of the wrong type, reported at `at`.
     fn mismatch(&mut self, at: Span, ty: &SchemaType, found: &str, path: &DataPath, node: &Node) {
-        let at = super::validate::value_span(node, at);
         let shown = match node.as_scalar() {
             Some(s) if !s.text.is_empty() && found != "null" => {
                 format!("{found} ({})", truncate(&s.text))

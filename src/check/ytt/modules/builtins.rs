@@ -105,6 +105,27 @@ pub fn universe(builder: &mut GlobalsBuilder) {
         Ok(to_str(value))
     }
 
+    /// `print(*args, sep=" ")`: strings as they are, other values as
+    /// `repr`, one line; kept for standard error while a render collects
+    /// them (see `engine::prints`).
+    fn print<'v>(
+        #[starlark(args)] args: starlark::values::tuple::UnpackTuple<Value<'v>>,
+        #[starlark(require = named, default = " ")] sep: &str,
+    ) -> anyhow::Result<starlark::values::none::NoneType> {
+        let mut line = String::new();
+        for (i, value) in args.items.into_iter().enumerate() {
+            if i > 0 {
+                line.push_str(sep);
+            }
+            if value.unpack_str().is_none() {
+                check_output_size(value).map_err(anyhow::Error::msg)?;
+            }
+            line.push_str(&to_str(value));
+        }
+        crate::check::ytt::engine::prints::print_line(&line);
+        Ok(starlark::values::none::NoneType)
+    }
+
     /// `repr(x)`, floats printed as ytt prints them.
     fn repr<'v>(#[starlark(require = pos)] value: Value<'v>) -> anyhow::Result<String> {
         check_output_size(value).map_err(anyhow::Error::msg)?;

@@ -146,6 +146,22 @@ pub fn decide_natively(matcher: Value<'_>, index: i64, left: &Node, right: &Node
     }
 }
 
+/// What one of ytt's own matchers asks of a left node, as a node a left
+/// node holds when it matches: `overlay.subset(expected)` the expected
+/// node; `overlay.map_key(key)` a map of `key` with `right`'s value there.
+/// None for any other matcher (it does not say why it refuses a node).
+pub fn asked_by(matcher: Value<'_>, right: &Node) -> Option<Node> {
+    let native = Native::of(matcher)?;
+    let captured = native.captured();
+    match *native.data::<MatcherKind>()? {
+        MatcherKind::Subset => to_node(*captured.first()?).ok(),
+        MatcherKind::MapKey => {
+            crate::check::ytt::overlay::explain::asked_key(right, captured.first()?.unpack_str()?)
+        }
+        _ => None,
+    }
+}
+
 fn same_scalar(a: &Node, b: &Node) -> bool {
     matches!((&a.value, &b.value), (NodeValue::Scalar(a), NodeValue::Scalar(b)) if a.resolved == b.resolved)
 }

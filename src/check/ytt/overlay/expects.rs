@@ -120,6 +120,7 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
                         positions(matches)
                     ),
                     from_when,
+                    notes: Vec::new(),
                 });
             }
             return Ok(());
@@ -142,6 +143,7 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
                 Some(false) => Err(OverlayError::NumMatch {
                     message: "Expectation of number of matched nodes failed".into(),
                     from_when,
+                    notes: Vec::new(),
                 }),
                 None => Err(format!(
                     "Expected keyword argument '{kwarg}' to have a function that returns a boolean"
@@ -167,6 +169,7 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
                 positions(matches)
             ),
             from_when,
+            notes: Vec::new(),
         })
     }
 }

@@ -5,9 +5,9 @@
 
 use super::annotations::{self, MATCH};
 use super::expects::{ChildDefaults, Expects};
-use super::{Outcome, Overlay, OverlayError};
+use super::{Outcome, Overlay, OverlayError, explain};
 use crate::check::ytt::modules::native::{go_type, is_callable};
-use crate::check::ytt::modules::overlay::{decide_natively, map_key_matcher};
+use crate::check::ytt::modules::overlay::{asked_by, decide_natively, map_key_matcher};
 use crate::check::ytt::starlark::convert::scalar_to_value;
 use crate::source::Span;
 use crate::yaml::{ArrayItem, Comment, Document, MapItem, Node, Value as NodeValue};
@@ -118,7 +118,15 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
                 }
             }
         }
-        self.check_expects(&found.expects, &matches)?;
+        self.check_expects(&found.expects, &matches).map_err(|e| {
+            e.explained(|| {
+                let mut notes = item_notes(&item.comments, item.key_span, &matches, None);
+                if matches.is_empty() && found.by.is_none() {
+                    notes.extend(explain::near_key(&item.key.display(), items));
+                }
+                notes
+            })
+        })?;
         Ok(indexes)
     }
 
@@ -159,7 +167,13 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
                 matches.push(left_item.span);
             }
         }
-        self.check_expects(&found.expects, &matches)?;
+        self.check_expects(&found.expects, &matches).map_err(|e| {
+            e.explained(|| {
+                let candidates: Vec<&Node> = items.iter().map(|i| &i.value).collect();
+                let asked = asked_by(matcher, &item.value).map(|asked| (asked, candidates));
+                item_notes(&item.comments, item.span, &matches, asked)
+            })
+        })?;
         Ok(indexes)
     }
 
@@ -200,9 +214,44 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
                 combined += 1;
             }
         }
-        self.check_expects(&found.expects, &matches)?;
+        self.check_expects(&found.expects, &matches).map_err(|e| {
+            e.explained(|| {
+                if !matches.is_empty() {
+                    return explain::matches(&matches);
+                }
+                let candidates: Vec<&Node> = sets.iter().flatten().map(|d| &d.value).collect();
+                asked_by(matcher, &doc.value)
+                    .map(|asked| explain::no_match(&asked, &candidates))
+                    .unwrap_or_default()
+            })
+        })?;
         Ok(indexes)
     }
+}
+
+/// The notes of an item's `@overlay/match` (or its key, without one) that
+/// found too many or too few: where it is, then where the matches are, or
+/// why the nearest candidates do not match (`asked`, when the matcher says).
+fn item_notes(
+    comments: &[Comment],
+    item_at: Span,
+    matches: &[Span],
+    asked: Option<(Node, Vec<&Node>)>,
+) -> Vec<explain::Note> {
+    let first = match annotations::find(comments, MATCH) {
+        Some(annotation) => (annotation.span, "this item's @overlay/match".to_string()),
+        None => (
+            item_at,
+            "this item (its key must be in the target)".to_string(),
+        ),
+    };
+    let mut notes = vec![first];
+    if !matches.is_empty() {
+        notes.extend(explain::matches(matches));
+    } else if let Some((asked, candidates)) = asked {
+        notes.extend(explain::no_match(&asked, &candidates));
+    }
+    notes
 }
 
 fn no_kwargs() -> OverlayError {

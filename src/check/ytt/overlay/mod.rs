@@ -9,6 +9,7 @@ pub mod annotations;
 pub mod compare;
 mod documents;
 pub mod expects;
+pub mod explain;
 mod items;
 mod matching;
 pub mod post;
@@ -32,21 +33,60 @@ pub enum OverlayError {
     NumMatch {
         message: String,
         from_when: bool,
+        notes: Vec<explain::Note>,
     },
     Message(String),
+    /// An error with what ytt does not say (see `explain`).
+    Explained {
+        message: String,
+        notes: Vec<explain::Note>,
+    },
 }
 
 impl OverlayError {
     pub fn message(&self) -> &str {
         match self {
-            OverlayError::NumMatch { message, .. } | OverlayError::Message(message) => message,
+            OverlayError::NumMatch { message, .. }
+            | OverlayError::Message(message)
+            | OverlayError::Explained { message, .. } => message,
+        }
+    }
+
+    /// The related locations that explain the error.
+    pub fn notes(&self) -> &[explain::Note] {
+        match self {
+            OverlayError::NumMatch { notes, .. } | OverlayError::Explained { notes, .. } => notes,
+            OverlayError::Message(_) => &[],
         }
     }
 
     /// The error with `prefix` before its message (ytt's `fmt.Errorf`
-    /// wrapping, which makes it an ordinary error).
+    /// wrapping, which makes it an ordinary error); its notes stay.
     fn within(self, prefix: String) -> OverlayError {
-        OverlayError::Message(format!("{prefix}: {}", self.message()))
+        let message = format!("{prefix}: {}", self.message());
+        match self {
+            OverlayError::NumMatch { notes, .. } | OverlayError::Explained { notes, .. }
+                if !notes.is_empty() =>
+            {
+                OverlayError::Explained { message, notes }
+            }
+            _ => OverlayError::Message(message),
+        }
+    }
+
+    /// A number-of-matches error with the notes `explain` gives (made
+    /// only when the error is one).
+    fn explained(self, explain: impl FnOnce() -> Vec<explain::Note>) -> OverlayError {
+        match self {
+            OverlayError::NumMatch {
+                message, from_when, ..
+            } if !from_when => OverlayError::NumMatch {
+                message,
+                from_when,
+                notes: explain(),
+            },
+            other => other,
+        }
     }
 }
 

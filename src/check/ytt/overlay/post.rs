@@ -15,6 +15,9 @@ use starlark::eval::Evaluator;
 pub struct PostFailure {
     pub span: Span,
     pub message: String,
+    /// What ytt does not say: the candidates, the matches, or where an
+    /// assert's target differs (see `explain`).
+    pub notes: Vec<super::explain::Note>,
 }
 
 /// Whether a document is an overlay.
@@ -69,6 +72,7 @@ pub fn apply(
                 .map_err(|e| PostFailure {
                     span: annotations::find(&doc.comments, MATCH).map_or(doc.span, |c| c.span),
                     message: format!("Overlaying (in following order: {order}): {}", e.message()),
+                    notes: e.notes().to_vec(),
                 })?;
         }
     }

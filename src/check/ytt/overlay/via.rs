@@ -112,8 +112,9 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
             }
         }
         let Some(via) = via else {
-            return compare(existing, new).map_err(|why| {
-                OverlayError::Message(format!("Expected objects to equal, but did not: {why}"))
+            return compare(existing, new).map_err(|why| OverlayError::Explained {
+                message: format!("Expected objects to equal, but did not: {why}"),
+                notes: super::explain::assert_failed(existing, new),
             });
         };
         if !is_callable(via) {
@@ -129,11 +130,18 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
         if result.is_none() {
             return Ok(());
         }
+        // Which target `via` refused (an overlay may match several).
+        let refused = |message: String| OverlayError::Explained {
+            message,
+            notes: vec![(existing.span, "the target via= refused".to_string())],
+        };
         if let Some(ok) = result.unpack_bool() {
             return if ok {
                 Ok(())
             } else {
-                Err("Expected via invocation to return true, but was false".into())
+                Err(refused(
+                    "Expected via invocation to return true, but was false".into(),
+                ))
             };
         }
         // A (bool, string) pair, as a tuple or a list.
@@ -147,10 +155,9 @@ impl<'v> Overlay<'_, 'v, '_, '_> {
             return if ok {
                 Ok(())
             } else {
-                Err(format!(
+                Err(refused(format!(
                     "Expected via invocation to return true, but was false with message: {message}"
-                )
-                .into())
+                )))
             };
         }
         Err("Expected via invocation to return NoneType, Bool or Tuple(Bool,String), but returned neither of those".into())

@@ -427,6 +427,7 @@ impl Renderer {
                 Err(super::overlay::post::PostFailure {
                     span: first_overlay,
                     message,
+                    notes: Vec::new(),
                 })
             });
         match result {
@@ -436,13 +437,18 @@ impl Renderer {
             }
             Err(failure) => {
                 let source = sources.get(failure.span.file);
+                let notes = failure.notes;
                 let failure = RenderFailure {
                     span: failure.span,
                     message: failure.message,
                     cause: Cause::Overlay,
                     chain: Vec::new(),
                 };
-                findings.push(self.failure_finding(failure, &source, sources));
+                let mut finding = self.failure_finding(failure, &source, sources);
+                for (span, note) in notes {
+                    finding = finding.with_related(span, note);
+                }
+                findings.push(finding);
                 Vec::new()
             }
         }

@@ -14,6 +14,26 @@ impl Renderer {
     /// The documents of the package's plain YAML files `lint` did not
     /// read, by file; else the name of one it cannot read as ytt does, and
     /// why.
+    /// The folder the package's files are named from (where lint runs),
+    /// read off one of them; the package root when none tells.
+    fn names_base(&self) -> std::path::PathBuf {
+        self.files
+            .iter()
+            .find_map(|(path, _, source)| {
+                let name = std::path::Path::new(&source.name);
+                if name.is_absolute() {
+                    // Shown whole: no folder is a prefix of it.
+                    return Some(std::path::PathBuf::new());
+                }
+                let mut base = path.as_path();
+                for _ in name.components() {
+                    base = base.parent()?;
+                }
+                (base.join(name) == *path).then(|| base.to_path_buf())
+            })
+            .unwrap_or_else(|| self.root.clone())
+    }
+
     pub(super) fn unlinted_documents(
         &self,
         sources: &Sources,
@@ -30,7 +50,9 @@ impl Renderer {
             }
             drop(session);
             let name = crate::source::display_name(&path, &self.root);
-            let Some(file) = crate::discover::read_ytt_file(&path, sources, &self.root) else {
+            // Named as the package's own files are, for related locations.
+            let Some(file) = crate::discover::read_ytt_file(&path, sources, &self.names_base())
+            else {
                 return Err(format!("`{name}` cannot be read"));
             };
             // The render keeps what it needs of the text; the run keeps

@@ -5,10 +5,15 @@
 use super::rewrite::rename_assert;
 use super::scan::{keyword, shape};
 
-/// The code of one line of a ytt YAML file, if it is a `#@ code` line.
+/// The code of one line of a ytt YAML file, if it is a `#@ code` line: what
+/// follows `#@` and one blank, as templates read it. The blanks after that
+/// one are code: after a line ending in `\` they continue a string.
 fn code_of(line: &str) -> Option<&str> {
     let rest = line.trim_start().strip_prefix("#@")?;
-    (rest.is_empty() || rest.starts_with([' ', '\t'])).then_some(rest)
+    if rest.is_empty() {
+        return Some(rest);
+    }
+    rest.strip_prefix([' ', '\t'])
 }
 
 /// The code lines of a ytt YAML file: `#@ code` comments, in order.

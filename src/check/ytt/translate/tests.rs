@@ -128,6 +128,17 @@ fn code_lines_of_yaml_are_the_hash_at_space_comments() {
         yaml_code_lines("#@ load(\"x.star\", \"y\")\n#@data/values\n---\na: 1 #@ z\n  #@ end\n");
     assert_eq!(
         got,
-        vec![(1, " load(\"x.star\", \"y\")".into()), (5, " end".into())]
+        vec![(1, "load(\"x.star\", \"y\")".into()), (5, "end".into())]
+    );
+}
+
+#[test]
+fn a_string_continued_by_a_backslash_keeps_the_blanks_after_the_first() {
+    // ytt reads the code after `#@ `, so the next line adds "If", not " If".
+    let text = "#@ desc = \"in one namespace. \\\n#@ If both\"\n#@ wide = \"a \\\n#@   b\"\n";
+    let out = translate(&yaml_code_lines(text)).unwrap();
+    assert_eq!(
+        out.source,
+        "desc = \"in one namespace. \\\nIf both\"\nwide = \"a \\\n  b\"\n"
     );
 }

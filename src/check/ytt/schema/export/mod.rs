@@ -105,19 +105,36 @@ pub fn rule_keywords(ty: &SchemaType, sources: &Sources) -> RuleKeywords {
 /// The keywords one named rule is exactly, on a value of `kind`.
 fn named_keywords(rule: &NamedRule, kind: &TypeKind) -> Vec<(&'static str, J)> {
     let is_number = matches!(kind, TypeKind::Int | TypeKind::Float);
-    let lengths = match kind {
-        TypeKind::String => Some(("minLength", "maxLength")),
-        TypeKind::Array(_) => Some(("minItems", "maxItems")),
-        TypeKind::Map(_) => Some(("minProperties", "maxProperties")),
-        _ => None,
+    const STRING: (&str, &str) = ("minLength", "maxLength");
+    const ARRAY: (&str, &str) = ("minItems", "maxItems");
+    const MAP: (&str, &str) = ("minProperties", "maxProperties");
+    let lengths: &[(&'static str, &'static str)] = match kind {
+        TypeKind::String => &[STRING],
+        TypeKind::Array(_) => &[ARRAY],
+        TypeKind::Map(_) => &[MAP],
+        // Each length keyword applies to its own type only: an any-typed
+        // value takes all three.
+        TypeKind::Any => &[STRING, ARRAY, MAP],
+        _ => &[],
+    };
+    // The length keywords of `lengths` for a bound `n`: minimums, maximums
+    // or both.
+    let bounds = |n: i64, min: bool, max: bool| {
+        let keywords: Vec<(&'static str, J)> = lengths
+            .iter()
+            .flat_map(|(low, high)| [(min, *low), (max, *high)])
+            .filter(|(wanted, _)| *wanted)
+            .map(|(_, keyword)| (keyword, J::from(n)))
+            .collect();
+        (!keywords.is_empty()).then_some(keywords)
     };
     match rule {
         NamedRule::Min(bound) if is_number => number(bound).map(|n| vec![("minimum", n)]),
         NamedRule::Max(bound) if is_number => number(bound).map(|n| vec![("maximum", n)]),
         NamedRule::MultipleOf(step) if is_number => number(step).map(|n| vec![("multipleOf", n)]),
-        NamedRule::MinLen(n) => lengths.map(|(min, _)| vec![(min, J::from(*n))]),
-        NamedRule::MaxLen(n) => lengths.map(|(_, max)| vec![(max, J::from(*n))]),
-        NamedRule::Len(n) => lengths.map(|(min, max)| vec![(min, J::from(*n)), (max, J::from(*n))]),
+        NamedRule::MinLen(n) => bounds(*n, true, false),
+        NamedRule::MaxLen(n) => bounds(*n, false, true),
+        NamedRule::Len(n) => bounds(*n, true, true),
         NamedRule::OneOf(StarValue::List(items) | StarValue::Tuple(items)) => items
             .iter()
             .map(star_json)
@@ -170,11 +187,12 @@ impl RuleKeywords {
         if value.is_null() {
             return false;
         }
-        let length = match value {
-            J::String(s) => Some(s.chars().count() as f64),
-            J::Array(items) => Some(items.len() as f64),
-            J::Object(map) => Some(map.len() as f64),
-            _ => None,
+        // A length keyword applies to its own type only.
+        let (length, min_length, max_length) = match value {
+            J::String(s) => (Some(s.chars().count() as f64), "minLength", "maxLength"),
+            J::Array(items) => (Some(items.len() as f64), "minItems", "maxItems"),
+            J::Object(map) => (Some(map.len() as f64), "minProperties", "maxProperties"),
+            _ => (None, "", ""),
         };
         let number = value.as_f64();
         self.keywords.iter().any(|(keyword, bound)| {
@@ -183,8 +201,8 @@ impl RuleKeywords {
                 ("minimum", Some(n), _, Some(b)) => n < b,
                 ("maximum", Some(n), _, Some(b)) => n > b,
                 ("multipleOf", Some(n), _, Some(b)) if b != 0.0 => (n / b).fract() != 0.0,
-                ("minLength" | "minItems" | "minProperties", _, Some(len), Some(b)) => len < b,
-                ("maxLength" | "maxItems" | "maxProperties", _, Some(len), Some(b)) => len > b,
+                (keyword, _, Some(len), Some(b)) if keyword == min_length => len < b,
+                (keyword, _, Some(len), Some(b)) if keyword == max_length => len > b,
                 ("enum", ..) => bound
                     .as_array()
                     .is_some_and(|options| !options.contains(value)),
