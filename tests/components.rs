@@ -54,7 +54,7 @@ fn colliding_tree(shared: &Path) -> TempDir {
 fn groups_report_exactly_what_whole_systems_report() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
     if !shared.join("corpus/tekton").is_dir() {
-        eprintln!("skipped: ../shared is not there (no corpus to compare on)");
+        common::skipped_without_shared("../shared is not there (no corpus to compare on)");
         return;
     }
     if !cfg!(debug_assertions) {

@@ -354,7 +354,9 @@ fn run_suite(label: &str, root: &Path, systems: &[&str], list_name: &str, verdic
 fn conformance_cases() {
     let root = shared_dir();
     if !root.is_dir() {
-        println!("skipped: ../shared/conformance not found; conformance cases not run");
+        common::skipped_without_shared(
+            "../shared/conformance not found; conformance cases not run",
+        );
         return;
     }
     run_suite(
@@ -371,7 +373,7 @@ fn conformance_cases() {
 fn corpus_ytt_packages() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     if !root.join("ytt").is_dir() {
-        println!("skipped: ../shared/corpus/ytt not found; corpus packages not run");
+        common::skipped_without_shared("../shared/corpus/ytt not found; corpus packages not run");
         return;
     }
     run_suite(
@@ -389,7 +391,7 @@ fn corpus_ytt_packages() {
 fn corpus_ytt_renders() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     if !root.join("ytt").is_dir() {
-        println!("skipped: ../shared/corpus/ytt not found; corpus renders not run");
+        common::skipped_without_shared("../shared/corpus/ytt not found; corpus renders not run");
         return;
     }
     run_suite(

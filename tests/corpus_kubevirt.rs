@@ -1,6 +1,8 @@
 //! The KubeVirt corpus (../shared/corpus/kubevirt) gives what its README
 //! lists under "Expected linter behaviour", and nothing else.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +12,9 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("skipped: ../shared/corpus/kubevirt not found; KubeVirt corpus not run");
+        common::skipped_without_shared(
+            "../shared/corpus/kubevirt not found; KubeVirt corpus not run",
+        );
         None
     }
 }

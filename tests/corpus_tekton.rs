@@ -11,6 +11,8 @@
 //! the param; the corpus holds no run of anchore-cli, so nothing is
 //! reported (tests/tekton_checks.rs shows the warning once a run is there).
 
+mod common;
+
 mod tekton_support;
 
 use rayon::prelude::*;
@@ -42,7 +44,7 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("skipped: ../shared/corpus/tekton not found; Tekton corpus not run");
+        common::skipped_without_shared("../shared/corpus/tekton not found; Tekton corpus not run");
         None
     }
 }

@@ -8,6 +8,8 @@
 //! longer local run; `CONFVET_FUZZ_SECONDS` runs each target for that long
 //! instead (fresh seeds batch after batch) and prints how many inputs it ran.
 
+mod common;
+
 mod tekton_support;
 
 use confvet::check::kubevirt::{json, jsonpath};
@@ -111,7 +113,7 @@ fn seeds(exts: &[&str]) -> Vec<String> {
         dirs.push(shared.join("conformance"));
         dirs.push(shared.join("corpus/tekton/tektoncd-pipeline"));
     } else {
-        println!("skipped: ../shared not found; fuzzing from examples/ only");
+        common::skipped_without_shared("../shared not found; fuzzing from examples/ only");
     }
     let mut out = Vec::new();
     let mut stack = dirs;

@@ -72,7 +72,9 @@ fn fingerprints_are_unique_in_the_examples_and_the_corpus() {
 
     let corpus = root.join("../shared/corpus/kubevirt");
     if !corpus.is_dir() {
-        println!("skipped: ../shared/corpus/kubevirt not found; corpus fingerprints not checked");
+        common::skipped_without_shared(
+            "../shared/corpus/kubevirt not found; corpus fingerprints not checked",
+        );
         return;
     }
     let run = run_in(&corpus, &["lint", ".", "--format", "json"]);

@@ -358,7 +358,9 @@ fn keyword_count(schema: &J) -> usize {
 fn json_schema_accepts_exactly_what_confvet_accepts() {
     let packages = corpus_packages();
     if packages.is_empty() {
-        println!("skipped: ../shared/corpus/ytt not found; schema agreement not tested");
+        common::skipped_without_shared(
+            "../shared/corpus/ytt not found; schema agreement not tested",
+        );
         return;
     }
     let scratch = std::env::temp_dir().join(format!("confvet-agreement-{}", std::process::id()));

@@ -9,6 +9,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_confvet");
 
+/// Say that a test did not run because `../shared` (or a part of it) is
+/// missing. Where `CONFVET_REQUIRE_SHARED` is set (CI sets it), the
+/// material must be there: the test fails instead of passing on nothing.
+pub fn skipped_without_shared(what: &str) {
+    if std::env::var_os("CONFVET_REQUIRE_SHARED").is_some_and(|v| !v.is_empty()) {
+        panic!("CONFVET_REQUIRE_SHARED is set, but {what}");
+    }
+    println!("skipped: {what}");
+}
+
 /// A temporary directory, removed when dropped.
 pub struct TempDir(PathBuf);
 
