@@ -592,7 +592,7 @@ pub(crate) fn check_package_exporting(
                     &files.iter().map(|f| f.path.as_path()).collect(),
                 )
                 // What confvet cannot evaluate yet is no verdict.
-                && !message.contains(modules::NOT_RENDERED)
+                && !message.contains(starlark::NOT_RENDERED)
             {
                 let rule = if message.starts_with("fail:") || message.contains(": fail: ") {
                     "ytt/template-fail"

@@ -172,7 +172,7 @@ fn not_rendered(doc: &Document, why: &str) -> Finding {
         doc.span,
         format!(
             "a schema or data-values document computed by code ({why}): {}",
-            super::modules::NOT_RENDERED
+            super::starlark::NOT_RENDERED
         ),
     )
     .with_severity(Severity::Warning)

@@ -11,8 +11,8 @@
 //! An assertion is a `struct` here (ytt's type is `@ytt:assert.assertion`):
 //! validations accept rule objects by that type.
 
-use super::Context;
 use super::builtins::to_str;
+use super::context::Context;
 use super::native::{
     Call, Failure, Native, NativeFn, Outcome, as_str, error_text, go_type, is_callable,
     is_sequence, native,

@@ -4,7 +4,7 @@
 //! ignored, as ytt ignores them. Decoding is Go's `encoding/base64`: line
 //! breaks are skipped, and errors name the offending byte's offset.
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Failure, Outcome, as_str, native};
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};

@@ -2,7 +2,7 @@
 //! an empty struct where ytt gives one: schema and data-values files),
 //! `data.read(path)` and `data.list(path="")` over the package's files.
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Outcome, YttModule, as_str, builtin, native};
 use crate::check::ytt::starlark::convert::node_to_struct_value;
 use crate::check::ytt::starlark::ytt_struct::YttStruct;

@@ -5,7 +5,7 @@
 //! IPv4 and prints dotted, IPv6 prints in RFC 5952 form, zones are refused.
 //! These values do not encode to YAML (call `.string()`).
 
-use super::Context;
+use super::context::Context;
 use super::native::{
     Call, IpAddr as AddrValue, IpNet as NetValue, Native, Outcome, as_str, native,
 };

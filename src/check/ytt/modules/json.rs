@@ -5,8 +5,8 @@
 //! floats and maps come back with sorted keys; syntax errors have Go's
 //! words ("invalid character '}' looking for beginning of value").
 
-use super::Context;
-use super::go_value::{self, Go, map_set};
+use super::context::Context;
+use super::go_value::{self, Go, map_set, write};
 use super::native::{Call, Outcome, as_str, native};
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};
@@ -37,106 +37,6 @@ fn encode<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         out = reindent(&out, &" ".repeat(indent as usize));
     }
     Ok(call.heap.alloc(out))
-}
-
-/// Plain data as compact JSON (HTML characters escaped).
-pub fn encode_plain(go: &Go) -> Result<String, String> {
-    let mut out = String::new();
-    write(&mut out, go, true)?;
-    Ok(out)
-}
-
-fn write(out: &mut String, go: &Go, escape_html: bool) -> Result<(), String> {
-    match go {
-        Go::Null => out.push_str("null"),
-        Go::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Go::Int(i) => out.push_str(&i.to_string()),
-        Go::Float(f) => out.push_str(&float(*f)?),
-        Go::Str(s) => string(out, s, escape_html),
-        Go::List(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(out, item, escape_html)?;
-            }
-            out.push(']');
-        }
-        Go::Map(items) => {
-            let mut entries = Vec::with_capacity(items.len());
-            for (k, v) in items {
-                let Go::Str(key) = k else {
-                    return Err("Expected key to be string".into());
-                };
-                entries.push((key, v));
-            }
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                string(out, k, escape_html);
-                out.push(':');
-                write(out, v, escape_html)?;
-            }
-            out.push('}');
-        }
-        Go::Node(_) | Go::Docs(_) => {
-            return Err("Unexpected *yamlmeta.DocumentSet value within *yamlmeta.Document".into());
-        }
-    }
-    Ok(())
-}
-
-/// Go's float encoding: `strconv` `'f'` form, or `'e'` form (exponent
-/// without leading zeros) below 1e-6 and from 1e21.
-fn float(f: f64) -> Result<String, String> {
-    if !f.is_finite() {
-        let name = if f.is_nan() {
-            "NaN"
-        } else if f > 0.0 {
-            "+Inf"
-        } else {
-            "-Inf"
-        };
-        return Err(format!("json: unsupported value: {name}"));
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        // Shortest round-trip digits in exponent form: "1e+21", "1e-7".
-        let e = format!("{f:e}");
-        let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
-        let exp: i32 = exp.parse().unwrap_or(0);
-        let sign = if exp < 0 { '-' } else { '+' };
-        return Ok(format!("{mantissa}e{sign}{}", exp.abs()));
-    }
-    if f == 0.0 && f.is_sign_negative() {
-        return Ok("-0".into());
-    }
-    // Rust's Display gives the shortest round-trip digits, never exponents.
-    Ok(format!("{f}"))
-}
-
-fn string(out: &mut String, s: &str, escape_html: bool) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' if escape_html => out.push_str(&format!("\\u{:04x}", c as u32)),
-            '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// Go's `json.Indent` of compact JSON with `indent` per level: a line per

@@ -12,11 +12,11 @@
 //! addressed documents and flags, then `with_data_values(...)`, then
 //! documents marked `after_library_module=True`.
 
-use super::Context;
-use super::NOT_RENDERED;
+use super::context::Context;
 use super::native::{
     Call, Failure, FrozenNative, Native, NativeFn, Outcome, YttModule, as_str, native,
 };
+use crate::check::ytt::starlark::NOT_RENDERED;
 use crate::check::ytt::starlark::convert::{node_to_struct_value, value_to_node};
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
 use crate::check::ytt::starlark::ytt_struct::FrozenYttStruct;

@@ -8,7 +8,7 @@
 //! whose last digit can differ from Go's (ytt warns that its own results
 //! are not bit-identical across CPU architectures either).
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Failure, Native, NativeFn, Outcome, YttModule, go_type, native};
 use starlark::eval::Evaluator;
 use starlark::values::float::StarlarkFloat;

@@ -9,6 +9,7 @@
 pub mod assert;
 pub mod base64;
 pub mod builtins;
+pub mod context;
 pub mod data;
 pub mod go_value;
 pub mod ip;
@@ -31,13 +32,7 @@ pub mod yaml;
 use starlark::environment::{FrozenModule, Module};
 use starlark::values::{Heap, Value};
 
-/// What a module needs from the package being evaluated.
-#[derive(Default, Clone, Copy)]
-pub struct Context<'a> {
-    /// The final data values for templates' `data.values`; `None` where ytt
-    /// gives an empty struct (schema and data-values files).
-    pub data_values: Option<&'a crate::yaml::Node>,
-}
+pub use context::Context;
 
 type Build = for<'v> fn(Heap<'v>, &Context) -> Value<'v>;
 
@@ -90,6 +85,3 @@ pub fn load(path: &str, context: &Context) -> Option<Result<FrozenModule, String
 
 #[cfg(test)]
 mod tests;
-
-/// What a template reaching an unimplemented part of ytt gets.
-pub const NOT_RENDERED: &str = "confvet does not render this yet";

@@ -1,7 +1,7 @@
 //! `@ytt:module`: `module.make(name, **members)` makes a module value, as
 //! starlark-go's `starlarkstruct.MakeModule`.
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Outcome, YttModule, native};
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};

@@ -2,7 +2,7 @@
 //! and the matchers `by=` takes, each a builtin that captures what it was
 //! made with and is called with (index or key, left value, right value).
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Failure, Native, Outcome, native};
 use crate::check::ytt::overlay::compare::compare;
 use crate::check::ytt::overlay::{Left, Overlay, Right};

@@ -3,7 +3,7 @@
 //! template (`$1`, `${name}`, `$$`) or a function given each match. Go's
 //! RE2 syntax; `\d`, `\w`, `\s` and `\b` keep Go's ASCII meaning.
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Outcome, as_str, is_callable, native};
 use crate::check::ytt::starlark::convert::OUTPUT_LIMIT_BYTES;
 use starlark::eval::Evaluator;

@@ -1,6 +1,6 @@
 //! `@ytt:sha256`: `sha256.sum(text)`, the hex digest of a string's bytes.
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Outcome, as_str, native};
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};

@@ -4,7 +4,7 @@
 //! `decode(value)` (structs become dicts). Fragments are refused by
 //! `encode` and `decode`, as ytt refuses them.
 
-use super::Context;
+use super::context::Context;
 use super::go_value;
 use super::native::{Call, Native, Outcome, is_callable, native};
 use crate::check::ytt::starlark::ytt_struct::YttStruct;

@@ -1,7 +1,7 @@
 //! `@ytt:template`: `template.replace(value)` puts `value`'s items, or its
 //! documents, in place of the node it is set on.
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Outcome, native};
 use crate::check::ytt::template::{noop::Noop, runtime};
 use starlark::eval::Evaluator;

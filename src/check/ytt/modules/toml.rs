@@ -4,7 +4,7 @@
 //! `decode(text)` reads TOML into dicts with sorted keys (dates and times
 //! have no Starlark form, and are refused as ytt refuses them).
 
-use super::Context;
+use super::context::Context;
 use super::go_value::{self, Go};
 use super::native::{Call, Outcome, as_str, native};
 use starlark::eval::Evaluator;

@@ -7,7 +7,7 @@
 
 mod net_url;
 
-use super::Context;
+use super::context::Context;
 use super::go_value::{self, Go};
 use super::native::{Call, Native, Outcome, UrlUser, UrlValue, as_str, native};
 use net_url::{Mode, Url, escape, parse_url, unescape, user_string};

@@ -5,7 +5,7 @@
 //! every call fails with "Malformed version: develop". A released ytt's
 //! version (say `0.48.0`) in [`YTT_VERSION`] would compare instead.
 
-use super::Context;
+use super::context::Context;
 use super::native::{Call, Outcome, as_str, native};
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};

@@ -3,7 +3,7 @@
 //! and `decode(text)` reads exactly one document with ytt's YAML 1.1
 //! scalars into dicts, lists and scalars.
 
-use super::Context;
+use super::context::Context;
 use super::go_value::{self, Go};
 use super::native::{Call, Outcome, as_str, native};
 use crate::yaml::{Node, ScalarValue, Value as NodeValue};

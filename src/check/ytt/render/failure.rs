@@ -42,7 +42,7 @@ impl Renderer {
         let comment_rejected = failure.message.contains("Expected ytt-formatted string");
         let unsupported = failure
             .message
-            .contains(super::super::modules::NOT_RENDERED);
+            .contains(super::super::starlark::NOT_RENDERED);
         let (severity, help) = if unsupported {
             (
                 Severity::Warning,

@@ -9,8 +9,8 @@
 
 mod named;
 
-pub use named::check_named;
 pub(crate) use named::found_value;
+pub use named::{NamedRule, check_named};
 
 use super::starlark::{CallArgs, Handle, StarValue};
 use crate::source::Span;
@@ -55,29 +55,6 @@ pub struct NamedRuleSpec {
     pub description: Option<String>,
 }
 
-/// The named rules, in the order ytt runs them; after ytt's own six come the
-/// seed design's, in the order written.
-#[derive(Debug, Clone, PartialEq)]
-pub enum NamedRule {
-    MinLen(i64),
-    MaxLen(i64),
-    Min(StarValue),
-    Max(StarValue),
-    /// `None`: every child (`one_not_null=True`).
-    OneNotNull(Option<Vec<String>>),
-    /// The allowed values as written: a list or a tuple.
-    OneOf(StarValue),
-    Format(String),
-    StartsWith(String),
-    EndsWith(String),
-    Contains(StarValue),
-    Matches(String),
-    Even,
-    Odd,
-    MultipleOf(StarValue),
-    Len(i64),
-}
-
 /// The formats of `format=` (seed design).
 pub const FORMATS: &[&str] = &[
     "date-time",
@@ -95,70 +72,6 @@ pub const FORMATS: &[&str] = &[
     "duration",
     "quantity",
 ];
-
-impl NamedRule {
-    fn order(&self) -> u8 {
-        match self {
-            NamedRule::MinLen(_) => 0,
-            NamedRule::MaxLen(_) => 1,
-            NamedRule::Min(_) => 2,
-            NamedRule::Max(_) => 3,
-            NamedRule::OneNotNull(_) => 4,
-            NamedRule::OneOf(_) => 5,
-            _ => 6,
-        }
-    }
-
-    /// ytt's `must be:` text.
-    pub fn must_be(&self) -> String {
-        match self {
-            NamedRule::MinLen(n) => format!("length >= {n}"),
-            NamedRule::MaxLen(n) => format!("length <= {n}"),
-            NamedRule::Min(x) => format!("a value >= {x}"),
-            NamedRule::Max(x) => format!("a value <= {x}"),
-            NamedRule::OneNotNull(Some(keys)) => format!(
-                "exactly one of {} to be not null",
-                StarValue::List(keys.iter().map(|k| StarValue::Str(k.clone())).collect())
-            ),
-            NamedRule::OneNotNull(None) => "exactly one of all children to be not null".into(),
-            NamedRule::OneOf(values) => format!("one of {values}"),
-            NamedRule::Format(name) => format!("a valid {name}"),
-            NamedRule::StartsWith(prefix) => format!("a string starting with {prefix:?}"),
-            NamedRule::EndsWith(suffix) => format!("a string ending with {suffix:?}"),
-            NamedRule::Contains(item) => format!("a value containing {item}"),
-            NamedRule::Matches(pattern) => format!("a string matching {pattern:?}"),
-            NamedRule::Even => "an even number".into(),
-            NamedRule::Odd => "an odd number".into(),
-            NamedRule::MultipleOf(n) => format!("a multiple of {n}"),
-            NamedRule::Len(n) => format!("length == {n}"),
-        }
-    }
-
-    /// The rule as written (for labels).
-    pub(crate) fn written(&self) -> String {
-        match self {
-            NamedRule::MinLen(n) => format!("min_len={n}"),
-            NamedRule::MaxLen(n) => format!("max_len={n}"),
-            NamedRule::Min(x) => format!("min={x}"),
-            NamedRule::Max(x) => format!("max={x}"),
-            NamedRule::OneNotNull(Some(keys)) => format!(
-                "one_not_null={}",
-                StarValue::List(keys.iter().map(|k| StarValue::Str(k.clone())).collect())
-            ),
-            NamedRule::OneNotNull(None) => "one_not_null=True".into(),
-            NamedRule::OneOf(values) => format!("one_of={values}"),
-            NamedRule::Format(name) => format!("format={name:?}"),
-            NamedRule::StartsWith(prefix) => format!("starts_with={prefix:?}"),
-            NamedRule::EndsWith(suffix) => format!("ends_with={suffix:?}"),
-            NamedRule::Contains(item) => format!("contains={item}"),
-            NamedRule::Matches(pattern) => format!("matches={pattern:?}"),
-            NamedRule::Even => "even=True".into(),
-            NamedRule::Odd => "odd=True".into(),
-            NamedRule::MultipleOf(n) => format!("multiple_of={n}"),
-            NamedRule::Len(n) => format!("len={n}"),
-        }
-    }
-}
 
 /// Parse the arguments of a validation annotation, with ytt's error texts.
 pub fn parse_validation(

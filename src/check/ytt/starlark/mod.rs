@@ -9,6 +9,10 @@ pub mod fragment;
 pub mod star_nodes;
 pub mod ytt_struct;
 
+/// What a template reaching an unimplemented part of ytt gets: the one
+/// text every layer recognises as confvet's gap, not the package's error.
+pub const NOT_RENDERED: &str = "confvet does not render this yet";
+
 use starlark::environment::{Globals, Module};
 use starlark::eval::Evaluator;
 use starlark::syntax::{AstModule, Dialect};

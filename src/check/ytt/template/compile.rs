@@ -54,12 +54,6 @@ pub struct CompileOptions {
     pub ignore_unknown_comments: bool,
 }
 
-/// The names of the instructions a program calls; `id` tells templates
-/// apart (a fragment function runs the nodes of the file defining it).
-pub fn start_ctx(id: usize) -> String {
-    format!("__ytt_start_ctx({id})")
-}
-
 struct Compiler<'a> {
     id: usize,
     source: &'a SourceFile,
@@ -94,7 +88,7 @@ pub fn compile_yaml(
     let docset = compiler
         .nodes
         .add(TemplateNode::new(Kind::DocSet, ROOT, start));
-    compiler.code.push((1, start_ctx(id)));
+    compiler.code.push((1, super::ctxs::start_ctx(id)));
     compiler
         .code
         .push((1, format!("__ytt_start_node({id}, {docset})")));

@@ -6,6 +6,12 @@
 
 use crate::check::ytt::translate::{CodeScanner, StringScan, keyword, shape};
 
+/// The names of the instructions a program calls; `id` tells templates
+/// apart (a fragment function runs the nodes of the file defining it).
+pub fn start_ctx(id: usize) -> String {
+    format!("__ytt_start_ctx({id})")
+}
+
 struct Frame {
     is_def: bool,
     uses_tpl: bool,
@@ -132,7 +138,7 @@ pub fn insert_ctxs(code: Vec<(usize, String)>, id: usize) -> Vec<(usize, String)
     let mut before: Vec<Vec<String>> = vec![Vec::new(); code.len()];
     let mut replaced: Vec<Option<String>> = vec![None; code.len()];
     for (header, end, returns) in fragment_defs {
-        after[header].push(format!("__ytt_start_ctx({id})"));
+        after[header].push(start_ctx(id));
         before[end].push(format!("return __ytt_end_ctx({id})"));
         for (first, last, offset) in returns {
             let text = code[first].1.trim();

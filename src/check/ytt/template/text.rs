@@ -208,7 +208,7 @@ pub fn compile(pieces: &[Piece], id: usize, nodes: &mut TextNodes) -> Vec<(usize
     }
     let root = nodes.add(None);
     let mut code = vec![
-        (first_line, super::compile::start_ctx(id)),
+        (first_line, super::ctxs::start_ctx(id)),
         (first_line, start_node(id, root)),
     ];
     for (piece, text) in pieces.iter().zip(texts) {

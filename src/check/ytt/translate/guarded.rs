@@ -98,7 +98,7 @@ fn balance(source: &str, (mut start, mut end): (usize, usize)) -> (usize, usize)
     };
     let mut depth = 0i32;
     let mut lowest = 0i32;
-    let mut strings = super::StringScan::default();
+    let mut strings = super::scan::StringScan::default();
     for c in text.chars() {
         if strings.in_string(c) || strings.opens(c) {
             continue;

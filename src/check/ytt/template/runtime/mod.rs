@@ -280,7 +280,7 @@ impl Session {
             .ok_or_else(|| {
                 format!(
                     "a function of a library's template called outside its library: {}",
-                    crate::check::ytt::modules::NOT_RENDERED
+                    crate::check::ytt::starlark::NOT_RENDERED
                 )
             })?;
         let ctx = self
