@@ -820,10 +820,18 @@ fn parse_source(
     }
 }
 
-/// True for paths inside a ytt private library (`_ytt_lib`), which ytt does
-/// not include in the package's own data values.
-fn in_ytt_lib(path: &Path, root: &Path) -> bool {
+/// True for paths inside a ytt private library (`_ytt_lib`) below `root`,
+/// which ytt does not include in the package's own data values. The one
+/// test of it, with [`name_in_ytt_lib`] for names.
+pub fn in_ytt_lib(path: &Path, root: &Path) -> bool {
     library_owner(path, root).is_some()
+}
+
+/// True for a file named `name` (`/`-separated, as ytt names its input
+/// files) in a private library: ytt tells them by name, a folder
+/// `_ytt_lib` on the way.
+pub fn name_in_ytt_lib(name: &str) -> bool {
+    name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
 }
 
 /// The folder holding the outermost `_ytt_lib` on `path` below `root`: the

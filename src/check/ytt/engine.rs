@@ -84,15 +84,19 @@ pub type Compiled = Result<FrozenModule, RunFailure>;
 
 impl Engine {
     pub fn new(root: &Path) -> Engine {
-        let globals =
+        // Built once per process and shared frozen: every engine of every
+        // package sees the same builtins.
+        static GLOBALS: std::sync::OnceLock<Globals> = std::sync::OnceLock::new();
+        let globals = GLOBALS.get_or_init(|| {
             GlobalsBuilder::extended_by(&[LibraryExtension::StructType, LibraryExtension::SetType])
                 .with(super::modules::builtins::universe)
                 .with(super::template::instructions::template_instructions)
                 .with(amplify::guards)
                 .with(iterations::guards)
-                .build();
+                .build()
+        });
         Engine {
-            globals,
+            globals: globals.clone(),
             root: root.to_path_buf(),
             modules: RefCell::new(HashMap::new()),
             loading: RefCell::new(Vec::new()),

@@ -147,7 +147,7 @@ impl InputFile {
     /// folder `_ytt_lib` in it), so a file of a `_ytt_lib` given as a path
     /// of its own is the root package's.
     pub fn in_private_library(&self) -> bool {
-        self.name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+        crate::discover::name_in_ytt_lib(&self.name)
     }
 
     pub fn is_library(&self) -> bool {

@@ -66,11 +66,7 @@ pub(super) fn is_yaml_template(path: &Path) -> bool {
         && !name.ends_with(".lib.yaml")
 }
 
-/// Files in a ytt private library (`_ytt_lib`) below the package root.
-pub(super) fn in_ytt_lib(path: &Path, root: &Path) -> bool {
-    path.strip_prefix(root)
-        .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "_ytt_lib"))
-}
+pub(super) use crate::discover::in_ytt_lib;
 
 /// Put each document of a file in its list; a schema or values file must hold
 /// only such documents, and `@data/values-schema` belongs on a document.

@@ -76,7 +76,7 @@ fn get<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         let named = s.library_files.as_ref().map(|files| {
             files.iter().any(|(name, path)| {
                 crate::source::normalize_path(path).starts_with(&private)
-                    && name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+                    && crate::discover::name_in_ytt_lib(name)
             })
         });
         (

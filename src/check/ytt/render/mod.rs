@@ -554,9 +554,7 @@ pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
-        let in_library = parts[..parts.len().saturating_sub(1)]
-            .iter()
-            .any(|d| d == "_ytt_lib");
+        let in_library = crate::discover::name_in_ytt_lib(&parts.join("/"));
         if is_text_template(&name_of(&p)) && !in_library {
             found.push((p.clone(), parts.join("/")));
         }

@@ -101,7 +101,7 @@ fn name_of(path: &str, current: &str) -> Option<String> {
 /// A file of a private library (`_ytt_lib`), which ytt's `data.list` and
 /// `data.read` do not see.
 fn is_private(name: &str) -> bool {
-    name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+    crate::discover::name_in_ytt_lib(name)
 }
 
 /// `data.read(path)`: a file of the package, relative to the folder of the
