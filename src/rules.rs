@@ -308,7 +308,7 @@ pub static RULES: &[Rule] = &[
         Type,
         Error,
         "A member of an array or object value is not a string",
-        "## What it does\nReports items of array values and values of object keys that are numbers, booleans, null or nested.\n\n## Why\nTekton param members are strings; such a value does not decode.\n\n## Example\n```yaml\ndefault:\n  port: 8080\n```"
+        "## What it does\nReports items of array values and values of object keys that are numbers, booleans, null or nested: in a param's `default`, and in a binding (pipeline task, TaskRun, PipelineRun) to a param the callee declares as `array` or `object`. A binding whose value has such a member is not reported when the callee param is a `string` or the callee is unknown: Tekton then keeps the value's JSON text as a string (`prefetch-input: [{\"path\": \".\", \"type\": \"gomod\"}]`).\n\n## Why\nArray and object members are strings. `ParamValue.UnmarshalJSON` (pkg/apis/pipeline/v1/param_types.go) tries `[]string`, then `map[string]string`, and otherwise keeps the value's JSON text as a string: a string param gets that text, but an array or object param gets a string, a type mismatch.\n\n## Example\n```yaml\ndefault:\n  port: 8080\n```"
     ),
     rule!(
         "tekton/default-unknown-key",
@@ -422,6 +422,13 @@ pub static RULES: &[Rule] = &[
         Error,
         "A pipeline result holds no task result expression",
         "## What it does\nReports pipeline results whose value has no $(tasks...) expression.\n\n## Why\nTekton rejects the Pipeline.\n\n## Example\n```yaml\nresults:\n  - name: image\n    value: fixed\n```"
+    ),
+    rule!(
+        "tekton/removed-api-version",
+        Deprecated,
+        Warning,
+        "A Task, Pipeline, TaskRun or PipelineRun of tekton.dev/v1alpha1, which Tekton no longer serves",
+        "## What it does\nWarns once per `tekton.dev/v1alpha1` `Task`, `Pipeline`, `TaskRun` or `PipelineRun` document, at its `apiVersion` line. Such a document is not checked otherwise. Other v1alpha1 kinds that Tekton still serves (`StepAction`, `VerificationPolicy`) are left alone.\n\n## Why\nTekton v0.38.0 removed these kinds at v1alpha1 (TEP-0105, tektoncd/pipeline#5005; docs/deprecations.md): applying the file fails with `no matches for kind \"Task\" in version \"tekton.dev/v1alpha1\"`. The fields moved: write the document for `tekton.dev/v1`.\n\n## Example\n```yaml\napiVersion: tekton.dev/v1alpha1   # write tekton.dev/v1\nkind: Task\n```"
     ),
     rule!(
         "tekton/trigger-param-reference",
