@@ -44,6 +44,9 @@ fn colliding_tree(shared: &Path) -> TempDir {
             }
         }
     }
+    // A checkout nested in the tree: references never cross into it or
+    // out of it, and grouping must agree.
+    std::fs::create_dir_all(dir.path().join("b/deeper/.git")).expect("a .git directory");
     let triggers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tekton-triggers");
     copy_case(&triggers, &dir.path().join("a/triggers")).expect("copy");
     copy_case(&triggers, &dir.path().join("c/triggers")).expect("copy");

@@ -204,6 +204,7 @@ spec:
 /// A Pipeline at `.tekton/pr.yaml` whose task `build` runs the Task
 /// `taskRef` names, then reads `$(tasks.build.results.<result>)`.
 fn git_pipeline(task_ref: &str, result: &str) -> String {
+    let report = report_task(result, "      ");
     format!(
         "\
 apiVersion: tekton.dev/v1
@@ -219,19 +220,29 @@ spec:
         params:
           - name: revision
             value: main
-      - name: report
-        params:
-          - name: digest
-            value: $(tasks.build.results.{result})
-        taskSpec:
-          params:
-            - name: digest
-          steps:
-            - name: s
-              image: busybox
-              script: echo $(params.digest)
-"
+{report}"
     )
+}
+
+/// The pipeline task `report`, indented by `indent`, which reads
+/// `$(tasks.build.results.<result>)`.
+fn report_task(result: &str, indent: &str) -> String {
+    let task = format!(
+        "\
+- name: report
+  params:
+    - name: digest
+      value: $(tasks.build.results.{result})
+  taskSpec:
+    params:
+      - name: digest
+    steps:
+      - name: s
+        image: busybox
+        script: echo $(params.digest)
+"
+    );
+    task.lines().map(|l| format!("{indent}{l}\n")).collect()
 }
 
 const GIT_REF: &str = "          resolver: git
@@ -590,4 +601,153 @@ fn a_far_or_sibling_name_outside_the_webhook_fields_is_left_to_the_runs() {
         let seen = lint(&[("task.yaml", &sidecar_task(used))]);
         assert_eq!(at(&seen), Vec::<String>::new(), "{used}");
     }
+}
+
+/// A Task `deploy` that requires the param `manifest`.
+const DEPLOY_TASK: &str = "\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: deploy
+spec:
+  params:
+    - name: manifest
+  steps:
+    - name: apply
+      image: bitnami/kubectl
+      script: kubectl apply -f $(params.manifest)
+";
+
+/// A Pipeline that runs the Task `deploy` without binding a param.
+const DEPLOY_PIPELINE: &str = "\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: release
+spec:
+  tasks:
+    - name: deploy
+      taskRef:
+        name: deploy
+";
+
+#[test]
+fn a_task_of_another_git_repository_is_never_the_one_meant() {
+    // A workspace of two checkouts: the tutorial's Task is not what the
+    // cli's test data runs, whatever the names.
+    let dir = Scratch::new("checkouts");
+    std::fs::create_dir_all(dir.root.join("cli/.git")).expect("a .git directory");
+    std::fs::create_dir_all(dir.root.join("tutorial/.git")).expect("a .git directory");
+    dir.file("cli/test/testdata/pipeline.yaml", DEPLOY_PIPELINE);
+    dir.file("tutorial/tasks/deploy.yaml", DEPLOY_TASK);
+    assert_eq!(at(&lint_dir(&dir.root)), Vec::<String>::new());
+    // Linted alone, each checkout gives the same: nothing.
+    assert_eq!(at(&lint_dir(&dir.root.join("cli"))), Vec::<String>::new());
+}
+
+#[test]
+fn without_git_the_whole_tree_is_one_repository() {
+    // No `.git` anywhere: the nearest Task of the name is followed, across
+    // folders, as before.
+    let seen = lint(&[
+        ("cli/test/testdata/pipeline.yaml", DEPLOY_PIPELINE),
+        ("tutorial/tasks/deploy.yaml", DEPLOY_TASK),
+    ]);
+    assert_eq!(
+        at(&seen),
+        ["error cli/test/testdata/pipeline.yaml:7:7 tekton/missing-param spec.tasks[0].name"]
+    );
+}
+
+/// A release Pipeline naming its Task by `resolver: git` through its own
+/// params, as catalog repositories do; `{default}` is the default of
+/// `taskGitUrl`. Its second task reads the result `{result}`.
+fn release_pipeline(default: &str, result: &str) -> String {
+    let report = report_task(result, "    ");
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: release
+spec:
+  params:
+    - name: taskGitUrl
+      default: {default}
+    - name: taskGitRevision
+      default: main
+  tasks:
+    - name: build
+      taskRef:
+        resolver: git
+        params:
+          - name: url
+            value: $(params.taskGitUrl)
+          - name: revision
+            value: $(params.taskGitRevision)
+          - name: pathInRepo
+            value: tekton/tasks/build.yaml
+      params:
+        - name: url
+          value: https://example.com/app.git
+{report}"
+    )
+}
+
+/// The findings of a checkout `app` holding the Task `build` and the
+/// release Pipeline whose `taskGitUrl` defaults to `default`.
+fn lint_release(default: &str) -> Vec<Seen> {
+    let dir = Scratch::new("resolver-param");
+    std::fs::create_dir_all(dir.root.join("app/.git")).expect("a .git directory");
+    dir.file("app/tekton/tasks/build.yaml", BUILD_TASK);
+    let pipeline = release_pipeline(default, "digset");
+    dir.file("app/pipelines/release.yaml", &pipeline);
+    lint_dir(&dir.root)
+}
+
+#[test]
+fn a_git_resolver_param_from_a_pipeline_param_is_its_default() {
+    let seen = lint_release("https://github.com/example/app.git");
+    assert_eq!(
+        at(&seen),
+        [
+            "error app/pipelines/release.yaml:28:18 tekton/result-reference spec.tasks[1].params[0].value"
+        ]
+    );
+    assert!(seen[0].message.contains("digset"), "{}", seen[0].message);
+}
+
+#[test]
+fn a_git_resolver_param_whose_default_names_another_repository_stays_unknown() {
+    let seen = lint_release("https://github.com/example/catalog.git");
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn a_run_binding_of_a_resolver_param_wins_over_the_default() {
+    // The same Pipeline inline in a PipelineRun that binds taskGitUrl to
+    // another repository: the Task there is unknown.
+    let pipeline = release_pipeline("https://github.com/example/app.git", "digset");
+    let (_, body) = pipeline.split_once("spec:\n").expect("a spec");
+    let inline: String = body.lines().map(|l| format!("    {l}\n")).collect();
+    let run = |url: &str| {
+        format!(
+            "apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: release-run\nspec:\n  params:\n    - name: taskGitUrl\n      value: {url}\n  pipelineSpec:\n{inline}"
+        )
+    };
+    let dir = Scratch::new("resolver-param-run");
+    std::fs::create_dir_all(dir.root.join("app/.git")).expect("a .git directory");
+    dir.file("app/tekton/tasks/build.yaml", BUILD_TASK);
+    dir.file(
+        "app/runs/other.yaml",
+        &run("https://github.com/example/catalog.git"),
+    );
+    assert_eq!(at(&lint_dir(&dir.root)), Vec::<String>::new());
+    dir.file(
+        "app/runs/other.yaml",
+        &run("git@github.com:example/app.git"),
+    );
+    let seen = lint_dir(&dir.root);
+    assert_eq!(seen.len(), 1, "{:?}", at(&seen));
+    assert!(seen[0].message.contains("digset"), "{}", seen[0].message);
 }

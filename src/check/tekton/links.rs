@@ -5,7 +5,7 @@
 //! checking all files at once (`tests/components.rs`), because a group holds
 //! every file a reference of its files could resolve to.
 
-use super::model::{catalog_package, items, nearness};
+use super::model::{catalog_package, items, nearness, repositories};
 use super::triggers;
 use crate::check::components::Components;
 use crate::yaml::node::{child, text};
@@ -104,6 +104,7 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
                 .push(i);
         }
     }
+    let repos = repositories(files.iter().enumerate().map(|(i, (p, _))| (i, *p)));
     let mut groups = Components::new(files.len());
     let mut first_triggers = None;
     for (from, (path, links)) in files.iter().enumerate() {
@@ -129,7 +130,8 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
             let visible = candidates
                 .iter()
                 .copied()
-                .filter(|&i| catalog_package(files[i].0, name).is_none_or(|p| path.starts_with(p)));
+                .filter(|&i| catalog_package(files[i].0, name).is_none_or(|p| path.starts_with(p)))
+                .filter(|&i| repos.get(&i) == repos.get(&from));
             let nearness = |i: usize| nearness(Some(files[i].0), path);
             let Some(best) = visible.clone().map(nearness).max() else {
                 continue;
