@@ -431,6 +431,13 @@ pub static RULES: &[Rule] = &[
         "## What it does\nWarns once per `tekton.dev/v1alpha1` `Task`, `Pipeline`, `TaskRun` or `PipelineRun` document, at its `apiVersion` line. Such a document is not checked otherwise. Other v1alpha1 kinds that Tekton still serves (`StepAction`, `VerificationPolicy`) are left alone.\n\n## Why\nTekton v0.38.0 removed these kinds at v1alpha1 (TEP-0105, tektoncd/pipeline#5005; docs/deprecations.md): applying the file fails with `no matches for kind \"Task\" in version \"tekton.dev/v1alpha1\"`. The fields moved: write the document for `tekton.dev/v1`.\n\n## Example\n```yaml\napiVersion: tekton.dev/v1alpha1   # write tekton.dev/v1\nkind: Task\n```"
     ),
     rule!(
+        "tekton/pac-placeholder",
+        Reference,
+        Warning,
+        "A Pipelines-as-Code {{ placeholder }} that PaC does not define",
+        "## What it does\nIn a file Pipelines-as-Code reads as a template (under a `.tekton/` folder, or holding `pipelinesascode.tekton.dev/` annotations), warns about a `{{ name }}` placeholder that is none of PaC's dynamic variables (`revision`, `repo_url`, `repo_owner`, `repo_name`, `source_url`, `source_branch`, `target_branch`, `target_namespace`, `sender`, `event_type`, `git_auth_secret`, `pull_request_number`, `pull_request_labels`, `trigger_comment`), not a field of the event (`body.…`, `headers…`, `files.…`) and not a param of a PaC `Repository` in the same repository (`spec.params`, `spec.incoming[].params`). Inside a block scalar (a script, where other tools write `{{ }}` too) only a name within two edits of a defined one is reported. Placeholders holding template code of another tool (`{{.Status}}`, `{{ range … }}`) are left alone. Before such a file is parsed, confvet fills its placeholders in as PaC does, so an unquoted `revision: {{revision}}` is not a YAML syntax error.\n\n## Why\nPaC replaces the placeholders it defines as text before the YAML is parsed (pkg/templates/templating.go) and leaves any other one as written: the run gets the literal text, or, unquoted, the file stops being valid YAML.\n\n## Example\n```yaml\nparams:\n  - name: revision\n    value: {{ revison }}   # PaC defines revision\n```"
+    ),
+    rule!(
         "tekton/trigger-param-reference",
         Reference,
         Error,

@@ -316,7 +316,13 @@ fn a_git_resolver_ref_to_a_missing_file_or_a_parameterised_path_stays_unknown() 
             ("tekton/tasks/build.yaml", BUILD_TASK),
             (".tekton/pr.yaml", &git_pipeline(&task_ref, "image")),
         ]);
-        assert_eq!(at(&seen), Vec::<String>::new(), "{task_ref}");
+        // `task_path` is no PaC variable and no Repository is in view: that
+        // is a warning of its own, not a resolution.
+        let resolved: Vec<String> = at(&seen)
+            .into_iter()
+            .filter(|f| !f.contains("tekton/pac-placeholder"))
+            .collect();
+        assert_eq!(resolved, Vec::<String>::new(), "{task_ref}");
     }
 }
 
@@ -750,4 +756,101 @@ fn a_run_binding_of_a_resolver_param_wins_over_the_default() {
     let seen = lint_dir(&dir.root);
     assert_eq!(seen.len(), 1, "{:?}", at(&seen));
     assert!(seen[0].message.contains("digset"), "{}", seen[0].message);
+}
+
+/// A Pipelines-as-Code PipelineRun with unquoted placeholders; `{extra}`
+/// is bound to the param `extra`.
+fn pac_run(extra: &str) -> String {
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: {{{{repo_name}}}}-on-push
+  annotations:
+    pipelinesascode.tekton.dev/on-event: push
+spec:
+  params:
+    - name: url
+      value: {{{{repo_url}}}}
+    - name: revision
+      value: {{{{ revision }}}}
+    - name: extra
+      value: {extra}
+  pipelineSpec:
+    params:
+      - name: url
+      - name: revision
+      - name: extra
+    tasks:
+      - name: show
+        taskSpec:
+          steps:
+            - name: s
+              image: busybox
+              script: |
+                echo $(params.url) $(params.revision) $(params.extra)
+                docker inspect -f '{{{{.State.Status}}}}{{{{end}}}}' app
+"
+    )
+}
+
+#[test]
+fn pac_placeholders_are_filled_in_before_the_yaml_is_parsed() {
+    let seen = lint(&[(".tekton/push.yaml", &pac_run("{{ target_branch }}"))]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn a_placeholder_pac_does_not_define_is_a_warning() {
+    let seen = lint(&[(".tekton/push.yaml", &pac_run("{{ revison }}"))]);
+    assert_only(
+        &seen,
+        "warning .tekton/push.yaml:14:14 tekton/pac-placeholder spec.params[2].value",
+        "{{revison}}",
+    );
+}
+
+/// `seen` is the one finding `expected` (as [`at`] writes it), whose
+/// message holds `says`.
+fn assert_only(seen: &[Seen], expected: &str, says: &str) {
+    assert_eq!(at(seen), [expected]);
+    assert!(seen[0].message.contains(says), "{}", seen[0].message);
+}
+
+#[test]
+fn a_repository_in_view_defines_its_params_as_placeholders() {
+    let run = pac_run("{{ image_repo }}");
+    let seen = lint(&[(".tekton/push.yaml", &run)]);
+    assert_eq!(
+        at(&seen),
+        ["warning .tekton/push.yaml:14:14 tekton/pac-placeholder spec.params[2].value"]
+    );
+    let repository = "\
+apiVersion: pipelinesascode.tekton.dev/v1alpha1
+kind: Repository
+metadata:
+  name: app
+spec:
+  url: https://github.com/example/app
+  params:
+    - name: image_repo
+      value: quay.io/example/app
+";
+    let seen = lint(&[
+        (".tekton/push.yaml", &run),
+        ("deploy/repository.yaml", repository),
+    ]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn outside_pac_an_unquoted_placeholder_is_still_a_syntax_error() {
+    let run = pac_run("plain").replace(
+        "  annotations:\n    pipelinesascode.tekton.dev/on-event: push\n",
+        "",
+    );
+    let seen = lint(&[("pipelines/push.yaml", &run)]);
+    assert_eq!(seen.len(), 1, "{:?}", at(&seen));
+    assert_eq!(seen[0].rule, "yaml/syntax");
 }

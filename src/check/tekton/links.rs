@@ -6,6 +6,7 @@
 //! every file a reference of its files could resolve to.
 
 use super::model::{catalog_package, items, nearness, repositories};
+use super::pac;
 use super::triggers;
 use crate::check::components::Components;
 use crate::yaml::node::{child, text};
@@ -27,6 +28,11 @@ pub struct FileLinks {
     /// It holds Triggers resources, which find each other by name and
     /// namespace: all such files are checked together.
     triggers: bool,
+    /// It holds a Pipelines-as-Code Repository, whose params the `{{ }}`
+    /// placeholders of templates name.
+    pac_repository: bool,
+    /// It holds a `{{` in some value: it may be a PaC template.
+    placeholders: bool,
 }
 
 /// The kinds a `taskRef` or `pipelineRef` resolves to.
@@ -40,6 +46,7 @@ pub fn links(set: &DocumentSet) -> FileLinks {
         if triggers::kind(node).is_some() {
             out.triggers = true;
         }
+        out.pac_repository |= pac::is_repository(node);
         let api = text(node, "apiVersion");
         if matches!(api, Some("tekton.dev/v1" | "tekton.dev/v1beta1"))
             && let Some(kind) = text(node, "kind")
@@ -85,7 +92,7 @@ fn collect_refs(node: &Node, out: &mut FileLinks, depth: usize) {
                 collect_refs(&entry.value, out, depth + 1);
             }
         }
-        Value::Scalar(_) => {}
+        Value::Scalar(s) => out.placeholders |= s.text.contains("{{"),
     }
 }
 
@@ -107,12 +114,20 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
     let repos = repositories(files.iter().enumerate().map(|(i, (p, _))| (i, *p)));
     let mut groups = Components::new(files.len());
     let mut first_triggers = None;
+    // With a PaC Repository in the unit, it and every file that may be a
+    // template are checked together.
+    let pac_repository = files.iter().position(|(_, l)| l.pac_repository);
     for (from, (path, links)) in files.iter().enumerate() {
         if links.triggers {
             match first_triggers {
                 Some(first) => groups.join(first, from),
                 None => first_triggers = Some(from),
             }
+        }
+        if let Some(repository) = pac_repository
+            && (links.placeholders || links.pac_repository)
+        {
+            groups.join(repository, from);
         }
         if path.parent().is_none() {
             continue;

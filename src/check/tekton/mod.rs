@@ -10,6 +10,7 @@ mod decls;
 mod graph;
 pub mod links;
 mod model;
+pub mod pac;
 mod refs;
 mod runtime;
 mod triggers;
@@ -489,6 +490,7 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
         .collect();
     out.extend(checked.into_iter().flatten());
     out.extend(triggers::check(&trig, &files, &docs, sources));
+    out.extend(pac::check(&files, sources));
     out
 }
 

@@ -162,8 +162,11 @@ impl Ctx<'_> {
                     self.push("tekton/missing-keys", Kind::Validation, vit.key_span, &vpath, format!("missing keys for these params which are required in ParamSpec's properties map[{name}:[{k}]]"));
                 }
             }
+            // `$(…)` is substituted at run time, `{{…}}` by Pipelines-as-Code
+            // or another template tool first: the value is not known.
             if let (Some(en), Some(s)) = (&d.enums, v.as_scalar())
                 && !s.text.contains("$(")
+                && !s.text.contains("{{")
                 && !en.contains(&s.text)
             {
                 self.push(
