@@ -791,6 +791,9 @@ spec:
               script: |
                 echo $(params.url) $(params.revision) $(params.extra)
                 docker inspect -f '{{{{.State.Status}}}}{{{{end}}}}' app
+            - name: list
+              image: bitnami/kubectl
+              args: [get, pods, -o, 'go-template={{{{range .items}}}}{{{{.metadata.name}}}}{{{{end}}}}']
 "
     )
 }

@@ -191,6 +191,20 @@ fn repository_params(doc: &Node) -> Option<Vec<String>> {
     Some(names)
 }
 
+/// Words that stand alone in Go template actions (`{{end}}`, `{{else}}`):
+/// text for another tool (kubectl, docker, helm), not PaC variables.
+const GO_TEMPLATE_WORDS: [&str; 4] = ["end", "else", "break", "continue"];
+
+/// Whether a scalar as written holds Go template code (`{{.Name}}`,
+/// `{{- x }}`, `{{ .Name }}`): its `{{ }}` are for the program it is
+/// passed to.
+fn holds_template_code(written: &str) -> bool {
+    written.match_indices("{{").any(|(i, _)| {
+        let after = written[i + 2..].trim_start_matches(['-', ' ']);
+        after.starts_with(['.', '$']) || after.starts_with("range ") || after.starts_with("if ")
+    })
+}
+
 /// Whether a document is a PaC `Repository` (its file is then linked with
 /// every file PaC templates, whose placeholders its params define).
 pub fn is_repository(doc: &Node) -> bool {
@@ -238,9 +252,13 @@ pub(super) fn check(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding
             scalars_of(&d.value, String::new(), &mut scalars, 0);
         }
         for (span, path, block) in scalars {
+            let written = source.text.get(span.range()).unwrap_or("");
+            if holds_template_code(written) {
+                continue;
+            }
             for r in in_span(&ranges, span) {
                 let name = source.text[r.start + 2..r.end - 2].trim();
-                if defined(name, &params) {
+                if defined(name, &params) || GO_TEMPLATE_WORDS.contains(&name) {
                     continue;
                 }
                 let near = crate::suggest::within(name, &known, 2);
@@ -340,6 +358,15 @@ mod tests {
             .map(|s| s.text.as_str())
             .collect();
         assert_eq!(args, ["a_{{ revision }}", "{{sender}}"]);
+    }
+
+    #[test]
+    fn go_template_code_is_not_pac_placeholders() {
+        assert!(holds_template_code(
+            "'{{range .items}}{{.metadata.name}}{{end}}'"
+        ));
+        assert!(holds_template_code("{{- $x := 1 }}"));
+        assert!(!holds_template_code("quay.io/app:{{revision}}"));
     }
 
     #[test]
