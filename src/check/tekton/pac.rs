@@ -230,8 +230,12 @@ pub(super) fn check(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding
     let mut out = Vec::new();
     for f in files {
         let Ok(set) = &f.parsed else { continue };
+        // Most files hold no placeholder: their text is not read again.
+        if !set.docs.iter().any(|d| has_braces(&d.value, 0)) {
+            continue;
+        }
         let source = sources.get(f.id);
-        if !source.text.contains("{{") || !reads(&f.path, &source.text) {
+        if !reads(&f.path, &source.text) {
             continue;
         }
         let ranges = placeholders(&source.text);
@@ -289,6 +293,18 @@ pub(super) fn check(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding
         }
     }
     out
+}
+
+/// Whether a scalar or key under `node` holds `{{`.
+fn has_braces(node: &Node, depth: usize) -> bool {
+    match &node.value {
+        _ if depth > 256 => false,
+        Value::Scalar(s) => s.text.contains("{{"),
+        Value::Array(list) => list.iter().any(|it| has_braces(&it.value, depth + 1)),
+        Value::Map(entries) => entries
+            .iter()
+            .any(|it| it.key.text.contains("{{") || has_braces(&it.value, depth + 1)),
+    }
 }
 
 /// Every scalar and key under `node`: its span, data path, and whether it
