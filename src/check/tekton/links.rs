@@ -5,7 +5,9 @@
 //! checking all files at once (`tests/components.rs`), because a group holds
 //! every file a reference of its files could resolve to.
 
-use super::model::{catalog_package, items, nearness, repositories};
+use super::model::{
+    catalog_package, items, nearness, repositories, resolver_values, substitute_params,
+};
 use super::pac;
 use super::triggers;
 use crate::check::components::Components;
@@ -55,14 +57,14 @@ pub fn links(set: &DocumentSet) -> FileLinks {
         {
             out.declares.push((kind.to_string(), name.to_string()));
         }
-        collect_refs(node, &mut out, 0);
+        collect_refs(node, &resolver_values(node), &mut out, 0);
     }
     out
 }
 
 /// Every `taskRef`/`pipelineRef` below `node`. Reading more places than the
 /// checks resolve only joins more files, never fewer.
-fn collect_refs(node: &Node, out: &mut FileLinks, depth: usize) {
+fn collect_refs(node: &Node, given: &HashMap<String, String>, out: &mut FileLinks, depth: usize) {
     // The parser bounds nesting; this bound keeps the walk's stack small
     // whatever it allows.
     if depth > 256 {
@@ -77,19 +79,22 @@ fn collect_refs(node: &Node, out: &mut FileLinks, depth: usize) {
                         out.names.push(name.to_string());
                     }
                     for p in items(child(r, "params")) {
+                        // A `$(params.x)` in it is what resolution takes it
+                        // for (`Docs::resolve`).
                         if text(p, "name") == Some("pathInRepo")
                             && let Some(value) = text(p, "value")
+                            && let Some(value) = substitute_params(value, given)
                         {
-                            out.git_paths.push(value.to_string());
+                            out.git_paths.push(value);
                         }
                     }
                 }
-                collect_refs(&entry.value, out, depth + 1);
+                collect_refs(&entry.value, given, out, depth + 1);
             }
         }
         Value::Array(list) => {
             for entry in list {
-                collect_refs(&entry.value, out, depth + 1);
+                collect_refs(&entry.value, given, out, depth + 1);
             }
         }
         Value::Scalar(s) => out.placeholders |= s.text.contains("{{"),

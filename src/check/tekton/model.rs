@@ -369,38 +369,13 @@ impl<'a> Docs<'a> {
     }
 
     /// What `$(params.x)` means in the resolver params of `r`, a ref in
-    /// file `from` (spec § 2.1): the string value the enclosing run binds
-    /// to `x`, else the string default its Pipeline (or inline
-    /// `pipelineSpec`) declares. Tekton substitutes these before it asks the
-    /// resolver.
+    /// file `from`: [`resolver_values`] of the document holding it.
     fn resolver_param_values(&self, r: &Node, from: &Path) -> HashMap<String, String> {
-        let mut out = HashMap::new();
         let within = |d: &&Doc| d.node.span.start <= r.span.start && r.span.end <= d.node.span.end;
         let docs = self.by_path.get(from).into_iter().flatten();
-        let Some(doc) = docs.map(|&i| &self.list[i]).find(within) else {
-            return out;
-        };
-        let Some(spec) = child(doc.node, "spec") else {
-            return out;
-        };
-        let pipeline = match doc.kind {
-            "Pipeline" => Some(spec),
-            "PipelineRun" => child(spec, "pipelineSpec"),
-            _ => None,
-        };
-        for p in items(pipeline.and_then(|p| child(p, "params"))) {
-            if let (Some(name), Some(default)) = (text(p, "name"), text(p, "default")) {
-                out.insert(name.to_string(), default.to_string());
-            }
-        }
-        if matches!(doc.kind, "PipelineRun" | "TaskRun") {
-            for b in items(child(spec, "params")) {
-                if let (Some(name), Some(value)) = (text(b, "name"), text(b, "value")) {
-                    out.insert(name.to_string(), value.to_string());
-                }
-            }
-        }
-        out
+        docs.map(|&i| &self.list[i])
+            .find(within)
+            .map_or_else(HashMap::new, |d| resolver_values(d.node))
     }
 
     /// The repository `file` belongs to: the nearest ancestor holding
@@ -413,9 +388,39 @@ impl<'a> Docs<'a> {
     }
 }
 
+/// What `$(params.x)` stands for in the resolver params of the refs in
+/// document `doc` (spec § 2.1): the string value the run binds to `x`,
+/// else the string default its Pipeline (or inline `pipelineSpec`)
+/// declares. Tekton substitutes these before it asks the resolver.
+pub(super) fn resolver_values(doc: &Node) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let Some(spec) = child(doc, "spec") else {
+        return out;
+    };
+    let kind = text(doc, "kind").unwrap_or("");
+    let pipeline = match kind {
+        "Pipeline" => Some(spec),
+        "PipelineRun" => child(spec, "pipelineSpec"),
+        _ => None,
+    };
+    for p in items(pipeline.and_then(|p| child(p, "params"))) {
+        if let (Some(name), Some(default)) = (text(p, "name"), text(p, "default")) {
+            out.insert(name.to_string(), default.to_string());
+        }
+    }
+    if matches!(kind, "PipelineRun" | "TaskRun") {
+        for b in items(child(spec, "params")) {
+            if let (Some(name), Some(value)) = (text(b, "name"), text(b, "value")) {
+                out.insert(name.to_string(), value.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// `value` with each `$(params.x)` whose string `given` has replaced by
 /// it; None when an expression is left (its value is not known here).
-fn substitute_params(value: &str, given: &HashMap<String, String>) -> Option<String> {
+pub(super) fn substitute_params(value: &str, given: &HashMap<String, String>) -> Option<String> {
     let mut out = String::new();
     let mut rest = 0;
     for (off, body) in exprs(value) {
