@@ -134,13 +134,14 @@ impl Ctx<'_> {
             let v = &vit.value;
             let vpath = format!("{path}[{i}].value");
             let d = callee.and_then(|c| c.iter().find(|d| d.name == name));
-            // A value Tekton decodes as its JSON text feeds a string param
-            // well; only an array or object param makes its members wrong.
-            let bad_member = if decodes_as_string(v) {
-                d.is_some_and(|d| matches!(d.ty, Ty::Arr | Ty::Obj))
-                    && self.members(v, &vpath, &name)
-            } else {
-                self.members(v, &vpath, &name)
+            // Members are judged against a declared param only (spec § 8:
+            // with an unknown callee only B6 and B9 run); a value Tekton
+            // decodes as its JSON text feeds a string param well.
+            let bad_member = match d {
+                Some(d) if !decodes_as_string(v) || matches!(d.ty, Ty::Arr | Ty::Obj) => {
+                    self.members(v, &vpath, &name)
+                }
+                _ => false,
             };
             let Some(d) = d else {
                 continue;
