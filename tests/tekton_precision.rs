@@ -857,3 +857,21 @@ fn outside_pac_an_unquoted_placeholder_is_still_a_syntax_error() {
     assert_eq!(seen.len(), 1, "{:?}", at(&seen));
     assert_eq!(seen[0].rule, "yaml/syntax");
 }
+
+#[test]
+fn in_a_pac_template_repo_url_names_this_repository() {
+    let own = GIT_REF
+        .replace("https://github.com/example/app.git", "'{{ repo_url }}'")
+        .replace("value: main", "value: '{{revision}}'");
+    for (file, followed) in [("app/.tekton/pr.yaml", true), ("app/ci/pr.yaml", false)] {
+        let dir = Scratch::new("pac-repo-url");
+        std::fs::create_dir_all(dir.root.join("app/.git")).expect("a .git directory");
+        dir.file("app/tekton/tasks/build.yaml", BUILD_TASK);
+        dir.file(file, &git_pipeline(&own, "digest"));
+        let missing: Vec<Seen> = lint_dir(&dir.root)
+            .into_iter()
+            .filter(|s| s.rule == "tekton/missing-param")
+            .collect();
+        assert_eq!(missing.len(), usize::from(followed), "{file}: {missing:?}");
+    }
+}

@@ -336,6 +336,14 @@ impl<'a> Docs<'a> {
             } else {
                 Some(value.to_string())
             };
+            // Pipelines-as-Code fills in the URL of the repository whose
+            // event runs the file: this one.
+            if matches!(name, "url" | "repo")
+                && is_own_url_placeholder(value.as_deref())
+                && self.pac_template(from)
+            {
+                continue;
+            }
             let Some(value) = value.filter(|v| !v.contains("{{")) else {
                 if matches!(name, "pathInRepo" | "url" | "repo" | "org") {
                     return None;
@@ -378,6 +386,26 @@ impl<'a> Docs<'a> {
             .map_or_else(HashMap::new, |d| resolver_values(d.node))
     }
 
+    /// Whether Pipelines-as-Code reads `file` as a template: it is under a
+    /// `.tekton` folder, or a document of it has PaC annotations.
+    fn pac_template(&self, file: &Path) -> bool {
+        let annotated = |i: &usize| {
+            let annotations =
+                child(self.list[*i].node, "metadata").and_then(|m| child(m, "annotations"));
+            match annotations.map(|a| &a.value) {
+                Some(Value::Map(m)) => m
+                    .iter()
+                    .any(|it| it.key.text.starts_with("pipelinesascode.tekton.dev/")),
+                _ => false,
+            }
+        };
+        super::pac::reads(file, "")
+            || self
+                .by_path
+                .get(file)
+                .is_some_and(|docs| docs.iter().any(annotated))
+    }
+
     /// The repository `file` belongs to: the nearest ancestor holding
     /// `.git`, else the linted root (None for a file outside it).
     fn repo_root<'p>(&'p self, file: &'p Path) -> Option<&'p Path> {
@@ -416,6 +444,16 @@ pub(super) fn resolver_values(doc: &Node) -> HashMap<String, String> {
         }
     }
     out
+}
+
+/// `{{ repo_url }}` or `{{ source_url }}`: the repository PaC runs the
+/// template for (a fork's URL on a pull request from it, same content).
+fn is_own_url_placeholder(value: Option<&str>) -> bool {
+    value.is_some_and(|v| {
+        v.strip_prefix("{{")
+            .and_then(|v| v.strip_suffix("}}"))
+            .is_some_and(|inner| matches!(inner.trim(), "repo_url" | "source_url"))
+    })
 }
 
 /// `value` with each `$(params.x)` whose string `given` has replaced by
