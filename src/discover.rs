@@ -4,6 +4,7 @@
 //! as a whole (a ytt package, a KubeVirt or Tekton file set).
 
 use crate::cache::{Cache, ScanRecord, Stamp};
+use crate::check::tekton::pac;
 use crate::finding::RunError;
 use crate::finding::{Finding, Kind};
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
@@ -550,8 +551,11 @@ fn scan(text: &str) -> Scan {
             Some(b'a') => {
                 if let Some(rest) = line.strip_prefix("apiVersion:") {
                     let api = rest.trim().trim_matches(['"', '\'']);
-                    is_tekton |=
-                        api.starts_with("tekton.dev/") || api.starts_with("triggers.tekton.dev/");
+                    // Pipelines-as-Code's Repository declares the params
+                    // its templates' placeholders may name.
+                    is_tekton |= api.starts_with("tekton.dev/")
+                        || api.starts_with("triggers.tekton.dev/")
+                        || api.starts_with("pipelinesascode.tekton.dev/");
                     is_packaging |= api.starts_with("data.packaging.carvel.dev/");
                 }
             }
@@ -801,8 +805,25 @@ fn parse_source(
     };
     // A bug in the parser must not end the run: the file gets a finding
     // that asks for a report, the other files are still linted.
-    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        yaml::parse_file(id, &source.text, &options)
+    // Pipelines-as-Code fills its `{{ }}` placeholders in as text before
+    // the YAML is parsed: parse with them blanked out, then put them back.
+    let pac = match (&source.path, system) {
+        (Some(path), Some(System::Tekton))
+            if source.text.contains("{{") && pac::reads(path, &source.text) =>
+        {
+            Some(pac::placeholders(&source.text)).filter(|r| !r.is_empty())
+        }
+        _ => None,
+    };
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &pac {
+        Some(ranges) => {
+            let blanked = pac::blank(&source.text, ranges);
+            yaml::parse_file(id, &blanked, &options).map(|mut set| {
+                pac::restore(&mut set, &source.text, ranges);
+                set
+            })
+        }
+        None => yaml::parse_file(id, &source.text, &options),
     }));
     match parsed {
         Ok(result) => {

@@ -134,7 +134,7 @@ macro_rules! rule {
 /// that compare a call site with its callee say it in `confvet explain`.
 macro_rules! tekton_resolution {
     () => {
-        "\n\n## Which Task a reference means\nA `taskRef` (`pipelineRef`) by name is followed to the Task (Pipeline) of that `metadata.name` among the linted files that is nearest the referring file: one in the referring file itself, else the one whose directory shares the most leading path components with the referrer's. When several are equally near and declare different params, results or workspaces, none is followed. A resource laid out as a versioned catalog package, `<name>/<version>/<file>`, is followed only from files inside that package (its tests), since a Pipeline elsewhere does not say which version it runs with. A `resolver: git` ref is followed when its `pathInRepo` names a file of the same repository (relative to the directory holding `.git`, else the linted directory) and no `url` or `repo` names another repository; every other resolver, `bundle` and custom task is unknown. An unknown callee is never a finding, and no check that needs it is made."
+        "\n\n## Which Task a reference means\nA `taskRef` (`pipelineRef`) by name is followed to the Task (Pipeline) of that `metadata.name` among the linted files that is nearest the referring file: one in the referring file itself, else the one whose directory shares the most leading path components with the referrer's. Only resources of the referrer's own git repository (the nearest directory holding `.git`) are candidates; a tree without `.git` is one repository. When several are equally near and declare different params, results or workspaces, none is followed. A resource laid out as a versioned catalog package, `<name>/<version>/<file>`, is followed only from files inside that package (its tests), since a Pipeline elsewhere does not say which version it runs with. A `resolver: git` ref is followed when its `pathInRepo` names a file of the same repository (relative to the directory holding `.git`, else the linted directory) and no `url` or `repo` names another repository; a `$(params.x)` in those params is what the enclosing run binds to `x`, else the default its Pipeline declares, and in a Pipelines-as-Code template a `url` of `{{ repo_url }}` is this repository; every other resolver, `bundle` and custom task is unknown. An unknown callee is never a finding, and no check that needs it is made."
     };
 }
 
@@ -369,7 +369,7 @@ pub static RULES: &[Rule] = &[
         Type,
         Error,
         "A member of an array or object value is not a string",
-        "## What it does\nReports items of array values and values of object keys that are numbers, booleans, null or nested.\n\n## Why\nTekton param members are strings; such a value does not decode.\n\n## Example\n```yaml\ndefault:\n  port: 8080\n```"
+        "## What it does\nReports items of array values and values of object keys that are numbers, booleans, null or nested: in a param's `default`, and in a binding (pipeline task, TaskRun, PipelineRun) to a param the callee declares as `array` or `object`. A binding whose value has such a member is not reported when the callee param is a `string` or the callee is unknown: Tekton then keeps the value's JSON text as a string (`prefetch-input: [{\"path\": \".\", \"type\": \"gomod\"}]`).\n\n## Why\nArray and object members are strings. `ParamValue.UnmarshalJSON` (pkg/apis/pipeline/v1/param_types.go) tries `[]string`, then `map[string]string`, and otherwise keeps the value's JSON text as a string: a string param gets that text, but an array or object param gets a string, a type mismatch.\n\n## Example\n```yaml\ndefault:\n  port: 8080\n```"
     ),
     rule!(
         "tekton/default-unknown-key",
@@ -407,7 +407,7 @@ pub static RULES: &[Rule] = &[
         Reference,
         Error,
         "A param reference points at nothing",
-        "## What it does\nReports $(params.x) references to undeclared params or undeclared object keys, and malformed references.\n\nAn undeclared param is an error in the step (and `stepTemplate`) fields Tekton's webhook checks: `name`, `image`, `workingDir`, `script`, `command`, `args`, `env[].value`, `volumeMounts[].name|mountPath|subPath`, `onError`. Elsewhere in a Task (volumes, sidecars, `env[].valueFrom`, workspaces, ...) the reconciler substitutes every param the run passes, declared or not, so a reference there is fine when the run passes it: for an inline `taskSpec`, when its pipeline task (or TaskRun) binds the name; for a named Task, when some run in view that resolves to it binds the name, or when no run in view calls it at all. Otherwise it is a warning: the text stays literal.\n\n## Why\nTekton rejects the resource or leaves the text unsubstituted.\n\n## Example\n```yaml\nargs: ['$(params.nope)']\n```"
+        "## What it does\nReports $(params.x) references to undeclared params or undeclared object keys, and malformed references.\n\nAn undeclared param is an error in the step (and `stepTemplate`) fields Tekton's webhook checks: `name`, `image`, `workingDir`, `script`, `command`, `args`, `env[].value`, `volumeMounts[].name|mountPath|subPath`, `onError`. Elsewhere in a Task (volumes, sidecars, `env[].valueFrom`, workspaces, ...) the reconciler substitutes every param the run passes, declared or not, so a reference there is fine when the run passes it: for an inline `taskSpec`, when its pipeline task (or TaskRun) binds the name; for a named Task, when some run in view that resolves to it binds the name, or when no run in view calls it at all. Otherwise it is a warning: the text stays literal. In a named Task, a name there within two edits of a declared param (not a sibling such as `image2` of `image1`) is a warning with a did-you-mean even with no run in view, unless a run in view passes that very name: it is almost surely a typo.\n\n## Why\nTekton rejects the resource or leaves the text unsubstituted.\n\n## Example\n```yaml\nargs: ['$(params.nope)']\n```"
     ),
     rule!(
         "tekton/param-type",
@@ -483,6 +483,20 @@ pub static RULES: &[Rule] = &[
         Error,
         "A pipeline result holds no task result expression",
         "## What it does\nReports pipeline results whose value has no $(tasks...) expression.\n\n## Why\nTekton rejects the Pipeline.\n\n## Example\n```yaml\nresults:\n  - name: image\n    value: fixed\n```"
+    ),
+    rule!(
+        "tekton/removed-api-version",
+        Deprecated,
+        Warning,
+        "A Task, Pipeline, TaskRun or PipelineRun of tekton.dev/v1alpha1, which Tekton no longer serves",
+        "## What it does\nWarns once per `tekton.dev/v1alpha1` `Task`, `Pipeline`, `TaskRun` or `PipelineRun` document, at its `apiVersion` line. Such a document is not checked otherwise. Other v1alpha1 kinds that Tekton still serves (`StepAction`, `VerificationPolicy`) are left alone.\n\n## Why\nTekton v0.38.0 removed these kinds at v1alpha1 (TEP-0105, tektoncd/pipeline#5005; docs/deprecations.md): applying the file fails with `no matches for kind \"Task\" in version \"tekton.dev/v1alpha1\"`. The fields moved: write the document for `tekton.dev/v1`.\n\n## Example\n```yaml\napiVersion: tekton.dev/v1alpha1   # write tekton.dev/v1\nkind: Task\n```"
+    ),
+    rule!(
+        "tekton/pac-placeholder",
+        Reference,
+        Warning,
+        "A Pipelines-as-Code {{ placeholder }} that PaC does not define",
+        "## What it does\nIn a file Pipelines-as-Code reads as a template (under a `.tekton/` folder, or holding `pipelinesascode.tekton.dev/` annotations), warns about a `{{ name }}` placeholder that is none of PaC's dynamic variables (`revision`, `repo_url`, `repo_owner`, `repo_name`, `source_url`, `source_branch`, `target_branch`, `target_namespace`, `sender`, `event_type`, `git_auth_secret`, `pull_request_number`, `pull_request_labels`, `trigger_comment`), not a field of the event (`body.…`, `headers…`, `files.…`) and not a param of a PaC `Repository` in the same repository (`spec.params`, `spec.incoming[].params`). Inside a block scalar (a script, where other tools write `{{ }}` too) only a name within two edits of a defined one is reported. Placeholders holding template code of another tool (`{{.Status}}`, `{{ range … }}`) are left alone. Before such a file is parsed, confvet fills its placeholders in as PaC does, so an unquoted `revision: {{revision}}` is not a YAML syntax error.\n\n## Why\nPaC replaces the placeholders it defines as text before the YAML is parsed (pkg/templates/templating.go) and leaves any other one as written: the run gets the literal text, or, unquoted, the file stops being valid YAML.\n\n## Example\n```yaml\nparams:\n  - name: revision\n    value: {{ revison }}   # PaC defines revision\n```"
     ),
     rule!(
         "tekton/trigger-param-reference",

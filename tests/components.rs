@@ -44,6 +44,9 @@ fn colliding_tree(shared: &Path) -> TempDir {
             }
         }
     }
+    // A checkout nested in the tree: references never cross into it or
+    // out of it, and grouping must agree.
+    std::fs::create_dir_all(dir.path().join("b/deeper/.git")).expect("a .git directory");
     let triggers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tekton-triggers");
     copy_case(&triggers, &dir.path().join("a/triggers")).expect("copy");
     copy_case(&triggers, &dir.path().join("c/triggers")).expect("copy");
@@ -98,4 +101,32 @@ fn a_pipeline_is_grouped_with_its_tasks_and_a_vm_with_its_template() {
     // the Task and its caller are checked together.
     assert!(grouped.iter().any(|f| f.contains("image")), "{grouped:?}");
     assert_eq!(units, 2, "pipeline+task, other");
+}
+
+#[test]
+fn a_git_resolver_path_from_a_pipeline_param_groups_its_task_and_a_pac_repository_its_templates() {
+    let dir = TempDir::new("components-resolver");
+    dir.write(
+        "tasks/build/build.yaml",
+        "apiVersion: tekton.dev/v1\nkind: Task\nmetadata:\n  name: build\nspec:\n  params:\n    - name: image\n  steps:\n    - name: s\n      image: alpine\n      script: echo $(params.image)\n",
+    );
+    dir.write(
+        "pipelines/release.yaml",
+        "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: release\nspec:\n  params:\n    - name: buildPath\n      default: tasks/build/build.yaml\n  tasks:\n    - name: b\n      taskRef:\n        resolver: git\n        params:\n          - name: pathInRepo\n            value: $(params.buildPath)\n",
+    );
+    dir.write(
+        ".tekton/push.yaml",
+        "apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: push\nspec:\n  params:\n    - name: image\n      value: {{ image_repo }}\n  pipelineRef:\n    name: elsewhere\n",
+    );
+    dir.write(
+        "deploy/repository.yaml",
+        "apiVersion: pipelinesascode.tekton.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: app\nspec:\n  params:\n    - name: image_repo\n      value: quay.io/example/app\n",
+    );
+    let (grouped, _) = lint(dir.path(), false);
+    let (whole, _) = lint(dir.path(), true);
+    assert_eq!(grouped, whole);
+    // The Pipeline does not pass the Task's required param; the placeholder
+    // is a param of the Repository, so not reported.
+    assert_eq!(grouped.len(), 1, "{grouped:?}");
+    assert!(grouped[0].contains("image"), "{grouped:?}");
 }

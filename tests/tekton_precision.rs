@@ -204,6 +204,7 @@ spec:
 /// A Pipeline at `.tekton/pr.yaml` whose task `build` runs the Task
 /// `taskRef` names, then reads `$(tasks.build.results.<result>)`.
 fn git_pipeline(task_ref: &str, result: &str) -> String {
+    let report = report_task(result, "      ");
     format!(
         "\
 apiVersion: tekton.dev/v1
@@ -219,19 +220,29 @@ spec:
         params:
           - name: revision
             value: main
-      - name: report
-        params:
-          - name: digest
-            value: $(tasks.build.results.{result})
-        taskSpec:
-          params:
-            - name: digest
-          steps:
-            - name: s
-              image: busybox
-              script: echo $(params.digest)
-"
+{report}"
     )
+}
+
+/// The pipeline task `report`, indented by `indent`, which reads
+/// `$(tasks.build.results.<result>)`.
+fn report_task(result: &str, indent: &str) -> String {
+    let task = format!(
+        "\
+- name: report
+  params:
+    - name: digest
+      value: $(tasks.build.results.{result})
+  taskSpec:
+    params:
+      - name: digest
+    steps:
+      - name: s
+        image: busybox
+        script: echo $(params.digest)
+"
+    );
+    task.lines().map(|l| format!("{indent}{l}\n")).collect()
 }
 
 const GIT_REF: &str = "          resolver: git
@@ -305,7 +316,13 @@ fn a_git_resolver_ref_to_a_missing_file_or_a_parameterised_path_stays_unknown() 
             ("tekton/tasks/build.yaml", BUILD_TASK),
             (".tekton/pr.yaml", &git_pipeline(&task_ref, "image")),
         ]);
-        assert_eq!(at(&seen), Vec::<String>::new(), "{task_ref}");
+        // `task_path` is no PaC variable and no Repository is in view: that
+        // is a warning of its own, not a resolution.
+        let resolved: Vec<String> = at(&seen)
+            .into_iter()
+            .filter(|f| !f.contains("tekton/pac-placeholder"))
+            .collect();
+        assert_eq!(resolved, Vec::<String>::new(), "{task_ref}");
     }
 }
 
@@ -448,4 +465,413 @@ fn a_task_ref_with_a_key_tekton_does_not_know_is_not_followed() {
         );
     let seen = lint(&[("task.yaml", BUILD_TASK), ("pipeline.yaml", &pipeline)]);
     assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+/// A PipelineRun handing a list of maps to the param `fetch` of its
+/// pipeline's task, which runs `callee`.
+fn fetch_run(callee: &str) -> String {
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: fetch-run
+spec:
+  pipelineSpec:
+    tasks:
+      - name: fetch
+        params:
+          - name: fetch
+            value:
+              - path: .
+                kind: gomod
+              - path: web
+                depth: 2
+{callee}"
+    )
+}
+
+/// An inline Task declaring `fetch` of type `ty`.
+fn fetch_spec(ty: &str) -> String {
+    format!(
+        "        taskSpec:
+          params:
+            - name: fetch
+              type: {ty}
+          steps:
+            - name: s
+              image: busybox
+              script: echo fetched
+"
+    )
+}
+
+#[test]
+fn a_list_of_maps_bound_to_a_string_param_is_its_json_text() {
+    // Tekton keeps a value that is neither []string nor map[string]string
+    // as its JSON text: a string param takes it.
+    let run = fetch_run(&fetch_spec("string"));
+    assert_eq!(at(&lint(&[("run.yaml", &run)])), Vec::<String>::new());
+}
+
+#[test]
+fn a_list_of_maps_bound_to_an_array_param_reports_each_member() {
+    let run = fetch_run(&fetch_spec("array"));
+    assert_eq!(
+        at(&lint(&[("run.yaml", &run)])),
+        [
+            "error run.yaml:12:17 tekton/value-type spec.pipelineSpec.tasks[0].params[0].value[0]",
+            "error run.yaml:14:17 tekton/value-type spec.pipelineSpec.tasks[0].params[0].value[1]",
+        ]
+    );
+}
+
+#[test]
+fn a_list_of_maps_bound_to_an_unknown_callee_is_not_reported() {
+    let run = fetch_run("        taskRef:\n          name: fetch-from-the-cluster\n");
+    assert_eq!(at(&lint(&[("run.yaml", &run)])), Vec::<String>::new());
+}
+
+#[test]
+fn a_v1alpha1_pipeline_kind_is_a_warning_at_its_api_version() {
+    let task = "\
+apiVersion: tekton.dev/v1alpha1
+kind: Task
+metadata:
+  name: old
+spec:
+  steps:
+    - name: s
+      image: busybox
+      script: echo $(params.never-declared)
+---
+apiVersion: tekton.dev/v1alpha1
+kind: StepAction
+metadata:
+  name: still-served
+";
+    let seen = lint(&[("old.yaml", task)]);
+    assert_eq!(
+        at(&seen),
+        ["warning old.yaml:1:1 tekton/removed-api-version apiVersion"]
+    );
+    assert!(
+        seen[0].message.contains("tekton.dev/v1"),
+        "{}",
+        seen[0].message
+    );
+}
+
+/// A named Task whose sidecar reads `$(params.{used})`; it declares
+/// `revision` and `image1`.
+fn sidecar_task(used: &str) -> String {
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: serve
+spec:
+  params:
+    - name: revision
+    - name: image1
+  steps:
+    - name: s
+      image: busybox
+      script: echo $(params.revision) $(params.image1)
+  sidecars:
+    - name: cache
+      image: registry/cache
+      env:
+        - name: REV
+          value: $(params.{used})
+"
+    )
+}
+
+#[test]
+fn a_near_miss_of_a_declared_param_outside_the_webhook_fields_is_a_typo() {
+    // No run in view: an unknown name there may be passed by one, but one
+    // within two edits of a declared param is a typo.
+    let seen = lint(&[("task.yaml", &sidecar_task("revison"))]);
+    assert_eq!(
+        at(&seen),
+        ["warning task.yaml:18:18 tekton/param-reference spec.sidecars[0].env[0].value"]
+    );
+    assert!(seen[0].message.contains("$(params.revison)"));
+}
+
+#[test]
+fn a_far_or_sibling_name_outside_the_webhook_fields_is_left_to_the_runs() {
+    for used in ["cacheKey", "image2"] {
+        let seen = lint(&[("task.yaml", &sidecar_task(used))]);
+        assert_eq!(at(&seen), Vec::<String>::new(), "{used}");
+    }
+}
+
+/// A Task `deploy` that requires the param `manifest`.
+const DEPLOY_TASK: &str = "\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: deploy
+spec:
+  params:
+    - name: manifest
+  steps:
+    - name: apply
+      image: bitnami/kubectl
+      script: kubectl apply -f $(params.manifest)
+";
+
+/// A Pipeline that runs the Task `deploy` without binding a param.
+const DEPLOY_PIPELINE: &str = "\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: release
+spec:
+  tasks:
+    - name: deploy
+      taskRef:
+        name: deploy
+";
+
+#[test]
+fn a_task_of_another_git_repository_is_never_the_one_meant() {
+    // A workspace of two checkouts: the tutorial's Task is not what the
+    // cli's test data runs, whatever the names.
+    let dir = Scratch::new("checkouts");
+    std::fs::create_dir_all(dir.root.join("cli/.git")).expect("a .git directory");
+    std::fs::create_dir_all(dir.root.join("tutorial/.git")).expect("a .git directory");
+    dir.file("cli/test/testdata/pipeline.yaml", DEPLOY_PIPELINE);
+    dir.file("tutorial/tasks/deploy.yaml", DEPLOY_TASK);
+    assert_eq!(at(&lint_dir(&dir.root)), Vec::<String>::new());
+    // Linted alone, each checkout gives the same: nothing.
+    assert_eq!(at(&lint_dir(&dir.root.join("cli"))), Vec::<String>::new());
+}
+
+#[test]
+fn without_git_the_whole_tree_is_one_repository() {
+    // No `.git` anywhere: the nearest Task of the name is followed, across
+    // folders, as before.
+    let seen = lint(&[
+        ("cli/test/testdata/pipeline.yaml", DEPLOY_PIPELINE),
+        ("tutorial/tasks/deploy.yaml", DEPLOY_TASK),
+    ]);
+    assert_eq!(
+        at(&seen),
+        ["error cli/test/testdata/pipeline.yaml:7:7 tekton/missing-param spec.tasks[0].name"]
+    );
+}
+
+/// A release Pipeline naming its Task by `resolver: git` through its own
+/// params, as catalog repositories do; `{default}` is the default of
+/// `taskGitUrl`. Its second task reads the result `{result}`.
+fn release_pipeline(default: &str, result: &str) -> String {
+    let report = report_task(result, "    ");
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: release
+spec:
+  params:
+    - name: taskGitUrl
+      default: {default}
+    - name: taskGitRevision
+      default: main
+  tasks:
+    - name: build
+      taskRef:
+        resolver: git
+        params:
+          - name: url
+            value: $(params.taskGitUrl)
+          - name: revision
+            value: $(params.taskGitRevision)
+          - name: pathInRepo
+            value: tekton/tasks/build.yaml
+      params:
+        - name: url
+          value: https://example.com/app.git
+{report}"
+    )
+}
+
+/// The findings of a checkout `app` holding the Task `build` and the
+/// release Pipeline whose `taskGitUrl` defaults to `default`.
+fn lint_release(default: &str) -> Vec<Seen> {
+    let dir = Scratch::new("resolver-param");
+    std::fs::create_dir_all(dir.root.join("app/.git")).expect("a .git directory");
+    dir.file("app/tekton/tasks/build.yaml", BUILD_TASK);
+    let pipeline = release_pipeline(default, "digset");
+    dir.file("app/pipelines/release.yaml", &pipeline);
+    lint_dir(&dir.root)
+}
+
+#[test]
+fn a_git_resolver_param_from_a_pipeline_param_is_its_default() {
+    let seen = lint_release("https://github.com/example/app.git");
+    assert_eq!(
+        at(&seen),
+        [
+            "error app/pipelines/release.yaml:28:18 tekton/result-reference spec.tasks[1].params[0].value"
+        ]
+    );
+    assert!(seen[0].message.contains("digset"), "{}", seen[0].message);
+}
+
+#[test]
+fn a_git_resolver_param_whose_default_names_another_repository_stays_unknown() {
+    let seen = lint_release("https://github.com/example/catalog.git");
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn a_run_binding_of_a_resolver_param_wins_over_the_default() {
+    // The same Pipeline inline in a PipelineRun that binds taskGitUrl to
+    // another repository: the Task there is unknown.
+    let pipeline = release_pipeline("https://github.com/example/app.git", "digset");
+    let (_, body) = pipeline.split_once("spec:\n").expect("a spec");
+    let inline: String = body.lines().map(|l| format!("    {l}\n")).collect();
+    let run = |url: &str| {
+        format!(
+            "apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: release-run\nspec:\n  params:\n    - name: taskGitUrl\n      value: {url}\n  pipelineSpec:\n{inline}"
+        )
+    };
+    let dir = Scratch::new("resolver-param-run");
+    std::fs::create_dir_all(dir.root.join("app/.git")).expect("a .git directory");
+    dir.file("app/tekton/tasks/build.yaml", BUILD_TASK);
+    dir.file(
+        "app/runs/other.yaml",
+        &run("https://github.com/example/catalog.git"),
+    );
+    assert_eq!(at(&lint_dir(&dir.root)), Vec::<String>::new());
+    dir.file(
+        "app/runs/other.yaml",
+        &run("git@github.com:example/app.git"),
+    );
+    let seen = lint_dir(&dir.root);
+    assert_eq!(seen.len(), 1, "{:?}", at(&seen));
+    assert!(seen[0].message.contains("digset"), "{}", seen[0].message);
+}
+
+/// A Pipelines-as-Code PipelineRun with unquoted placeholders; `{extra}`
+/// is bound to the param `extra`.
+fn pac_run(extra: &str) -> String {
+    format!(
+        "\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: {{{{repo_name}}}}-on-push
+  annotations:
+    pipelinesascode.tekton.dev/on-event: push
+spec:
+  params:
+    - name: url
+      value: {{{{repo_url}}}}
+    - name: revision
+      value: {{{{ revision }}}}
+    - name: extra
+      value: {extra}
+  pipelineSpec:
+    params:
+      - name: url
+      - name: revision
+      - name: extra
+    tasks:
+      - name: show
+        taskSpec:
+          steps:
+            - name: s
+              image: busybox
+              script: |
+                echo $(params.url) $(params.revision) $(params.extra)
+                docker inspect -f '{{{{.State.Status}}}}{{{{end}}}}' app
+            - name: list
+              image: bitnami/kubectl
+              args: [get, pods, -o, 'go-template={{{{range .items}}}}{{{{.metadata.name}}}}{{{{end}}}}']
+"
+    )
+}
+
+#[test]
+fn pac_placeholders_are_filled_in_before_the_yaml_is_parsed() {
+    let seen = lint(&[(".tekton/push.yaml", &pac_run("{{ target_branch }}"))]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn a_placeholder_pac_does_not_define_is_a_warning() {
+    let seen = lint(&[(".tekton/push.yaml", &pac_run("{{ revison }}"))]);
+    assert_only(
+        &seen,
+        "warning .tekton/push.yaml:14:14 tekton/pac-placeholder spec.params[2].value",
+        "{{revison}}",
+    );
+}
+
+/// `seen` is the one finding `expected` (as [`at`] writes it), whose
+/// message holds `says`.
+fn assert_only(seen: &[Seen], expected: &str, says: &str) {
+    assert_eq!(at(seen), [expected]);
+    assert!(seen[0].message.contains(says), "{}", seen[0].message);
+}
+
+#[test]
+fn a_repository_in_view_defines_its_params_as_placeholders() {
+    let run = pac_run("{{ image_repo }}");
+    let seen = lint(&[(".tekton/push.yaml", &run)]);
+    assert_eq!(
+        at(&seen),
+        ["warning .tekton/push.yaml:14:14 tekton/pac-placeholder spec.params[2].value"]
+    );
+    let repository = "\
+apiVersion: pipelinesascode.tekton.dev/v1alpha1
+kind: Repository
+metadata:
+  name: app
+spec:
+  url: https://github.com/example/app
+  params:
+    - name: image_repo
+      value: quay.io/example/app
+";
+    let seen = lint(&[
+        (".tekton/push.yaml", &run),
+        ("deploy/repository.yaml", repository),
+    ]);
+    assert_eq!(at(&seen), Vec::<String>::new());
+}
+
+#[test]
+fn outside_pac_an_unquoted_placeholder_is_still_a_syntax_error() {
+    let run = pac_run("plain").replace(
+        "  annotations:\n    pipelinesascode.tekton.dev/on-event: push\n",
+        "",
+    );
+    let seen = lint(&[("pipelines/push.yaml", &run)]);
+    assert_eq!(seen.len(), 1, "{:?}", at(&seen));
+    assert_eq!(seen[0].rule, "yaml/syntax");
+}
+
+#[test]
+fn in_a_pac_template_repo_url_names_this_repository() {
+    let own = GIT_REF
+        .replace("https://github.com/example/app.git", "'{{ repo_url }}'")
+        .replace("value: main", "value: '{{revision}}'");
+    for (file, followed) in [("app/.tekton/pr.yaml", true), ("app/ci/pr.yaml", false)] {
+        let dir = Scratch::new("pac-repo-url");
+        std::fs::create_dir_all(dir.root.join("app/.git")).expect("a .git directory");
+        dir.file("app/tekton/tasks/build.yaml", BUILD_TASK);
+        dir.file(file, &git_pipeline(&own, "digest"));
+        let missing: Vec<Seen> = lint_dir(&dir.root)
+            .into_iter()
+            .filter(|s| s.rule == "tekton/missing-param")
+            .collect();
+        assert_eq!(missing.len(), usize::from(followed), "{file}: {missing:?}");
+    }
 }

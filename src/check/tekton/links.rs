@@ -5,7 +5,10 @@
 //! checking all files at once (`tests/components.rs`), because a group holds
 //! every file a reference of its files could resolve to.
 
-use super::model::{catalog_package, items, nearness};
+use super::model::{
+    catalog_package, items, nearness, repositories, resolver_values, substitute_params,
+};
+use super::pac;
 use super::triggers;
 use crate::check::components::Components;
 use crate::yaml::node::{child, text};
@@ -27,6 +30,11 @@ pub struct FileLinks {
     /// It holds Triggers resources, which find each other by name and
     /// namespace: all such files are checked together.
     triggers: bool,
+    /// It holds a Pipelines-as-Code Repository, whose params the `{{ }}`
+    /// placeholders of templates name.
+    pac_repository: bool,
+    /// It holds a `{{` in some value: it may be a PaC template.
+    placeholders: bool,
 }
 
 /// The kinds a `taskRef` or `pipelineRef` resolves to.
@@ -40,6 +48,7 @@ pub fn links(set: &DocumentSet) -> FileLinks {
         if triggers::kind(node).is_some() {
             out.triggers = true;
         }
+        out.pac_repository |= pac::is_repository(node);
         let api = text(node, "apiVersion");
         if matches!(api, Some("tekton.dev/v1" | "tekton.dev/v1beta1"))
             && let Some(kind) = text(node, "kind")
@@ -48,14 +57,14 @@ pub fn links(set: &DocumentSet) -> FileLinks {
         {
             out.declares.push((kind.to_string(), name.to_string()));
         }
-        collect_refs(node, &mut out, 0);
+        collect_refs(node, &resolver_values(node), &mut out, 0);
     }
     out
 }
 
 /// Every `taskRef`/`pipelineRef` below `node`. Reading more places than the
 /// checks resolve only joins more files, never fewer.
-fn collect_refs(node: &Node, out: &mut FileLinks, depth: usize) {
+fn collect_refs(node: &Node, given: &HashMap<String, String>, out: &mut FileLinks, depth: usize) {
     // The parser bounds nesting; this bound keeps the walk's stack small
     // whatever it allows.
     if depth > 256 {
@@ -70,22 +79,25 @@ fn collect_refs(node: &Node, out: &mut FileLinks, depth: usize) {
                         out.names.push(name.to_string());
                     }
                     for p in items(child(r, "params")) {
+                        // A `$(params.x)` in it is what resolution takes it
+                        // for (`Docs::resolve`).
                         if text(p, "name") == Some("pathInRepo")
                             && let Some(value) = text(p, "value")
+                            && let Some(value) = substitute_params(value, given)
                         {
-                            out.git_paths.push(value.to_string());
+                            out.git_paths.push(value);
                         }
                     }
                 }
-                collect_refs(&entry.value, out, depth + 1);
+                collect_refs(&entry.value, given, out, depth + 1);
             }
         }
         Value::Array(list) => {
             for entry in list {
-                collect_refs(&entry.value, out, depth + 1);
+                collect_refs(&entry.value, given, out, depth + 1);
             }
         }
-        Value::Scalar(_) => {}
+        Value::Scalar(s) => out.placeholders |= s.text.contains("{{"),
     }
 }
 
@@ -104,14 +116,23 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
                 .push(i);
         }
     }
+    let repos = repositories(files.iter().enumerate().map(|(i, (p, _))| (i, *p)));
     let mut groups = Components::new(files.len());
     let mut first_triggers = None;
+    // With a PaC Repository in the unit, it and every file that may be a
+    // template are checked together.
+    let pac_repository = files.iter().position(|(_, l)| l.pac_repository);
     for (from, (path, links)) in files.iter().enumerate() {
         if links.triggers {
             match first_triggers {
                 Some(first) => groups.join(first, from),
                 None => first_triggers = Some(from),
             }
+        }
+        if let Some(repository) = pac_repository
+            && (links.placeholders || links.pac_repository)
+        {
+            groups.join(repository, from);
         }
         if path.parent().is_none() {
             continue;
@@ -129,7 +150,8 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
             let visible = candidates
                 .iter()
                 .copied()
-                .filter(|&i| catalog_package(files[i].0, name).is_none_or(|p| path.starts_with(p)));
+                .filter(|&i| catalog_package(files[i].0, name).is_none_or(|p| path.starts_with(p)))
+                .filter(|&i| repos.get(&i) == repos.get(&from));
             let nearness = |i: usize| nearness(Some(files[i].0), path);
             let Some(best) = visible.clone().map(nearness).max() else {
                 continue;

@@ -10,6 +10,7 @@ mod decls;
 mod graph;
 pub mod links;
 mod model;
+pub mod pac;
 mod refs;
 mod runtime;
 mod triggers;
@@ -458,12 +459,16 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
                         continue;
                     }
                     let api = text(n, "apiVersion");
+                    let kind = text(n, "kind");
+                    let pipeline_kind =
+                        matches!(kind, Some("Task" | "Pipeline" | "TaskRun" | "PipelineRun"));
+                    if api == Some("tekton.dev/v1alpha1") && pipeline_kind {
+                        out.extend(removed_version(n, kind.unwrap_or_default()));
+                    }
                     if !matches!(api, Some("tekton.dev/v1" | "tekton.dev/v1beta1")) {
                         continue;
                     }
-                    if let Some(k @ ("Task" | "Pipeline" | "TaskRun" | "PipelineRun")) =
-                        text(n, "kind")
-                    {
+                    if let Some(k) = kind.filter(|_| pipeline_kind) {
                         list.push(Doc {
                             file: f.id,
                             kind: k,
@@ -485,7 +490,26 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
         .collect();
     out.extend(checked.into_iter().flatten());
     out.extend(triggers::check(&trig, &files, &docs, sources));
+    out.extend(pac::check(&files, sources));
     out
+}
+
+/// A `tekton.dev/v1alpha1` Task, Pipeline, TaskRun or PipelineRun: Tekton
+/// v0.38.0 stopped serving these (TEP-0105), so applying it fails. It is
+/// not checked further (spec § 2).
+fn removed_version(doc: &Node, kind: &str) -> Option<Finding> {
+    let it = item(doc, "apiVersion")?;
+    let finding = Finding::new(
+        "tekton/removed-api-version",
+        Kind::Deprecated,
+        it.key_span,
+        format!(
+            "tekton.dev/v1alpha1 {kind} is no longer served by Tekton (removed in v0.38.0), so applying it fails; migrate it to tekton.dev/v1"
+        ),
+    )
+    .with_path("apiVersion".to_string())
+    .with_severity(Severity::Warning);
+    Some(finding)
 }
 
 /// The findings of document `index` of `docs`.

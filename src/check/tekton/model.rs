@@ -2,11 +2,12 @@
 //! declarations, and the documents of a unit with the rule by which a
 //! `taskRef`/`pipelineRef` resolves to one of them (spec § 2.1).
 
+use super::refs::{PRef, exprs, parse_param_ref};
 use crate::source::FileId;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{MapItem, Node, ScalarStyle, ScalarValue, Value};
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ty {
@@ -163,6 +164,8 @@ pub(super) struct Docs<'a> {
     by_path: HashMap<&'a Path, Vec<usize>>,
     /// The linted root: the repository root where no `.git` is found.
     root: &'a Path,
+    /// The git repository of each file (see [`repositories`]).
+    repos: HashMap<FileId, Option<PathBuf>>,
     /// Task index → the param names each call site that resolves to it
     /// binds (pipeline tasks with their matrix, TaskRuns).
     callers: HashMap<usize, Vec<HashSet<String>>>,
@@ -186,6 +189,7 @@ impl<'a> Docs<'a> {
                 by_path.entry(path).or_default().push(i);
             }
         }
+        let repos = repositories(paths.iter().map(|(id, p)| (*id, *p)));
         Docs {
             list,
             paths,
@@ -193,6 +197,7 @@ impl<'a> Docs<'a> {
             by_name,
             by_path,
             root,
+            repos,
             callers: HashMap::new(),
         }
         .with_callers()
@@ -274,6 +279,7 @@ impl<'a> Docs<'a> {
         {
             return None;
         }
+        let from_id = from;
         let from = self.paths.get(&from).copied()?;
         if let Some(resolver) = child(r, "resolver") {
             return match resolver.as_scalar().map(|s| s.text.as_str()) {
@@ -284,13 +290,16 @@ impl<'a> Docs<'a> {
         let name = text(r, "name")?;
         // A reference from a path with no directory resolves nowhere.
         from.parent()?;
-        // A versioned catalog resource is seen only from its own package.
+        // A versioned catalog resource is seen only from its own package,
+        // a resource of another git repository never.
+        let repo = self.repos.get(&from_id);
         let visible: Vec<usize> = self
             .by_name
             .get(&(kind, name))?
             .iter()
             .copied()
             .filter(|&i| self.packages[i].is_none_or(|p| from.starts_with(p)))
+            .filter(|&i| self.repos.get(&self.list[i].file) == repo)
             .collect();
         let nearness = |i: usize| nearness(self.paths.get(&self.list[i].file).copied(), from);
         let best = visible.iter().map(|&i| nearness(i)).max()?;
@@ -311,6 +320,8 @@ impl<'a> Docs<'a> {
     /// one document of `kind` in that file.
     fn resolve_git(&self, r: &Node, kind: &str, from: &Path) -> Option<usize> {
         let mut path_in_repo = None;
+        // What `$(params.x)` in a resolver param stands for, read once.
+        let mut given: Option<HashMap<String, String>> = None;
         for p in items(child(r, "params")) {
             let (Some(name), Some(value)) = (text(p, "name"), text(p, "value")) else {
                 // A value that is not a plain string says nothing certain.
@@ -319,19 +330,34 @@ impl<'a> Docs<'a> {
                 }
                 continue;
             };
-            if value.contains("$(") || value.contains("{{") {
+            let value = if value.contains("$(") {
+                let given = given.get_or_insert_with(|| self.resolver_param_values(r, from));
+                substitute_params(value, given)
+            } else {
+                Some(value.to_string())
+            };
+            // Pipelines-as-Code fills in the URL of the repository whose
+            // event runs the file: this one.
+            if matches!(name, "url" | "repo")
+                && is_own_url_placeholder(value.as_deref())
+                && self.pac_template(from)
+            {
+                continue;
+            }
+            let Some(value) = value.filter(|v| !v.contains("{{")) else {
                 if matches!(name, "pathInRepo" | "url" | "repo" | "org") {
                     return None;
                 }
                 continue;
-            }
+            };
             match name {
                 "pathInRepo" => path_in_repo = Some(value),
-                "url" | "repo" if !names_repository(value, self.repo_root(from)?) => return None,
+                "url" | "repo" if !names_repository(&value, self.repo_root(from)?) => return None,
                 _ => {}
             }
         }
-        let rel = Path::new(path_in_repo?.trim_start_matches("./"));
+        let path_in_repo = path_in_repo?;
+        let rel = Path::new(path_in_repo.trim_start_matches("./"));
         if rel.is_absolute()
             || rel
                 .components()
@@ -350,6 +376,36 @@ impl<'a> Docs<'a> {
         of_kind.next().is_none().then_some(first)
     }
 
+    /// What `$(params.x)` means in the resolver params of `r`, a ref in
+    /// file `from`: [`resolver_values`] of the document holding it.
+    fn resolver_param_values(&self, r: &Node, from: &Path) -> HashMap<String, String> {
+        let within = |d: &&Doc| d.node.span.start <= r.span.start && r.span.end <= d.node.span.end;
+        let docs = self.by_path.get(from).into_iter().flatten();
+        docs.map(|&i| &self.list[i])
+            .find(within)
+            .map_or_else(HashMap::new, |d| resolver_values(d.node))
+    }
+
+    /// Whether Pipelines-as-Code reads `file` as a template: it is under a
+    /// `.tekton` folder, or a document of it has PaC annotations.
+    fn pac_template(&self, file: &Path) -> bool {
+        let annotated = |i: &usize| {
+            let annotations =
+                child(self.list[*i].node, "metadata").and_then(|m| child(m, "annotations"));
+            match annotations.map(|a| &a.value) {
+                Some(Value::Map(m)) => m
+                    .iter()
+                    .any(|it| it.key.text.starts_with("pipelinesascode.tekton.dev/")),
+                _ => false,
+            }
+        };
+        super::pac::reads(file, "")
+            || self
+                .by_path
+                .get(file)
+                .is_some_and(|docs| docs.iter().any(annotated))
+    }
+
     /// The repository `file` belongs to: the nearest ancestor holding
     /// `.git`, else the linted root (None for a file outside it).
     fn repo_root<'p>(&'p self, file: &'p Path) -> Option<&'p Path> {
@@ -358,6 +414,106 @@ impl<'a> Docs<'a> {
             .find(|dir| dir.join(".git").exists())
             .or_else(|| file.starts_with(self.root).then_some(self.root))
     }
+}
+
+/// What `$(params.x)` stands for in the resolver params of the refs in
+/// document `doc` (spec § 2.1): the string value the run binds to `x`,
+/// else the string default its Pipeline (or inline `pipelineSpec`)
+/// declares. Tekton substitutes these before it asks the resolver.
+pub(super) fn resolver_values(doc: &Node) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let Some(spec) = child(doc, "spec") else {
+        return out;
+    };
+    let kind = text(doc, "kind").unwrap_or("");
+    let pipeline = match kind {
+        "Pipeline" => Some(spec),
+        "PipelineRun" => child(spec, "pipelineSpec"),
+        _ => None,
+    };
+    for p in items(pipeline.and_then(|p| child(p, "params"))) {
+        if let (Some(name), Some(default)) = (text(p, "name"), text(p, "default")) {
+            out.insert(name.to_string(), default.to_string());
+        }
+    }
+    if matches!(kind, "PipelineRun" | "TaskRun") {
+        for b in items(child(spec, "params")) {
+            if let (Some(name), Some(value)) = (text(b, "name"), text(b, "value")) {
+                out.insert(name.to_string(), value.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// `{{ repo_url }}` or `{{ source_url }}`: the repository PaC runs the
+/// template for (a fork's URL on a pull request from it, same content).
+fn is_own_url_placeholder(value: Option<&str>) -> bool {
+    value.is_some_and(|v| {
+        v.strip_prefix("{{")
+            .and_then(|v| v.strip_suffix("}}"))
+            .is_some_and(|inner| matches!(inner.trim(), "repo_url" | "source_url"))
+    })
+}
+
+/// `value` with each `$(params.x)` whose string `given` has replaced by
+/// it; None when an expression is left (its value is not known here).
+pub(super) fn substitute_params(value: &str, given: &HashMap<String, String>) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = 0;
+    for (off, body) in exprs(value) {
+        if off < rest {
+            continue;
+        }
+        let Some(PRef::Ok {
+            name,
+            key: None,
+            star: false,
+            index: false,
+        }) = parse_param_ref(body)
+        else {
+            return None;
+        };
+        let v = given.get(&name)?;
+        out.push_str(&value[rest..off]);
+        out.push_str(v);
+        rest = off + body.len() + 3;
+    }
+    out.push_str(&value[rest..]);
+    (!out.contains("$(")).then_some(out)
+}
+
+/// The git repository each file belongs to: the nearest ancestor
+/// directory holding `.git`, or None for a file in no repository (all
+/// such files are one tree, the one linted). A reference never resolves
+/// to a resource of another repository: a workspace of checkouts linted
+/// as one tree gives what each checkout gives alone.
+pub(super) fn repositories<'p, K: Eq + std::hash::Hash>(
+    files: impl IntoIterator<Item = (K, &'p Path)>,
+) -> HashMap<K, Option<PathBuf>> {
+    // Directories already asked: a tree of many files stats each once.
+    let mut known: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+    let mut out = HashMap::new();
+    for (id, file) in files {
+        let mut asked = Vec::new();
+        let mut found = None;
+        for dir in file.ancestors().skip(1) {
+            if let Some(root) = known.get(dir) {
+                found = root.clone();
+                break;
+            }
+            asked.push(dir.to_path_buf());
+            if dir.join(".git").exists() {
+                found = Some(dir.to_path_buf());
+                break;
+            }
+        }
+        for dir in asked {
+            known.insert(dir, found.clone());
+        }
+        out.insert(id, found);
+    }
+    out
 }
 
 /// Whether a git resolver's `url` or `repo` value names the repository

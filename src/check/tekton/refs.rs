@@ -508,6 +508,26 @@ impl Passed {
     }
 }
 
+impl Passed {
+    /// The declared param an undeclared `name` in a named Task is almost
+    /// surely a typo of: within two edits of it, and not a sibling name
+    /// such as `image2` of `image1`. Worth a warning with no run in view
+    /// too, though not when a run in view passes `name` itself (then it is
+    /// substituted, spec § 6.3).
+    fn near_typo(&self, name: &str, scope: &Scope) -> Option<String> {
+        let Passed::Callers(callers) = self else {
+            return None;
+        };
+        if callers.iter().any(|c| c.contains(name)) {
+            return None;
+        }
+        let mut declared: Vec<String> = scope.keys().cloned().collect();
+        declared.sort();
+        let near = crate::suggest::within(name, &declared, 2)?;
+        (!super::values::siblings(name, &near)).then_some(near)
+    }
+}
+
 /// Whether the webhook checks undeclared params at data path `path`: the
 /// step (and `stepTemplate`) fields `name`, `image`, `workingDir`,
 /// `script`, `command`, `args`, `env[].value`,
@@ -589,14 +609,26 @@ impl Ctx<'_> {
                 judge_param_ref(scope, body, cx, isolated)
             };
             let Some(v) = verdict else { continue };
-            let severity = match &v.unbound {
-                Some(name) if !webhook_checked(path) => match self.passed.as_ref() {
-                    Some(passed) => match passed.undeclared(name) {
-                        None => continue,
-                        Some(why) => Some((Severity::Warning, why)),
-                    },
-                    None => None,
-                },
+            // Outside the fields the webhook checks an undeclared name is a
+            // warning, when no run passes it or it is a typo of a declared
+            // param (then the help names that param).
+            let mut typo = None;
+            let why = match (&v.unbound, self.passed.as_ref()) {
+                (Some(name), Some(passed)) if !webhook_checked(path) => {
+                    match passed.undeclared(name) {
+                        Some(why) => Some(why),
+                        None => {
+                            let Some(near) = passed.near_typo(name, scope) else {
+                                continue;
+                            };
+                            let why = format!(
+                                "\"{near}\" is declared, and a misspelled name stays literal unless a run passes it"
+                            );
+                            typo = Some(near);
+                            Some(why)
+                        }
+                    }
+                }
                 _ => None,
             };
             let span = self.expr_span(n, off);
@@ -605,9 +637,12 @@ impl Ctx<'_> {
                 help: v.help,
                 ..finding.with_path(path.to_string())
             };
-            if let Some((severity, why)) = severity {
-                finding.severity = severity;
+            if let Some(why) = why {
+                finding.severity = Severity::Warning;
                 finding.message = format!("{}: {why}", finding.message);
+            }
+            if let Some(near) = typo {
+                finding.help = Some(format!("did you mean \"{near}\"?"));
             }
             last_rule = Some(finding.rule);
             made += 1;

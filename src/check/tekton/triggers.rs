@@ -11,7 +11,7 @@
 //! the resource is unknown and the pairing is not checked.
 
 use super::Ctx;
-use super::model::{Doc, Docs, items, named, value_strings};
+use super::model::{Doc, Docs, items, named, repositories, value_strings};
 use super::refs::exprs;
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind};
@@ -20,7 +20,7 @@ use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, Value};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 const KINDS: [&str; 5] = [
     "TriggerTemplate",
@@ -54,6 +54,8 @@ fn namespace(n: &Node) -> Option<&str> {
 struct Index<'a, 'd> {
     list: &'d [Doc<'a>],
     dirs: HashMap<FileId, &'d Path>,
+    /// The git repository of each file: no resource of another one is found.
+    repos: HashMap<FileId, Option<PathBuf>>,
     by_name: HashMap<(&'a str, &'a str), Vec<usize>>,
 }
 
@@ -69,9 +71,11 @@ impl<'a, 'd> Index<'a, 'd> {
             .iter()
             .filter_map(|f| Some((f.id, f.path.parent()?)))
             .collect();
+        let repos = repositories(files.iter().map(|f| (f.id, f.path.as_path())));
         Index {
             list,
             dirs,
+            repos,
             by_name,
         }
     }
@@ -94,6 +98,9 @@ impl<'a, 'd> Index<'a, 'd> {
         let mut tie = false;
         for &i in cands {
             let d = &self.list[i];
+            if self.repos.get(&d.file) != self.repos.get(&from) {
+                continue;
+            }
             if kind != "ClusterTriggerBinding"
                 && let (Some(a), Some(b)) = (ns, namespace(d.node))
                 && a != b

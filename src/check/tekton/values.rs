@@ -75,6 +75,12 @@ impl Ctx<'_> {
     /// What a binding's value gives: its type (§ 5) and, for an object,
     /// its keys when known.
     fn bound(&self, v: &Node, scope: &Scope) -> Param {
+        if decodes_as_string(v) {
+            return Param {
+                ty: Ty::Str,
+                keys: None,
+            };
+        }
         match &v.value {
             Value::Scalar(s) => isolated_body(&s.text)
                 .and_then(|body| bound_whole(body, scope, self.tasks.as_ref()))
@@ -127,8 +133,17 @@ impl Ctx<'_> {
             };
             let v = &vit.value;
             let vpath = format!("{path}[{i}].value");
-            let bad_member = self.members(v, &vpath, &name);
-            let Some(d) = callee.and_then(|c| c.iter().find(|d| d.name == name)) else {
+            let d = callee.and_then(|c| c.iter().find(|d| d.name == name));
+            // Members are judged against a declared param only (spec § 8:
+            // with an unknown callee only B6 and B9 run); a value Tekton
+            // decodes as its JSON text feeds a string param well.
+            let bad_member = match d {
+                Some(d) if !decodes_as_string(v) || matches!(d.ty, Ty::Arr | Ty::Obj) => {
+                    self.members(v, &vpath, &name)
+                }
+                _ => false,
+            };
+            let Some(d) = d else {
                 continue;
             };
             let given = self.bound(v, scope);
@@ -148,8 +163,11 @@ impl Ctx<'_> {
                     self.push("tekton/missing-keys", Kind::Validation, vit.key_span, &vpath, format!("missing keys for these params which are required in ParamSpec's properties map[{name}:[{k}]]"));
                 }
             }
+            // `$(…)` is substituted at run time, `{{…}}` by Pipelines-as-Code
+            // or another template tool first: the value is not known.
             if let (Some(en), Some(s)) = (&d.enums, v.as_scalar())
                 && !s.text.contains("$(")
+                && !s.text.contains("{{")
                 && !en.contains(&s.text)
             {
                 self.push(
@@ -276,6 +294,18 @@ impl Ctx<'_> {
     }
 }
 
+/// A sequence or mapping Tekton keeps as a string, its JSON text
+/// (`ParamValue.UnmarshalJSON` tries `[]string`, then `map[string]string`,
+/// spec § 5): a member is neither a string nor null (null decodes as "").
+pub(super) fn decodes_as_string(v: &Node) -> bool {
+    let odd = |n: &Node| !is_string_scalar(n) && !n.is_null();
+    match &v.value {
+        Value::Array(a) => a.iter().any(|it| odd(&it.value)),
+        Value::Map(m) => m.iter().any(|it| odd(&it.value)),
+        Value::Scalar(_) => false,
+    }
+}
+
 /// `outer` with the items the binding values of `list` derive (spec § 6.3):
 /// an object value over an outer object adds its keys; a value that is one
 /// whole-reference expression has an unknown type.
@@ -286,6 +316,10 @@ pub(super) fn value_scope(list: Option<&Node>, outer: &Scope) -> Scope {
             continue;
         };
         let p = match &v.value {
+            _ if decodes_as_string(v) => Param {
+                ty: Ty::Str,
+                keys: None,
+            },
             Value::Map(_) => {
                 let mut keys = map_keys(v);
                 if let Some(Param {
@@ -332,7 +366,7 @@ pub(super) fn decl_scope(decls: &[Decl], outer: &Scope) -> Scope {
 /// Names of one family rather than a typo of each other: they differ only
 /// in a trailing number (`image1`, `image2`) or in one short segment
 /// (`pl-param-x`, `pl-param-z`), as deliberately distinct params do.
-fn siblings(a: &str, b: &str) -> bool {
+pub(super) fn siblings(a: &str, b: &str) -> bool {
     let stem = |s: &str| s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     if a[..stem(a)] == b[..stem(b)] && stem(a) < a.len() && stem(b) < b.len() {
         return true;
