@@ -4,7 +4,7 @@
 //! as a whole (a ytt package, a KubeVirt or Tekton file set).
 
 use crate::cache::{Cache, ScanRecord, Stamp};
-use crate::check::tekton::pac;
+use crate::check::tekton::pac_text as pac;
 use crate::finding::RunError;
 use crate::finding::{Finding, Kind};
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};

@@ -2,7 +2,7 @@
 //! declarations, and the documents of a unit with the rule by which a
 //! `taskRef`/`pipelineRef` resolves to one of them (spec § 2.1).
 
-use super::refs::{PRef, exprs, parse_param_ref};
+use super::syntax::{PRef, exprs, parse_param_ref};
 use crate::source::FileId;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{MapItem, Node, ScalarStyle, ScalarValue, Value};
@@ -399,7 +399,7 @@ impl<'a> Docs<'a> {
                 _ => false,
             }
         };
-        super::pac::reads(file, "")
+        super::pac_text::reads(file, "")
             || self
                 .by_path
                 .get(file)

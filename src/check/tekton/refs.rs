@@ -4,137 +4,17 @@
 
 use super::Ctx;
 use super::model::{Cx, Param, Scope, Tasks, Ty};
+pub(super) use super::syntax::{
+    PRef, exprs, is_result_ref, isolated_body, parse_param_ref, strip_selector,
+};
 use crate::finding::{Finding, Kind, Severity};
 use crate::source::Span;
 use crate::yaml::{Node, ScalarStyle, Value};
 use std::collections::HashSet;
 
-/// Expressions in a string: (offset of `$(`, body). Each `$(` starts one
-/// that ends at the first `)` after it (spec § 6.1).
-pub(super) fn exprs(s: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    // The first `)` at or after some offset: found once and reused while
-    // the expressions start before it, so nested `$($($(…` stay linear.
-    let mut close: Option<usize> = None;
-    while let Some(i) = s[from..].find("$(") {
-        let start = from + i;
-        if close.is_none_or(|c| c < start + 2) {
-            close = s[start + 2..].find(')').map(|j| start + 2 + j);
-        }
-        match close {
-            Some(c) => out.push((start, clip(&s[start + 2..c]))),
-            None => break,
-        }
-        from = start + 2;
-    }
-    out
-}
-
 /// Findings one string may make before the rest of its references are
 /// counted instead (100 per rule and file are shown in any case).
 const MAX_FINDINGS_PER_STRING: usize = 10_000;
-
-/// No valid body is longer (names are at most 253 bytes); a longer one is
-/// judged by its start, so `$(params.` repeated a million times before its
-/// `)` stays linear.
-const MAX_BODY: usize = 1024;
-
-fn clip(body: &str) -> &str {
-    if body.len() <= MAX_BODY {
-        return body;
-    }
-    let mut end = MAX_BODY;
-    while !body.is_char_boundary(end) {
-        end -= 1;
-    }
-    &body[..end]
-}
-
-/// The body of `s` when `s` is exactly one expression and nothing else.
-pub(super) fn isolated_body(s: &str) -> Option<&str> {
-    match exprs(s)[..] {
-        [(0, body)] if body.len() + 3 == s.len() => Some(body),
-        _ => None,
-    }
-}
-
-/// A parsed `$(params…)` body.
-pub(super) enum PRef {
-    Malformed,
-    Ok {
-        name: String,
-        key: Option<String>,
-        star: bool,
-        index: bool,
-    },
-}
-
-/// None when `body` is not a param reference at all.
-pub(super) fn parse_param_ref(body: &str) -> Option<PRef> {
-    let rest = body.strip_prefix("params")?;
-    if !(rest.starts_with('.') || rest.starts_with('[')) {
-        return None;
-    }
-    let (core, star, index) = strip_selector(rest);
-    if let Some(r) = core.strip_prefix('.') {
-        let parts: Vec<&str> = r.split('.').collect();
-        if parts.len() > 2
-            || parts
-                .iter()
-                .any(|p| p.is_empty() || p.contains('[') || p.contains(']'))
-            || (parts.len() == 2 && (star || index))
-        {
-            return Some(PRef::Malformed);
-        }
-        return Some(PRef::Ok {
-            name: parts[0].to_string(),
-            key: parts.get(1).map(|s| s.to_string()),
-            star,
-            index,
-        });
-    }
-    for q in ['\'', '"'] {
-        let open = format!("[{q}");
-        let close = format!("{q}]");
-        if let Some(r) = core.strip_prefix(open.as_str())
-            && let Some(name) = r.strip_suffix(close.as_str())
-            && !name.is_empty()
-            && !name.contains(q)
-        {
-            return Some(PRef::Ok {
-                name: name.to_string(),
-                key: None,
-                star,
-                index,
-            });
-        }
-    }
-    Some(PRef::Malformed)
-}
-
-/// Strip one trailing `[*]` or `[N]`: (rest, star, index).
-fn strip_selector(s: &str) -> (&str, bool, bool) {
-    if let Some(c) = s.strip_suffix("[*]") {
-        return (c, true, false);
-    }
-    if let Some(c) = s.strip_suffix(']')
-        && let Some(i) = c.rfind('[')
-    {
-        let digits = &c[i + 1..];
-        if !digits.is_empty() && digits.chars().all(|d| d.is_ascii_digit()) {
-            return (&c[..i], false, true);
-        }
-    }
-    (s, false, false)
-}
-
-/// `$(<prefix>T.results…)`: a task result reference (`tasks.`, or `finally.`
-/// in pipeline results). `tasks.T.status`, `tasks.status` and the like are
-/// other features (spec § 7.1).
-pub(super) fn is_result_ref(body: &str, prefix: &str) -> bool {
-    body.starts_with(prefix) && body.split('.').nth(2) == Some("results")
-}
 
 /// A finding about one expression, before it is placed.
 pub(super) struct Verdict {
@@ -717,6 +597,7 @@ pub(super) struct ExprOffsets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::tekton::syntax::MAX_BODY;
 
     #[test]
     fn expressions_end_at_the_first_parenthesis() {
