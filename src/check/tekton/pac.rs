@@ -145,8 +145,12 @@ pub(super) fn check(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding
                 if defined(name, &params) || GO_TEMPLATE_WORDS.contains(&name) {
                     continue;
                 }
+                // Only a near miss of a defined name is a typo: other names
+                // are often meant for a later tool (`{{hash}}` for a cache
+                // Task) or for params of a Repository on the cluster, which
+                // the repository does not hold.
                 let near = crate::suggest::within(name, &known, 2);
-                if block && near.is_none() {
+                if near.is_none() {
                     continue;
                 }
                 let why = if params.is_empty() {
