@@ -14,7 +14,7 @@ use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Kind, Severity};
 use crate::source::{Sources, Span};
 use crate::yaml::node::{child, text};
-use crate::yaml::{Node, ScalarStyle, Value};
+use crate::yaml::{Node, Value};
 use std::collections::HashSet;
 
 /// The variables PaC defines for every event (pkg/customparams/standard.go,
@@ -92,9 +92,8 @@ pub fn is_repository(doc: &Node) -> bool {
 }
 
 /// Warnings about placeholders PaC does not define, in the files of
-/// `files` that PaC reads. A placeholder inside a block scalar (a script,
-/// where other tools' `{{ }}` are common) is reported only when it is
-/// within two edits of a defined name.
+/// `files` that PaC reads: only a placeholder within two edits of a
+/// defined name (a typo) is reported.
 pub(super) fn check(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> {
     let repos = repositories(files.iter().map(|f| (f.id, f.path.as_path())));
     // Repository CRs by the git repository they are in.
@@ -135,7 +134,7 @@ pub(super) fn check(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding
         for d in &set.docs {
             scalars_of(&d.value, String::new(), &mut scalars, 0);
         }
-        for (span, path, block) in scalars {
+        for (span, path) in scalars {
             let written = source.text.get(span.range()).unwrap_or("");
             if holds_template_code(written) {
                 continue;
@@ -191,17 +190,13 @@ fn has_braces(node: &Node, depth: usize) -> bool {
     }
 }
 
-/// Every scalar and key under `node`: its span, data path, and whether it
-/// is a block scalar.
-fn scalars_of(node: &Node, path: String, out: &mut Vec<(Span, String, bool)>, depth: usize) {
+/// Every scalar and key under `node`: its span and data path.
+fn scalars_of(node: &Node, path: String, out: &mut Vec<(Span, String)>, depth: usize) {
     if depth > 256 {
         return;
     }
     match &node.value {
-        Value::Scalar(s) => {
-            let block = matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded);
-            out.push((node.span, path, block));
-        }
+        Value::Scalar(_) => out.push((node.span, path)),
         Value::Array(list) => {
             for (i, it) in list.iter().enumerate() {
                 scalars_of(&it.value, format!("{path}[{i}]"), out, depth + 1);
@@ -214,7 +209,7 @@ fn scalars_of(node: &Node, path: String, out: &mut Vec<(Span, String, bool)>, de
                 } else {
                     format!("{path}.{}", it.key.text)
                 };
-                out.push((it.key_span, p.clone(), false));
+                out.push((it.key_span, p.clone()));
                 scalars_of(&it.value, p, out, depth + 1);
             }
         }
