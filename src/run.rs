@@ -6,7 +6,7 @@ use crate::check::ytt::{PackageOutcome, YttSettings};
 use crate::check::ytt::{drift, marks};
 use crate::check::{kubevirt, tekton};
 use crate::cli::Shard;
-use crate::config::{self, Config};
+use crate::config::Config;
 use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Kind, Severity, number_alike, sort_findings};
 use crate::progress::Progress;
@@ -298,7 +298,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                             // ytt's order: by path relative to the root.
                             members.sort_by_cached_key(|f| display_name(&f.path, &root));
                         }
-                        let outcome = config::check_ytt_package(
+                        let outcome = crate::check::ytt::scenarios::check_package_as_configured(
                             config.as_ref().as_ref(),
                             &root,
                             &members,

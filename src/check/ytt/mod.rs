@@ -33,6 +33,7 @@ mod package_size;
 pub mod path;
 pub mod render;
 pub mod rule;
+pub mod scenarios;
 pub mod schema;
 pub mod starlark;
 pub mod template;
