@@ -42,7 +42,6 @@ pub const SCENARIO_KEYS: &[&str] = &[
     "data-values-env",
     "data-values-env-yaml",
 ];
-pub const SYSTEMS: [System; 3] = [System::Ytt, System::Kubevirt, System::Tekton];
 /// What a rule may be set to (YAML 1.1 reads a plain `off` as false).
 pub const RULE_SETTINGS: [&str; 3] = ["off", "warning", "error"];
 
@@ -550,10 +549,10 @@ impl Parser<'_> {
     }
 
     fn systems(&mut self, node: &Node) -> Vec<System> {
-        let names: Vec<&str> = SYSTEMS.iter().map(|s| s.name()).collect();
+        let names: Vec<&str> = System::ALL.iter().map(|s| s.name()).collect();
         let mut off = Vec::new();
         for item in self.map(node, "systems", &names) {
-            let Some(system) = SYSTEMS.iter().find(|s| s.name() == item.key.text) else {
+            let Some(system) = System::ALL.iter().find(|s| s.name() == item.key.text) else {
                 continue;
             };
             let what = format!("systems.{}", system.name());
@@ -1074,7 +1073,7 @@ mod tests {
         assert_eq!(keys("/properties/ytt/properties"), sorted(YTT_KEYS));
         assert_eq!(keys("/$defs/package/properties"), sorted(PACKAGE_KEYS));
         assert_eq!(keys("/$defs/scenario/properties"), sorted(SCENARIO_KEYS));
-        let systems: Vec<&str> = SYSTEMS.iter().map(|s| s.name()).collect();
+        let systems: Vec<&str> = System::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(keys("/properties/systems/properties"), sorted(&systems));
         let settings = schema
             .pointer("/$defs/severity/enum")

@@ -26,11 +26,12 @@ pub enum System {
 }
 
 impl System {
+    /// Every system, in the order they are reported: the one list of them.
+    pub const ALL: [System; 3] = [System::Ytt, System::Kubevirt, System::Tekton];
+
     /// The system [`System::name`] names.
     pub fn from_name(name: &str) -> Option<System> {
-        [System::Ytt, System::Kubevirt, System::Tekton]
-            .into_iter()
-            .find(|s| s.name() == name)
+        System::ALL.into_iter().find(|s| s.name() == name)
     }
 
     pub fn name(self) -> &'static str {

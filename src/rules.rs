@@ -643,7 +643,7 @@ impl Selector {
     /// would be right (the nearest rule id, or where the ids are listed).
     pub fn parse(text: &str) -> Result<Selector, String> {
         let group = text.strip_suffix("/*").unwrap_or(text);
-        if let Some(system) = SYSTEMS.iter().find(|system| **system == group) {
+        if let Some(system) = GROUPS.iter().find(|system| **system == group) {
             return Ok(Selector::System(system));
         }
         if let Some(rule) = find(text) {
@@ -654,7 +654,7 @@ impl Selector {
             Some(near) => format!("unknown rule \"{text}\"; did you mean \"{near}\"?"),
             None => format!(
                 "unknown rule \"{text}\"; `confvet rules` lists them, and `ytt/*` names a whole system ({})",
-                SYSTEMS.join(", ")
+                GROUPS.join(", ")
             ),
         })
     }
@@ -667,8 +667,9 @@ impl Selector {
     }
 }
 
-/// The systems rule ids start with.
-pub const SYSTEMS: &[&str] = &["yaml", "ytt", "kubevirt", "tekton", "config", "confvet"];
+/// The groups rule ids start with: the three systems, and the YAML parser,
+/// the configuration file and confvet itself.
+pub const GROUPS: &[&str] = &["yaml", "ytt", "kubevirt", "tekton", "config", "confvet"];
 
 /// The rule with this id.
 pub fn find(id: &str) -> Option<&'static Rule> {
@@ -778,7 +779,7 @@ mod tests {
         for rule in RULES {
             assert!(seen.insert(rule.id), "duplicate rule id {}", rule.id);
             let (system, name) = rule.id.split_once('/').expect("ids are system/name");
-            assert!(SYSTEMS.contains(&system));
+            assert!(GROUPS.contains(&system));
             assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
             assert!(!rule.summary.ends_with('.'), "{}", rule.id);
             for section in ["## What it does", "## Why", "## Example"] {
