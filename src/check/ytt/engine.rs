@@ -125,22 +125,10 @@ impl Engine {
         &self.session
     }
 
-    /// Run translated code as a module (for renders: a compiled template).
+    /// Run translated code as a module (a compiled template, a loaded
+    /// file, code of a schema or values file); a failure keeps its call
+    /// chain.
     pub fn run_module(
-        &self,
-        name: &str,
-        translated: &Translated,
-        dir: &Path,
-    ) -> Result<FrozenModule, RunFailure> {
-        self.run_detailed(name, translated, dir)
-    }
-
-    fn run(&self, name: &str, translated: &Translated, dir: &Path) -> Compiled {
-        self.run_detailed(name, translated, dir)
-    }
-
-    /// Run translated code as a module; a failure keeps its call chain.
-    fn run_detailed(
         &self,
         name: &str,
         translated: &Translated,
@@ -254,7 +242,7 @@ impl Engine {
             is_syntax: true,
             chain: Vec::new(),
         })?;
-        self.run(name, &translated, dir)
+        self.run_module(name, &translated, dir)
     }
 
     /// Where `load(path)` from a file in `dir` points: a built-in module, a
@@ -412,7 +400,7 @@ impl Engine {
             }
         };
         let dir = Path::new(key).parent().unwrap_or(&self.root).to_path_buf();
-        self.run(path, &translated, &dir)
+        self.run_module(path, &translated, &dir)
             .map_err(|f| format!("{path}:{}: {}", f.line, f.message))
     }
 
