@@ -14,9 +14,9 @@
 //! finally task fails. `validateFinalTasks` rejects `runAfter` in finally.
 
 use super::Ctx;
+use super::hints::Hints;
 use super::model::items;
 use super::refs::exprs;
-use super::runtime::Hints;
 use crate::finding::Kind;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};

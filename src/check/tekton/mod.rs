@@ -8,6 +8,7 @@
 
 mod decls;
 mod graph;
+mod hints;
 pub mod links;
 mod model;
 pub mod pac;

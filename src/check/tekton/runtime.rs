@@ -9,66 +9,20 @@
 //! finding that needs it.
 
 use super::Ctx;
+use super::hints::Hints;
 use super::model::{Doc, Docs, items, map_keys};
-use super::workspaces::{Caller, Names, PipelineWorkspaces, Propagated, WsDecls, decl_site};
+use super::workspaces::{
+    Callee, Caller, Names, PipelineWorkspaces, Propagated, WsDecls, decl_site,
+};
 use crate::finding::{Finding, Kind};
 use crate::source::Span;
-use crate::suggest::did_you_mean;
 use crate::yaml::Node;
 use crate::yaml::node::{child, item, text};
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// A Task or Pipeline spec whose workspaces a call site binds.
-pub(super) struct Callee<'n> {
-    pub spec: &'n Node,
-    /// `Task "name"` or `the inline taskSpec`, for messages.
-    pub what: String,
-    /// Written inline at the call site (then its bindings declare what it
-    /// does not, TEP-0111).
-    pub inline: bool,
-    /// The key of the spec (`spec:`, `taskSpec:`), for related locations.
-    pub site: Span,
-    /// Its workspace declarations, read once per spec.
-    pub decls: Rc<WsDecls<'n>>,
-}
-
-impl<'n> Callee<'n> {
-    fn inline(spec: &'n Node, what: &str, site: Span) -> Callee<'n> {
-        Callee {
-            spec,
-            what: what.to_string(),
-            inline: true,
-            site,
-            decls: Rc::new(WsDecls::of(spec)),
-        }
-    }
-}
-
 /// The workspace declarations of the referenced specs met so far, by spec.
 type DeclCache<'n> = HashMap<*const Node, Rc<WsDecls<'n>>>;
-
-/// Did-you-mean hints left for one spec: each costs a pass over the
-/// candidates, so a hostile file with thousands of misses gets a few and
-/// the work stays linear.
-pub(super) struct Hints(Cell<usize>);
-
-impl Hints {
-    pub fn new() -> Hints {
-        Hints(Cell::new(20))
-    }
-
-    /// `did you mean "c"?` for the closest of `candidates`, while hints last.
-    pub fn suggest(&self, name: &str, candidates: &[String]) -> Option<String> {
-        let left = self.0.get();
-        if left == 0 {
-            return None;
-        }
-        self.0.set(left - 1);
-        did_you_mean(name, candidates).map(|c| format!("did you mean \"{c}\"?"))
-    }
-}
 
 impl Ctx<'_> {
     /// Record a finding with its related locations and did-you-mean help.

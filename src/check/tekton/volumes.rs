@@ -20,8 +20,8 @@
 //! and warns that it hides the earlier one.
 
 use super::Ctx;
+use super::hints::Hints;
 use super::model::items;
-use super::runtime::Hints;
 use super::workspaces::Names;
 use crate::finding::Kind;
 use crate::source::Span;

@@ -21,14 +21,41 @@
 //! such workspace.
 
 use super::Ctx;
+use super::hints::Hints;
 use super::model::items;
 use super::refs::exprs;
-use super::runtime::{Callee, Hints};
 use crate::finding::{Finding, Kind, Severity};
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, ScalarValue, Value};
 use std::collections::HashSet;
+use std::rc::Rc;
+
+/// A Task or Pipeline spec whose workspaces a call site binds.
+pub(super) struct Callee<'n> {
+    pub spec: &'n Node,
+    /// `Task "name"` or `the inline taskSpec`, for messages.
+    pub what: String,
+    /// Written inline at the call site (then its bindings declare what it
+    /// does not, TEP-0111).
+    pub inline: bool,
+    /// The key of the spec (`spec:`, `taskSpec:`), for related locations.
+    pub site: Span,
+    /// Its workspace declarations, read once per spec.
+    pub decls: Rc<WsDecls<'n>>,
+}
+
+impl<'n> Callee<'n> {
+    pub(super) fn inline(spec: &'n Node, what: &str, site: Span) -> Callee<'n> {
+        Callee {
+            spec,
+            what: what.to_string(),
+            inline: true,
+            site,
+            decls: Rc::new(WsDecls::of(spec)),
+        }
+    }
+}
 
 /// Missing workspaces reported for one call site, at most.
 const MAX_MISSING: usize = 10;

@@ -1,0 +1,25 @@
+//! Did-you-mean hints with a budget, shared by the run-time checks.
+
+use crate::suggest::did_you_mean;
+use std::cell::Cell;
+
+/// Did-you-mean hints left for one spec: each costs a pass over the
+/// candidates, so a hostile file with thousands of misses gets a few and
+/// the work stays linear.
+pub(super) struct Hints(Cell<usize>);
+
+impl Hints {
+    pub fn new() -> Hints {
+        Hints(Cell::new(20))
+    }
+
+    /// `did you mean "c"?` for the closest of `candidates`, while hints last.
+    pub fn suggest(&self, name: &str, candidates: &[String]) -> Option<String> {
+        let left = self.0.get();
+        if left == 0 {
+            return None;
+        }
+        self.0.set(left - 1);
+        did_you_mean(name, candidates).map(|c| format!("did you mean \"{c}\"?"))
+    }
+}
