@@ -426,6 +426,56 @@ fn tekton_references() {
     assert_peak_memory_bounded();
 }
 
+/// Pieces of Pipelines-as-Code templates: placeholders, near misses,
+/// other tools' template code, and the YAML around them.
+const PAC_TOKENS: &[&str] = &[
+    "{{",
+    "}}",
+    "{",
+    "}",
+    "repo_url",
+    "revision",
+    "revison",
+    " ",
+    "body.",
+    "headers['x']",
+    ".State",
+    "range .items",
+    "end",
+    "\n",
+    ": ",
+    "- ",
+    "'",
+    "\"",
+    "|",
+    "#",
+    "$(params.u)",
+    "é",
+];
+
+#[test]
+fn pac_templates() {
+    let dir = Scratch::new("fuzz-pac");
+    fuzz(
+        "pac_templates",
+        &token_strings(PAC_TOKENS),
+        6,
+        400,
+        |strings| {
+            // Unquoted, as PaC templates write them: the text is filled in
+            // before the YAML is parsed, so anything may come of it.
+            let run = format!(
+                "apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: {}\n  annotations:\n    pipelinesascode.tekton.dev/on-event: push\nspec:\n  params:\n    - name: u\n      value: {}\n  pipelineSpec:\n    params:\n      - name: u\n    tasks:\n      - name: t\n        taskSpec:\n          steps:\n            - image: busybox\n              script: |\n                {}\n",
+                strings[0],
+                strings[strings.len() - 1],
+                strings.join(" ").replace('\n', "\n                "),
+            );
+            lint_files(&dir, &[(".tekton/run.yaml", &run)])
+        },
+    );
+    assert_peak_memory_bounded();
+}
+
 fn ytt_seeds() -> Vec<String> {
     seeds(&["yml", "yaml", "star"])
         .into_iter()
