@@ -12,7 +12,7 @@ use crate::check::ytt::flags::DataValueFlags;
 use crate::check::ytt::marks::{self, FileMark};
 use crate::discover::{DiscoverOptions, PathFilter, System};
 use crate::finding::{Finding, Kind, Severity};
-use crate::source::{SourceFile, Sources, Span, display_name, normalize_path};
+use crate::source::{SourceFile, Sources, Span, display_name, normalize_path, resolves_below};
 use crate::yaml::{self, MapItem, Node, ScalarValue, Value};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ pub fn load(
     // make confvet read (and show in findings) a file from anywhere.
     if matches!(source, ConfigSource::Search)
         && let Some(dir) = path.parent()
-        && !resolves_inside(&path, dir)
+        && !resolves_below(&path, dir)
     {
         return Err(format!(
             "configuration file {shown} is a symbolic link that leads out of its directory; not read"
@@ -120,33 +120,6 @@ pub fn load(
         .map_err(|_| format!("configuration file {shown} is not UTF-8 text"))?;
     let id = sources.add(SourceFile::new(shown, Some(path.clone()), text));
     Ok(Some(Config::parse(path, id, cwd, sources, options)))
-}
-
-/// Whether `path`, with every symbolic link on the way resolved, is `dir`
-/// or below it (a path that does not exist resolves as far as it does).
-fn resolves_inside(path: &Path, dir: &Path) -> bool {
-    let Ok(dir) = dir.canonicalize() else {
-        return false;
-    };
-    // The longest part of the path that exists, resolved, then the rest.
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    while existing.symlink_metadata().is_err() {
-        match (existing.file_name(), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name.to_os_string());
-                existing = parent.to_path_buf();
-            }
-            _ => return false,
-        }
-    }
-    let Ok(mut real) = existing.canonicalize() else {
-        return false;
-    };
-    for name in rest.iter().rev() {
-        real.push(name);
-    }
-    normalize_path(&real).starts_with(&dir)
 }
 
 /// A parsed configuration file.
@@ -905,7 +878,7 @@ impl Parser<'_> {
                 "a path that leads out of the configuration's directory",
             );
         }
-        if !resolves_inside(&absolute, self.dir) {
+        if !resolves_below(&absolute, self.dir) {
             return outside(
                 self,
                 "a symbolic link that leads out of the configuration's directory",

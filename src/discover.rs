@@ -7,7 +7,7 @@ use crate::cache::{Cache, ScanRecord, Stamp};
 use crate::check::tekton::pac_text as pac;
 use crate::finding::RunError;
 use crate::finding::{Finding, Kind};
-use crate::source::{FileId, SourceFile, Sources, Span, display_name};
+use crate::source::{FileId, SourceFile, Sources, Span, display_name, resolves_below};
 use crate::yaml::{self, DocumentSet, ParseOptions};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -372,15 +372,6 @@ struct Walked {
     links: Vec<PathBuf>,
     /// Walk errors, with the path they are about when they name one.
     errors: Vec<(Option<PathBuf>, String)>,
-}
-
-/// `path` with every link on the way resolved is `root` or below it (a
-/// link whose destination does not exist leads nowhere: no).
-pub fn resolves_below(path: &Path, root: &Path) -> bool {
-    match (path.canonicalize(), root.canonicalize()) {
-        (Ok(path), Ok(root)) => path.starts_with(root),
-        _ => false,
-    }
 }
 
 /// A `confvet/symlink` warning at a link lint did not follow. Nothing is

@@ -528,7 +528,7 @@ fn refused_link(link: &Path, root: &Path, sources: &Sources, cwd: &Path) -> Find
     let rule = "ytt reads a link among a package's files only where --allow-symlink-destination allows its destination, and lint reads it only then";
     let why = if link.canonicalize().is_err() {
         "its destination does not exist".to_string()
-    } else if !discover::resolves_below(link, root) {
+    } else if !crate::source::resolves_below(link, root) {
         format!("it leads out of the ytt package; {rule}")
     } else {
         rule.to_string()

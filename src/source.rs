@@ -525,6 +525,35 @@ pub fn normalize_path(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether `path`, with every symbolic link on the way resolved, is `dir`
+/// or below it: the one test of where a link or a named path leads. A path
+/// that does not exist resolves as far as it does; a link whose
+/// destination does not exist leads nowhere (false).
+pub fn resolves_below(path: &Path, dir: &Path) -> bool {
+    let Ok(dir) = dir.canonicalize() else {
+        return false;
+    };
+    // The longest part of the path that exists, resolved, then the rest.
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while existing.symlink_metadata().is_err() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => return false,
+        }
+    }
+    let Ok(mut real) = existing.canonicalize() else {
+        return false;
+    };
+    for name in rest.iter().rev() {
+        real.push(name);
+    }
+    normalize_path(&real).starts_with(&dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
