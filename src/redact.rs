@@ -28,25 +28,17 @@ pub struct EnvironmentValues {
 }
 
 impl EnvironmentValues {
-    /// The variables of `env` that `--data-values-env` and
-    /// `--data-values-env-yaml` with `prefixes` read (`PREFIX_...`; a
-    /// library's `@lib:PREFIX` too).
-    pub fn read_by<'a>(
-        prefixes: impl IntoIterator<Item = &'a str>,
-        env: &[(String, String)],
-    ) -> EnvironmentValues {
-        let wanted: Vec<String> = prefixes
+    /// The variables a run read (name, value), as the data-value flags
+    /// select them.
+    pub fn new<'a>(read: impl IntoIterator<Item = &'a (String, String)>) -> EnvironmentValues {
+        let mut values: Vec<(String, Vec<String>)> = read
             .into_iter()
-            .map(|p| format!("{}_", p.rsplit(':').next().unwrap_or(p)))
-            .collect();
-        let mut values: Vec<(String, Vec<String>)> = env
-            .iter()
-            .filter(|(name, value)| {
-                !value.trim().is_empty() && wanted.iter().any(|w| name.starts_with(w.as_str()))
-            })
+            .filter(|(_, value)| !value.trim().is_empty())
             .map(|(name, value)| (format!("the value of {name}"), forms(value)))
             .collect();
-        values.sort_by_key(|(_, forms)| std::cmp::Reverse(forms[0].len()));
+        // Longest first; a variable read by two flags once.
+        values.sort_by(|(a, fa), (b, fb)| fb[0].len().cmp(&fa[0].len()).then(a.cmp(b)));
+        values.dedup();
         EnvironmentValues { values }
     }
 
@@ -193,7 +185,11 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        EnvironmentValues::read_by(prefixes.iter().copied(), &env)
+        let read: Vec<&(String, String)> = prefixes
+            .iter()
+            .flat_map(|p| crate::check::ytt::flags::env_vars_read(p, &env))
+            .collect();
+        EnvironmentValues::new(read)
     }
 
     #[test]

@@ -470,14 +470,14 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     // What came from the environment is named, never shown.
     let flags = &request.ytt.flags;
-    let environment = crate::redact::EnvironmentValues::read_by(
+    let environment = crate::redact::EnvironmentValues::new(
         flags
             .data_values_env
             .iter()
             .chain(&flags.data_values_env_yaml)
             .map(String::as_str)
-            .chain(request.config.iter().flat_map(Config::env_prefixes)),
-        &flags.env,
+            .chain(request.config.iter().flat_map(Config::env_prefixes))
+            .flat_map(|given| crate::check::ytt::flags::env_vars_read(given, &flags.env)),
     );
     if !environment.is_empty() {
         for finding in &mut result.findings {

@@ -171,15 +171,8 @@ impl DataValueFlags {
                         continue;
                     }
                 };
-                let wanted = format!("{prefix}_");
-                let mut vars: Vec<&(String, String)> = self
-                    .env
-                    .iter()
-                    .filter(|(k, _)| k.starts_with(&wanted))
-                    .collect();
-                vars.sort();
-                for (key, value) in vars {
-                    let path = key[wanted.len()..].replace("__", ".");
+                for (key, value) in env_vars_with_prefix(prefix, &self.env) {
+                    let path = key[prefix.len() + 1..].replace("__", ".");
                     // The environment holds CI's secrets: the pseudo file
                     // that findings show holds the value masked (messages
                     // name it, see `redact`).
@@ -310,6 +303,29 @@ pub struct FlagOverlays {
     /// Each value, how it merges and where it starts.
     pub own: Vec<(Node, MergeMode, Span)>,
     pub addressed: Vec<Addressed<ValuesDoc>>,
+}
+
+/// The variables of `env` that `--data-values-env PREFIX` reads
+/// (`PREFIX_…`), sorted.
+fn env_vars_with_prefix<'e>(
+    prefix: &str,
+    env: &'e [(String, String)],
+) -> Vec<&'e (String, String)> {
+    let wanted = format!("{prefix}_");
+    let mut vars: Vec<&(String, String)> =
+        env.iter().filter(|(k, _)| k.starts_with(&wanted)).collect();
+    vars.sort();
+    vars
+}
+
+/// The variables of `env` that the flag `--data-values-env GIVEN` (or
+/// `-yaml`; `@lib:PREFIX` for a library) reads: none when GIVEN is not a
+/// valid argument.
+pub fn env_vars_read<'e>(given: &str, env: &'e [(String, String)]) -> Vec<&'e (String, String)> {
+    match split_library_key(given) {
+        Ok((_, prefix)) => env_vars_with_prefix(prefix, env),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// ytt's `libraryRefAndRemainder`: `@lib:rest` is `rest` for library `@lib`.
