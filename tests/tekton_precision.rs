@@ -553,7 +553,7 @@ metadata:
     let seen = lint(&[("old.yaml", task)]);
     assert_eq!(
         at(&seen),
-        ["warning old.yaml:1:1 tekton/removed-api-version apiVersion"]
+        ["warning old.yaml:1:13 tekton/removed-api-version apiVersion"]
     );
     assert!(
         seen[0].message.contains("tekton.dev/v1"),

@@ -505,11 +505,12 @@ fn removed_version(doc: &Node, kind: &str) -> Option<Finding> {
     let finding = Finding::new(
         "tekton/removed-api-version",
         Kind::Deprecated,
-        it.key_span,
+        it.value.span,
         format!(
             "tekton.dev/v1alpha1 {kind} is no longer served by Tekton (removed in v0.38.0), so applying it fails; migrate it to tekton.dev/v1"
         ),
     )
+    .with_label("no longer served")
     .with_path("apiVersion".to_string())
     .with_severity(Severity::Warning);
     Some(finding)
