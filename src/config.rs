@@ -11,7 +11,7 @@
 use crate::check::ytt::flags::DataValueFlags;
 use crate::check::ytt::marks::{self, FileMark};
 use crate::discover::{DiscoverOptions, PathFilter, System};
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
 use crate::source::{SourceFile, Sources, Span, display_name, normalize_path, resolves_below};
 use crate::yaml::{self, MapItem, Node, ScalarValue, Value};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -206,7 +206,7 @@ impl Config {
             Err(err) => {
                 config
                     .findings
-                    .push(Finding::new(err.rule, Kind::Syntax, err.span, err.message));
+                    .push(Finding::new(err.rule, err.span, err.message));
                 return config;
             }
         };
@@ -406,7 +406,7 @@ enum PathKind {
 impl Parser<'_> {
     fn invalid(&mut self, span: Span, message: impl Into<String>) -> &mut Finding {
         self.findings
-            .push(Finding::new("config/invalid", Kind::Schema, span, message));
+            .push(Finding::new(&crate::rules::config::INVALID, span, message));
         self.findings.last_mut().expect("just pushed")
     }
 
@@ -427,8 +427,7 @@ impl Parser<'_> {
                     };
                     self.findings.push(
                         Finding::new(
-                            "config/unknown-key",
-                            Kind::UnknownKey,
+                            &crate::rules::config::UNKNOWN_KEY,
                             item.key_span,
                             format!("unknown key \"{key}\" in {what}"),
                         )
@@ -1169,9 +1168,9 @@ ytt:
         let id = sources.add(SourceFile::new("v.yml".into(), None, String::new()));
         let at = Span::file_start(id);
         let mut findings = vec![
-            Finding::new("ytt/validation", Kind::Validation, at, "a"),
-            Finding::new("ytt/type-mismatch", Kind::Type, at, "b"),
-            Finding::new("yaml/syntax", Kind::Syntax, at, "c"),
+            Finding::new(&crate::rules::ytt::VALIDATION, at, "a"),
+            Finding::new(&crate::rules::ytt::TYPE_MISMATCH, at, "b"),
+            Finding::new(&crate::rules::yaml::SYNTAX, at, "c"),
         ];
         config.apply_rules(&mut findings);
         let left: Vec<(&str, Severity)> = findings.iter().map(|f| (f.rule, f.severity)).collect();

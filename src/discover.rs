@@ -5,8 +5,9 @@
 
 use crate::cache::{Cache, ScanRecord, Stamp};
 use crate::check::tekton::pac_text as pac;
+use crate::finding::Finding;
 use crate::finding::RunError;
-use crate::finding::{Finding, Kind};
+use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span, display_name, resolves_below};
 use crate::yaml::{self, DocumentSet, ParseOptions};
 use rayon::prelude::*;
@@ -391,8 +392,7 @@ pub fn link_not_followed(
         String::new(),
     ));
     Finding::new(
-        "confvet/symlink",
-        Kind::Reference,
+        &rules::confvet::SYMLINK,
         Span::file_start(id),
         format!("symbolic link {name} not followed: {why}"),
     )
@@ -682,8 +682,7 @@ fn read_file(
             String::new(),
         ));
         let finding = Finding::new(
-            "yaml/syntax",
-            Kind::Syntax,
+            &rules::yaml::SYNTAX,
             Span::file_start(id),
             format!(
                 "file is larger than {} MiB; not parsed",
@@ -750,15 +749,13 @@ fn read_file(
         let text = sources.get(id);
         let offset = text.text.find('\0').unwrap_or(0);
         Err(Box::new(Finding::new(
-            "yaml/syntax",
-            Kind::Syntax,
+            &rules::yaml::SYNTAX,
             Span::new(id, offset, offset),
             "file holds NUL bytes: binary data, not YAML",
         )))
     } else if let Some(offset) = bad_offset {
         Err(Box::new(Finding::new(
-            "yaml/syntax",
-            Kind::Syntax,
+            &rules::yaml::SYNTAX,
             Span::new(id, offset, offset),
             "file is not UTF-8 text",
         )))
@@ -818,12 +815,9 @@ fn parse_source(
         None => yaml::parse_file(id, &source.text, &options),
     }));
     match parsed {
-        Ok(result) => {
-            result.map_err(|e| Box::new(Finding::new(e.rule, Kind::Syntax, e.span, e.message)))
-        }
+        Ok(result) => result.map_err(|e| Box::new(Finding::new(e.rule, e.span, e.message))),
         Err(panic) => Err(Box::new(Finding::new(
-            "confvet/internal",
-            Kind::Internal,
+            &rules::confvet::INTERNAL,
             Span::file_start(id),
             format!(
                 "internal error while parsing this file ({}); please report it with the file",

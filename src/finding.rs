@@ -4,7 +4,7 @@
 use crate::source::{Sources, Span};
 use std::fmt;
 
-pub use crate::rules::{Kind, Severity};
+pub use crate::rules::{Kind, Rule, Severity};
 
 /// A second place that explains a finding ("rule declared here").
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,11 +42,13 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(rule: &'static str, kind: Kind, span: Span, message: impl Into<String>) -> Finding {
+    /// A finding of `rule`, with the kind and default severity the rule
+    /// table gives it.
+    pub fn new(rule: &'static Rule, span: Span, message: impl Into<String>) -> Finding {
         Finding {
-            rule,
-            kind,
-            severity: crate::rules::default_severity(rule),
+            rule: rule.id,
+            kind: rule.kind,
+            severity: rule.severity,
             message: message.into(),
             span,
             label: None,
@@ -223,16 +225,19 @@ pub fn cap_per_rule_and_file(findings: &mut Vec<Finding>, max: usize) -> usize {
     for ((_, rule), (at, count, worst)) in summaries {
         let first = &kept[at];
         kept[at] = Finding {
+            rule,
+            kind: first.kind,
+            severity: worst,
+            message: format!(
+                "{count} more {rule} findings in this file are not shown (at most {max} per rule and file)"
+            ),
+            span: first.span,
+            label: None,
+            path: None,
+            related: Vec::new(),
+            help: None,
+            occurrence: 0,
             left_out: count,
-            ..Finding::new(
-                rule,
-                first.kind,
-                first.span,
-                format!(
-                    "{count} more {rule} findings in this file are not shown (at most {max} per rule and file)"
-                ),
-            )
-            .with_severity(worst)
         };
     }
     *findings = kept;
@@ -291,9 +296,9 @@ mod tests {
         let b = sources.add(SourceFile::new("b.yml".into(), None, "x".repeat(1000)));
         let mut findings: Vec<Finding> =
             (0..250)
-                .map(|i| Finding::new("yaml/syntax", Kind::Syntax, Span::new(a, i, i + 1), "bad"))
+                .map(|i| Finding::new(&crate::rules::yaml::SYNTAX, Span::new(a, i, i + 1), "bad"))
                 .chain((0..3).map(|i| {
-                    Finding::new("yaml/syntax", Kind::Syntax, Span::new(b, i, i + 1), "bad")
+                    Finding::new(&crate::rules::yaml::SYNTAX, Span::new(b, i, i + 1), "bad")
                 }))
                 .collect();
         let left_out = cap_per_rule_and_file(&mut findings, 100);
@@ -318,13 +323,8 @@ mod tests {
             None,
             "x: 1\n\ny: 2\n".into(),
         ));
-        let f1 = Finding::new(
-            "ytt/validation",
-            Kind::Validation,
-            Span::new(a, 0, 4),
-            "bad",
-        )
-        .with_path("x");
+        let f1 =
+            Finding::new(&crate::rules::ytt::VALIDATION, Span::new(a, 0, 4), "bad").with_path("x");
         let mut f2 = f1.clone();
         f2.span = Span::new(a, 6, 10);
         assert_eq!(f1.fingerprint(&sources), f2.fingerprint(&sources));
@@ -345,8 +345,7 @@ mod tests {
                 .match_indices("8")
                 .map(|(at, _)| {
                     Finding::new(
-                        "kubevirt/validation",
-                        Kind::Validation,
+                        &crate::rules::kubevirt::VALIDATION,
                         Span::new(file, at, at + 1),
                         "cores must be at most 4",
                     )

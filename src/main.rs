@@ -76,13 +76,13 @@ fn run_main() -> ExitCode {
                     "{:<32} {:<8} {}\n",
                     rule.id,
                     rule.severity.as_str(),
-                    rule.summary
+                    rule.summary()
                 ));
             }
             print_stdout(&table)
         }
         Command::Explain { rule } => match confvet::rules::find(&rule) {
-            Some(rule) => print_stdout(&rule.page()),
+            Some(rule) => print_stdout(rule.page()),
             None => {
                 let hint = confvet::rules::Selector::parse(&rule)
                     .err()

@@ -11,6 +11,7 @@ use crate::discover::{self, Discovery, System};
 use crate::finding::{Finding, Kind, Severity, number_alike, sort_findings};
 use crate::progress::Progress;
 use crate::report::{CheckedUnit, RunError, Summary};
+use crate::rules;
 use crate::rules::Selector;
 use crate::source::{FileId, Sources, Span, display_name};
 use crate::suppress;
@@ -330,8 +331,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 Ok(Ok(outcome)) => outcome,
                 Ok(Err(panic)) => PackageOutcome {
                     findings: vec![Finding::new(
-                        "confvet/internal",
-                        Kind::Internal,
+                        &rules::confvet::INTERNAL,
                         at,
                         format!(
                             "internal error while checking {} unit {} ({}); please report it",
@@ -344,8 +344,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 },
                 Err(stopped) => PackageOutcome {
                     findings: vec![Finding::new(
-                        "confvet/unit-limit",
-                        Kind::Limit,
+                        &rules::confvet::UNIT_LIMIT,
                         at,
                         format!(
                             "{} unit {} was not checked: {stopped}",

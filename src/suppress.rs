@@ -15,7 +15,7 @@
 //! hides no finding as `confvet/unused-suppression`. Neither can itself be
 //! suppressed by a comment.
 
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
 use crate::report::locate;
 use crate::rules::{self, RULES};
 use crate::source::{FileId, SourceFile, Sources, Span};
@@ -24,8 +24,6 @@ use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
 const MARKER: &str = "confvet:";
-const INVALID: &str = "confvet/invalid-suppression";
-const UNUSED: &str = "confvet/unused-suppression";
 
 /// Which findings a suppression comment looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,9 +187,13 @@ fn unused(reach: Reach, pattern: &Pattern) -> Finding {
             "remove it",
         ),
     };
-    Finding::new(UNUSED, Kind::Reference, pattern.span, message)
-        .with_label("suppresses nothing")
-        .with_help(help)
+    Finding::new(
+        &crate::rules::confvet::UNUSED_SUPPRESSION,
+        pattern.span,
+        message,
+    )
+    .with_label("suppresses nothing")
+    .with_help(help)
 }
 
 /// The suppressions of one file; malformed ones go to `problems`.
@@ -224,9 +226,13 @@ fn scan(file: FileId, source: &SourceFile, problems: &mut Vec<Finding>) -> Vec<S
                     Span::new(file, rest_offset + at.start, rest_offset + at.end)
                 });
                 problems.push(
-                    Finding::new(INVALID, Kind::Syntax, span, malformed.message)
-                        .with_label("this comment suppresses nothing")
-                        .with_help(malformed.help),
+                    Finding::new(
+                        &crate::rules::confvet::INVALID_SUPPRESSION,
+                        span,
+                        malformed.message,
+                    )
+                    .with_label("this comment suppresses nothing")
+                    .with_help(malformed.help),
                 );
                 continue;
             }
@@ -367,6 +373,9 @@ mod tests {
     use super::*;
     use crate::source::SourceFile;
 
+    const INVALID: &str = crate::rules::confvet::INVALID_SUPPRESSION.id;
+    const UNUSED: &str = crate::rules::confvet::UNUSED_SUPPRESSION.id;
+
     /// Findings of `rule` at the start of each of `lines` of `text`; returns
     /// (rule, line) of what is left after `apply`, and how many were hidden.
     fn run(text: &str, found: &[(&'static str, usize)]) -> (Vec<(&'static str, usize)>, usize) {
@@ -378,8 +387,7 @@ mod tests {
             .map(|&(rule, line)| {
                 let start = source.line_start(line) + 2;
                 Finding::new(
-                    rule,
-                    Kind::Validation,
+                    crate::rules::find(rule).expect("a rule of the table"),
                     Span::new(file, start, start + 1),
                     "bad",
                 )

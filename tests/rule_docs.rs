@@ -1,7 +1,7 @@
-//! `docs/rules/` holds one page per rule, generated from the rule table
-//! (`src/rules.rs`), the same text `confvet explain` prints. This test fails
-//! when a page is missing, stale or left over from a retired id; run it with
-//! `CONFVET_UPDATE_DOCS=1` to write the pages anew.
+//! `docs/rules/` holds one page per rule, the source the binary includes
+//! (`src/rules/`), so `confvet explain` prints it as it is. This test fails
+//! when the index is stale or a page is left over from a retired id; run it
+//! with `CONFVET_UPDATE_DOCS=1` to write the index anew.
 
 use confvet::rules::{self, RULES};
 use std::collections::BTreeSet;
@@ -15,7 +15,12 @@ fn docs_dir() -> PathBuf {
 fn expected_pages() -> Vec<(PathBuf, String)> {
     let mut pages: Vec<(PathBuf, String)> = RULES
         .iter()
-        .map(|rule| (PathBuf::from(format!("{}.md", rule.id)), rule.page()))
+        .map(|rule| {
+            (
+                PathBuf::from(format!("{}.md", rule.id)),
+                rule.page().to_string(),
+            )
+        })
         .collect();
     pages.push((PathBuf::from("README.md"), rules::index_page()));
     pages

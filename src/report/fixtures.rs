@@ -9,7 +9,8 @@
 //! file.
 
 use super::{CheckedUnit, Report, RunError, Summary};
-use crate::finding::{Finding, Kind, Severity, sort_findings};
+use crate::finding::{Finding, Severity, sort_findings};
+use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span};
 use std::path::Path;
 
@@ -134,8 +135,7 @@ pub(crate) fn with_findings() -> Fixture {
 
     let mut findings = vec![
         Finding::new(
-            "ytt/type-mismatch",
-            Kind::Type,
+            &rules::ytt::TYPE_MISMATCH,
             span_of(arg, DATA_VALUE_ARG, "70000", 0),
             "port must be a map, found integer",
         )
@@ -143,8 +143,7 @@ pub(crate) fn with_findings() -> Fixture {
         .with_path("port")
         .with_related(s("port:", 0), "map declared here"),
         Finding::new(
-            "ytt/validation",
-            Kind::Validation,
+            &rules::ytt::VALIDATION,
             v("70000", 0),
             "port.https must be a value <= 32767, found 70000",
         )
@@ -155,8 +154,7 @@ pub(crate) fn with_findings() -> Fixture {
             "rule declared here",
         ),
         Finding::new(
-            "ytt/type-mismatch",
-            Kind::Type,
+            &rules::ytt::TYPE_MISMATCH,
             v("\"8080\"", 0),
             "port.http must be an integer, found a string",
         )
@@ -165,8 +163,7 @@ pub(crate) fn with_findings() -> Fixture {
         .with_related(s("80", 0), "integer inferred from this default")
         .with_help("remove the quotes to give an integer: 8080"),
         Finding::new(
-            "ytt/validation",
-            Kind::Validation,
+            &rules::ytt::VALIDATION,
             v("\"naïve\"", 0),
             "équipe must be one of \"core\", \"web\", found \"naïve\"",
         )
@@ -175,8 +172,7 @@ pub(crate) fn with_findings() -> Fixture {
         .with_path("équipe")
         .with_related(s("one_of=[\"core\", \"web\"]", 0), "rule declared here"),
         Finding::new(
-            "ytt/unknown-key",
-            Kind::UnknownKey,
+            &rules::ytt::UNKNOWN_KEY,
             v("serviceaccount", 0),
             "serviceaccount is not declared in the schema",
         )
@@ -184,8 +180,7 @@ pub(crate) fn with_findings() -> Fixture {
         .with_path("serviceaccount")
         .with_help("did you mean \"service_account\"?"),
         Finding::new(
-            "yaml/duplicate-key",
-            Kind::Syntax,
+            &rules::yaml::DUPLICATE_KEY,
             v("replicas", 1),
             "replicas is given twice in one map",
         )
@@ -193,8 +188,7 @@ pub(crate) fn with_findings() -> Fixture {
         .with_path("replicas")
         .with_related(v("replicas", 0), "first given here"),
         Finding::new(
-            "yaml/syntax",
-            Kind::Syntax,
+            &rules::yaml::SYNTAX,
             end_of_values,
             "a flow sequence is not closed before the end of the file",
         )
@@ -241,8 +235,7 @@ pub(crate) fn single(name: &str, text: &str, start: usize, end: usize) -> Fixtur
     let sources = Sources::new();
     let file = sources.add(SourceFile::new(name.into(), None, text.into()));
     let finding = Finding::new(
-        "yaml/syntax",
-        Kind::Syntax,
+        &rules::yaml::SYNTAX,
         Span::new(file, start, end),
         "edge case",
     )
@@ -280,8 +273,7 @@ pub(crate) fn many(errors: usize, warnings: usize) -> Fixture {
     let findings = (1..=count)
         .map(|n| {
             let finding = Finding::new(
-                "ytt/unknown-key",
-                Kind::UnknownKey,
+                &rules::ytt::UNKNOWN_KEY,
                 span_of(file, &text, &format!("key{n}:"), 0),
                 format!("key{n} is not declared in the schema"),
             );

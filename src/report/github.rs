@@ -113,7 +113,7 @@ fn escape_property(text: &str) -> String {
 mod tests {
     use super::super::fixtures::{self, Fixture};
     use super::*;
-    use crate::finding::{Finding, Kind};
+    use crate::finding::Finding;
     use crate::source::{SourceFile, Sources, Span};
 
     fn emit(fixture: &Fixture) -> String {
@@ -170,8 +170,7 @@ mod tests {
             "x: 1\n".into(),
         ));
         let finding = Finding::new(
-            "ytt/validation",
-            Kind::Validation,
+            &crate::rules::ytt::VALIDATION,
             Span::new(file, 3, 4),
             "x: 100% wrong,\nreally",
         )

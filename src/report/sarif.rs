@@ -72,7 +72,7 @@ fn log(report: &Report<'_>) -> sarif::Sarif {
         .version(version)
         .semantic_version(version)
         .information_uri(rules::HOMEPAGE)
-        .rules(rules::RULES.iter().map(rule).collect::<Vec<_>>())
+        .rules(rules::RULES.iter().copied().map(rule).collect::<Vec<_>>())
         .build();
     let mut invocation = sarif::Invocation::builder()
         .execution_successful(report.errors.is_empty())
@@ -154,12 +154,12 @@ fn rule(rule: &Rule) -> sarif::ReportingDescriptor {
     sarif::ReportingDescriptor::builder()
         .id(rule.id)
         .name(pascal_case(rule.id))
-        .short_description(text(rule.summary))
-        .full_description(text(what_it_does(rule.docs)))
+        .short_description(text(rule.summary()))
+        .full_description(text(what_it_does(rule.docs())))
         .help(
             sarif::MultiformatMessageString::builder()
-                .text(rule.docs)
-                .markdown(rule.docs)
+                .text(rule.docs())
+                .markdown(rule.docs())
                 .build(),
         )
         .help_uri(rules::doc_url(rule.id))
@@ -555,7 +555,7 @@ mod tests {
     #[test]
     fn rule_names_and_descriptions() {
         assert_eq!(pascal_case("ytt/type-mismatch"), "YttTypeMismatch");
-        let docs = rules::find("yaml/syntax").unwrap().docs;
+        let docs = rules::find("yaml/syntax").unwrap().docs();
         let text = what_it_does(docs);
         assert!(text.starts_with("Reports the first place"), "{text}");
         assert!(!text.contains("##"), "{text}");
@@ -597,7 +597,7 @@ mod tests {
         for (entry, rule) in listed.iter().zip(rules::RULES) {
             assert_eq!(entry["id"], rule.id);
             assert_eq!(entry["helpUri"], rules::doc_url(rule.id));
-            assert_eq!(entry["help"]["markdown"], rule.docs);
+            assert_eq!(entry["help"]["markdown"], rule.docs());
         }
     }
 

@@ -25,7 +25,7 @@ impl Emitter for StatisticsEmitter {
         let count_width = rows.iter().map(|(_, n)| n.to_string().len()).max();
         let rule_width = rows.iter().map(|((rule, _), _)| rule.len()).max();
         for ((rule, severity), count) in &rows {
-            let summary = rules::find(rule).map_or("", |r| r.summary);
+            let summary = rules::find(rule).map_or("", |r| r.summary());
             writeln!(
                 out,
                 "{count:>count_width$}  {rule:<rule_width$}  {:<7}  {summary}",

@@ -8,6 +8,7 @@
 //! start on the comment's own line (`port: 80 #@schema/nullable`): then it
 //! goes to the last (innermost) of those. Scalars are resolved as go-yaml v2 does (`scalar`).
 
+use crate::rules;
 use std::collections::{HashMap, HashSet};
 
 use granit_parser::{ErrorKind, Event, Parser, ScanError, StructureStyle};
@@ -59,7 +60,7 @@ impl Default for ParseOptions {
 /// Why a file could not be parsed: `yaml/syntax` or `yaml/duplicate-key`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
-    pub rule: &'static str,
+    pub rule: &'static crate::rules::Rule,
     pub span: Span,
     pub message: String,
 }
@@ -272,7 +273,13 @@ impl<'a> Builder<'a> {
         Span::new(self.file, start.min(len), end.min(len))
     }
 
-    fn error(&self, rule: &'static str, start: usize, end: usize, message: String) -> ParseError {
+    fn error(
+        &self,
+        rule: &'static crate::rules::Rule,
+        start: usize,
+        end: usize,
+        message: String,
+    ) -> ParseError {
         ParseError {
             rule,
             span: self.span(start, end),
@@ -281,7 +288,7 @@ impl<'a> Builder<'a> {
     }
 
     fn syntax(&self, start: usize, end: usize, message: String) -> ParseError {
-        self.error("yaml/syntax", start, end, message)
+        self.error(&rules::yaml::SYNTAX, start, end, message)
     }
 
     fn depth_error(&self, at: usize) -> ParseError {
@@ -588,7 +595,7 @@ impl<'a> Builder<'a> {
         let file = self.file;
         let len = self.text.len();
         let mk = |s: usize, e: usize| Span::new(file, s.min(len), e.min(len));
-        let fail = |rule: &'static str, span: Span, message: String| ParseError {
+        let fail = |rule: &'static crate::rules::Rule, span: Span, message: String| ParseError {
             rule,
             span,
             message,
@@ -612,7 +619,7 @@ impl<'a> Builder<'a> {
                     let key_span = done.node.span;
                     let Value::Scalar(k) = done.node.value else {
                         return Err(fail(
-                            "yaml/syntax",
+                            &rules::yaml::SYNTAX,
                             key_span,
                             "map keys must be scalars".into(),
                         ));
@@ -647,7 +654,7 @@ impl<'a> Builder<'a> {
                     {
                         let message =
                             format!("expected key '{}' to not be specified again", k.display());
-                        return Err(fail("yaml/duplicate-key", key_span, message));
+                        return Err(fail(&rules::yaml::DUPLICATE_KEY, key_span, message));
                     } else {
                         items.push(MapItem {
                             key_span,
@@ -1153,7 +1160,7 @@ mod tests {
     fn mismatched_tag_is_an_error() {
         let text = "a: !!int abc\n";
         let e = parse_err(text);
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert_eq!(e.message, "cannot decode !!str `abc` as a !!int");
         assert_eq!(at(text, e.span), "abc");
     }
@@ -1380,7 +1387,7 @@ mod tests {
     fn duplicate_keys_are_reported_like_ytt() {
         let text = "replicas: 1\nname: x\nreplicas: 3\n";
         let e = parse_err(text);
-        assert_eq!(e.rule, "yaml/duplicate-key");
+        assert_eq!(e.rule.id, "yaml/duplicate-key");
         assert_eq!(
             e.message,
             "expected key 'replicas' to not be specified again"
@@ -1423,7 +1430,7 @@ mod tests {
         };
         let text: String = (0..600).map(|i| format!("k{i}: {i}\n")).collect();
         let e = parse_file(FileId(0), &text, &options).unwrap_err();
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert!(
             e.message.contains("more than 1000 YAML nodes"),
             "{}",
@@ -1437,17 +1444,17 @@ mod tests {
     fn syntax_errors_point_at_the_problem() {
         let text = "a: b: c\n";
         let e = parse_err(text);
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert_eq!(e.message, "mapping values are not allowed in this context");
         assert_eq!(line(text, e.span.start), 1);
 
         let text = "service:\n  port: 80\n   name: web\n";
         let e = parse_err(text);
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert_eq!(line(text, e.span.start), 3, "{e:?}");
 
         let e = parse_err("a: \"unclosed\nb: 1\n");
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert!(!e.message.is_empty());
 
         let text = "a:\n\tb: 1\n";
@@ -1455,7 +1462,7 @@ mod tests {
         assert_eq!(line(text, e.span.start), 2, "{e:?}");
 
         let e = parse_err("a: *nowhere\n");
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert!(
             e.message.contains("nowhere") || e.message.contains("anchor"),
             "{e:?}"
@@ -1466,7 +1473,7 @@ mod tests {
     fn deep_flow_nesting_is_an_error_not_a_crash() {
         let text = "[".repeat(10_000);
         let e = parse_err(&text);
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert_eq!(e.message, "nesting depth exceeds the maximum of 200");
         let text = format!("{}{}", "{a: ".repeat(10_000), "}".repeat(10_000));
         assert_eq!(
@@ -1524,7 +1531,7 @@ mod tests {
             text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
         }
         let e = parse_err(&text);
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert_eq!(e.message, "alias expansion exceeds 100000 nodes");
         assert_eq!(&text[e.span.range()][..2], "*a");
         // A modest number of aliases is fine.
@@ -1535,7 +1542,7 @@ mod tests {
     #[test]
     fn self_referencing_alias_is_an_error() {
         let e = parse_err("a: &a [1, *a]\n");
-        assert_eq!(e.rule, "yaml/syntax");
+        assert_eq!(e.rule.id, "yaml/syntax");
         assert_eq!(e.message, "anchor 'a' value contains itself");
     }
 

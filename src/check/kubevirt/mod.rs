@@ -10,7 +10,7 @@ pub mod links;
 pub mod quantity;
 
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
 use crate::source::{FileId, SourceFile, Sources, Span};
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{MapItem, Node, ScalarStyle, ScalarValue, Value};
@@ -147,14 +147,14 @@ impl Ctx<'_> {
         for p in &parsed.problems {
             let span = json_span(&src, a, p.off);
             let rule = if p.warning {
-                "kubevirt/rule-without-arguments"
+                &crate::rules::kubevirt::RULE_WITHOUT_ARGUMENTS
             } else if parsed.rules.is_none() {
-                "kubevirt/annotation"
+                &crate::rules::kubevirt::ANNOTATION
             } else {
-                "kubevirt/rule"
+                &crate::rules::kubevirt::RULE
             };
             self.out.push(
-                Finding::new(rule, Kind::Schema, span, p.message.clone())
+                Finding::new(rule, span, p.message.clone())
                     .with_related(a.key_span, "in this validations annotation"),
             );
         }
@@ -197,10 +197,7 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
                     .and_then(|a| item(a, "validations"))
                     .filter(|it| it.value.as_scalar().is_none())
                 {
-                    ctx.out.push(Finding::new(
-                        "kubevirt/annotation",
-                        Kind::Schema,
-                        it.key_span,
+                    ctx.out.push(Finding::new(&crate::rules::kubevirt::ANNOTATION, it.key_span,
                         format!(
                             "the validations annotation must be a string holding a JSON array, found {}",
                             it.value.type_name()
@@ -341,10 +338,7 @@ fn check_vm(
                 None => return,
             },
             None => {
-                ctx.out.push(Finding::new(
-                    "kubevirt/template-not-found",
-                    Kind::Reference,
-                    span,
+                ctx.out.push(Finding::new(&crate::rules::kubevirt::TEMPLATE_NOT_FOUND, span,
                     format!(
                         "template `{name}` in namespace `{ns}` is not among the linted files; its validations cannot be checked"
                     ),
@@ -540,18 +534,11 @@ impl RuleEval<'_> {
     /// Report a finding of this rule; the caller may adjust it (severity).
     fn finding(
         &mut self,
-        rule_id: &'static str,
-        kind: Kind,
+        rule: &'static crate::rules::Rule,
         span: Span,
         detail: String,
     ) -> &mut Finding {
-        let f = Finding::new(
-            rule_id,
-            kind,
-            span,
-            format!("{}: {detail}", self.rule.message),
-        )
-        .with_related(
+        let f = Finding::new(rule, span, format!("{}: {detail}", self.rule.message)).with_related(
             self.rule_span,
             format!("rule `{}` declared here", self.rule.name),
         );
@@ -568,8 +555,7 @@ impl RuleEval<'_> {
         let o = jsonpath::eval_with_ref(root, &path.steps);
         let Some(values) = o.values else {
             self.finding(
-                "kubevirt/path-not-found",
-                Kind::Reference,
+                &crate::rules::kubevirt::PATH_NOT_FOUND,
                 o.last,
                 format!("invalid JSONPath: argument `{}` is not found", path.text),
             );
@@ -578,8 +564,7 @@ impl RuleEval<'_> {
         if values.len() != 1 {
             let span = values.first().map_or(o.last, |v| v.anchor);
             self.finding(
-                "kubevirt/path-not-found",
-                Kind::Reference,
+                &crate::rules::kubevirt::PATH_NOT_FOUND,
                 span,
                 format!(
                     "argument `{}`: expected one value, found {}",
@@ -594,8 +579,7 @@ impl RuleEval<'_> {
             Conv::Unknown => Arg::Skip,
             Conv::Type(m) => {
                 self.finding(
-                    "kubevirt/value-type",
-                    Kind::Type,
+                    &crate::rules::kubevirt::VALUE_TYPE,
                     values[0].anchor,
                     format!("argument `{}`: {m}", path.text),
                 );
@@ -603,8 +587,7 @@ impl RuleEval<'_> {
             }
             Conv::Reference(m) => {
                 self.finding(
-                    "kubevirt/path-not-found",
-                    Kind::Reference,
+                    &crate::rules::kubevirt::PATH_NOT_FOUND,
                     values[0].anchor,
                     format!("argument `{}`: {m}", path.text),
                 );
@@ -652,8 +635,7 @@ impl RuleEval<'_> {
         let o = jsonpath::eval_with_ref(root, &rule.path.steps);
         let Some(values) = o.values else {
             self.finding(
-                "kubevirt/path-not-found",
-                Kind::Reference,
+                &crate::rules::kubevirt::PATH_NOT_FOUND,
                 o.last,
                 format!("invalid JSONPath: `{}` is not found", rule.path.text),
             );
@@ -661,8 +643,7 @@ impl RuleEval<'_> {
         };
         if values.is_empty() {
             self.finding(
-                "kubevirt/path-not-found",
-                Kind::Reference,
+                &crate::rules::kubevirt::PATH_NOT_FOUND,
                 o.last,
                 format!("no values were found for `{}`", rule.path.text),
             );
@@ -700,11 +681,11 @@ impl RuleEval<'_> {
                     }
                     Conv::Unknown => None,
                     Conv::Type(m) => {
-                        self.finding("kubevirt/value-type", Kind::Type, v.anchor, m);
+                        self.finding(&crate::rules::kubevirt::VALUE_TYPE, v.anchor, m);
                         return;
                     }
                     Conv::Reference(m) => {
-                        self.finding("kubevirt/path-not-found", Kind::Reference, v.anchor, m);
+                        self.finding(&crate::rules::kubevirt::PATH_NOT_FOUND, v.anchor, m);
                         return;
                     }
                 },
@@ -729,7 +710,7 @@ impl RuleEval<'_> {
                     },
                     Conv::Unknown => None,
                     Conv::Type(m) | Conv::Reference(m) => {
-                        self.finding("kubevirt/value-type", Kind::Type, v.anchor, m);
+                        self.finding(&crate::rules::kubevirt::VALUE_TYPE, v.anchor, m);
                         return;
                     }
                 },
@@ -737,8 +718,7 @@ impl RuleEval<'_> {
             if let Some(detail) = detail {
                 let span = self.value_span(v);
                 self.finding(
-                    "kubevirt/validation",
-                    Kind::Validation,
+                    &crate::rules::kubevirt::VALIDATION,
                     span,
                     format!("{detail} (rule `{}`, path `{}`)", rule.name, rule.path.text),
                 )

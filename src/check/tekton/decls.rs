@@ -3,7 +3,7 @@
 
 use super::Ctx;
 use super::model::{Decl, Param, Scope, Ty, items, map_keys, named, value_ty};
-use crate::finding::Kind;
+use crate::rules;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, Value};
 
@@ -48,8 +48,7 @@ impl Ctx<'_> {
             let span = name_it.key_span;
             if !seen.insert(name.clone()) {
                 self.push(
-                    "tekton/duplicate",
-                    Kind::Schema,
+                    &rules::tekton::DUPLICATE,
                     span,
                     &npath,
                     format!("parameter {name} appears more than once"),
@@ -57,7 +56,7 @@ impl Ctx<'_> {
                 continue;
             }
             let bad_decl = |ctx: &mut Self, message: String| {
-                ctx.push("tekton/declaration", Kind::Schema, span, &npath, message)
+                ctx.push(&rules::tekton::DECLARATION, span, &npath, message)
             };
             let props = child(p, "properties");
             let default = child(p, "default").cloned();
@@ -155,7 +154,7 @@ impl Ctx<'_> {
                 let dpath = format!("{path}[{i}].default");
                 let dty = value_ty(d);
                 if dty != ty {
-                    self.push("tekton/default", Kind::Type, dit.key_span, &dpath, format!("\"{}\" type does not match default value's type: \"{}\" (param {name})", ty.name(), dty.name()));
+                    self.push(&rules::tekton::DEFAULT, dit.key_span, &dpath, format!("\"{}\" type does not match default value's type: \"{}\" (param {name})", ty.name(), dty.name()));
                 } else {
                     self.members(d, &dpath, &name);
                     if let (Ty::Obj, Some(pr), Value::Map(m)) = (ty, props, &d.value)
@@ -163,8 +162,7 @@ impl Ctx<'_> {
                     {
                         for it in m.iter().filter(|it| !keys.contains(&it.key.text)) {
                             self.warn(
-                                "tekton/default-unknown-key",
-                                Kind::UnknownKey,
+                                &rules::tekton::DEFAULT_UNKNOWN_KEY,
                                 it.key_span,
                                 &format!("{dpath}.{}", it.key.text),
                                 format!(
@@ -180,8 +178,7 @@ impl Ctx<'_> {
                         && !en.contains(&s.text)
                     {
                         self.push(
-                            "tekton/enum-default",
-                            Kind::Validation,
+                            &rules::tekton::ENUM_DEFAULT,
                             dit.key_span,
                             &dpath,
                             format!("param default value {} not in the enum list", s.text),
@@ -208,8 +205,7 @@ impl Ctx<'_> {
             let span = name_it.key_span;
             if out.contains_key(&name) {
                 self.push(
-                    "tekton/duplicate",
-                    Kind::Schema,
+                    &rules::tekton::DUPLICATE,
                     span,
                     &npath,
                     format!("result {name} appears more than once"),
@@ -217,13 +213,7 @@ impl Ctx<'_> {
                 continue;
             }
             let bad_decl = |ctx: &mut Self, message: String| {
-                ctx.push(
-                    "tekton/result-declaration",
-                    Kind::Schema,
-                    span,
-                    &npath,
-                    message,
-                )
+                ctx.push(&rules::tekton::RESULT_DECLARATION, span, &npath, message)
             };
             let props = child(r, "properties");
             let ty = match text(r, "type") {
@@ -318,8 +308,7 @@ impl Ctx<'_> {
             let given: std::collections::HashSet<_> = map_keys(def).into_iter().collect();
             if let Some(k) = d.keys.iter().find(|k| !given.contains(*k)) {
                 self.warn(
-                    "tekton/partial-default",
-                    Kind::Validation,
+                    &rules::tekton::PARTIAL_DEFAULT,
                     dit.key_span,
                     &format!("{path}[{i}].default"),
                     format!("default of {name} does not give key {k}"),

@@ -17,7 +17,7 @@ use super::Ctx;
 use super::hints::Hints;
 use super::model::items;
 use super::refs::exprs;
-use crate::finding::Kind;
+use crate::rules;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, Value};
@@ -173,30 +173,14 @@ impl Ctx<'_> {
                         "pipeline task \"{task}\" runs after \"{name}\", a finally task: finally tasks run after every task of `tasks`, which cannot wait for them"
                     );
                     let rel = vec![(fspan, "finally task declared here".to_string())];
-                    self.report(
-                        "tekton/run-after",
-                        Kind::Reference,
-                        r.span,
-                        &rp,
-                        msg,
-                        rel,
-                        None,
-                    );
+                    self.report(&rules::tekton::RUN_AFTER, r.span, &rp, msg, rel, None);
                 } else {
                     let msg = format!(
                         "pipeline task \"{task}\" runs after \"{name}\", but the pipeline has no task \"{name}\""
                     );
                     let rel = vec![(tasks_site, "pipeline tasks declared here".to_string())];
                     let help = hints.suggest(name, &names);
-                    self.report(
-                        "tekton/run-after",
-                        Kind::Reference,
-                        r.span,
-                        &rp,
-                        msg,
-                        rel,
-                        help,
-                    );
+                    self.report(&rules::tekton::RUN_AFTER, r.span, &rp, msg, rel, help);
                 }
             }
             for n in dep_strings(t) {
@@ -233,15 +217,7 @@ impl Ctx<'_> {
                 "finally tasks run after every task of `tasks`".to_string(),
             )];
             let p = format!("{path}.finally[{i}].runAfter");
-            self.report(
-                "tekton/run-after",
-                Kind::Reference,
-                it.key_span,
-                &p,
-                msg,
-                rel,
-                None,
-            );
+            self.report(&rules::tekton::RUN_AFTER, it.key_span, &p, msg, rel, None);
         }
         // Tekton rejects repeated task names first; which task a name then
         // means is not defined.
@@ -284,15 +260,7 @@ impl Ctx<'_> {
                 .collect();
             let span = item(tasks[first], "name").map_or(tasks[first].span, |it| it.value.span);
             let p = format!("{path}.tasks[{first}].name");
-            self.report(
-                "tekton/cycle",
-                Kind::Validation,
-                span,
-                &p,
-                msg,
-                related,
-                None,
-            );
+            self.report(&rules::tekton::CYCLE, span, &p, msg, related, None);
         }
     }
 }

@@ -22,7 +22,8 @@ mod volumes;
 mod workspaces;
 
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span};
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, Value};
@@ -82,14 +83,14 @@ impl<'s> Ctx<'s> {
             .clone()
     }
 
-    fn push(&mut self, rule: &'static str, kind: Kind, span: Span, path: &str, msg: String) {
+    fn push(&mut self, rule: &'static crate::rules::Rule, span: Span, path: &str, msg: String) {
         self.out
-            .push(Finding::new(rule, kind, span, msg).with_path(path.to_string()));
+            .push(Finding::new(rule, span, msg).with_path(path.to_string()));
     }
 
-    fn warn(&mut self, rule: &'static str, kind: Kind, span: Span, path: &str, msg: String) {
+    fn warn(&mut self, rule: &'static crate::rules::Rule, span: Span, path: &str, msg: String) {
         self.out.push(
-            Finding::new(rule, kind, span, msg)
+            Finding::new(rule, span, msg)
                 .with_path(path.to_string())
                 .with_severity(Severity::Warning),
         );
@@ -373,7 +374,7 @@ impl<'s> Ctx<'s> {
             });
             if !has_result_ref {
                 let name = text(r, "name").unwrap_or("");
-                self.push("tekton/pipeline-result", Kind::Validation, vit.key_span, &vp, format!("pipeline result {name}: expected pipeline results to be task result expressions but no expressions were found"));
+                self.push(&rules::tekton::PIPELINE_RESULT, vit.key_span, &vp, format!("pipeline result {name}: expected pipeline results to be task result expressions but no expressions were found"));
                 continue;
             }
             for (n, p, cx) in strs {
@@ -427,7 +428,7 @@ impl<'s> Ctx<'s> {
                 for (off, body) in exprs(&s.text) {
                     if is_result_ref(body, "tasks.") {
                         let span = self.expr_span(n, off);
-                        self.push("tekton/run-param-result", Kind::Validation, span, &vp, format!("cannot use result expressions in [$({body})] as PipelineRun parameter values"));
+                        self.push(&rules::tekton::RUN_PARAM_RESULT, span, &vp, format!("cannot use result expressions in [$({body})] as PipelineRun parameter values"));
                     }
                 }
             }
@@ -502,10 +503,7 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
 /// not checked further (spec § 2).
 fn removed_version(doc: &Node, kind: &str) -> Option<Finding> {
     let it = item(doc, "apiVersion")?;
-    let finding = Finding::new(
-        "tekton/removed-api-version",
-        Kind::Deprecated,
-        it.value.span,
+    let finding = Finding::new(&rules::tekton::REMOVED_API_VERSION, it.value.span,
         format!(
             "tekton.dev/v1alpha1 {kind} is no longer served by Tekton (removed in v0.38.0), so applying it fails; migrate it to tekton.dev/v1"
         ),

@@ -11,7 +11,8 @@
 use super::model::{items, repositories};
 use super::pac_text::{in_span, placeholders, reads};
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::{Sources, Span};
 use crate::yaml::node::{child, text};
 use crate::yaml::{Node, Value};
@@ -158,10 +159,7 @@ pub(super) fn check(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding
                     "and the Repository in view does not declare it in spec.params"
                 };
                 let span = Span::new(f.id, r.start, r.end);
-                let finding = Finding::new(
-                    "tekton/pac-placeholder",
-                    Kind::Reference,
-                    span,
+                let finding = Finding::new(&rules::tekton::PAC_PLACEHOLDER, span,
                     format!(
                         "{{{{{name}}}}} is not a Pipelines-as-Code variable {why}: PaC leaves it as written"
                     ),

@@ -7,7 +7,8 @@ use super::model::{Cx, Param, Scope, Tasks, Ty};
 pub(super) use super::syntax::{
     PRef, exprs, is_result_ref, isolated_body, parse_param_ref, strip_selector,
 };
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::Span;
 use crate::yaml::{Node, ScalarStyle, Value};
 use std::collections::HashSet;
@@ -18,8 +19,7 @@ const MAX_FINDINGS_PER_STRING: usize = 10_000;
 
 /// A finding about one expression, before it is placed.
 pub(super) struct Verdict {
-    rule: &'static str,
-    kind: Kind,
+    rule: &'static crate::rules::Rule,
     message: String,
     help: Option<String>,
     /// T1: the param named is not in scope (a run may still pass it).
@@ -27,10 +27,9 @@ pub(super) struct Verdict {
 }
 
 impl Verdict {
-    fn new(rule: &'static str, kind: Kind, message: String) -> Option<Verdict> {
+    fn new(rule: &'static crate::rules::Rule, message: String) -> Option<Verdict> {
         Some(Verdict {
             rule,
-            kind,
             message,
             help: None,
             unbound: None,
@@ -40,7 +39,7 @@ impl Verdict {
     /// A reference to `name`, which is none of `declared`: the help names
     /// the nearest declared name, else lists them.
     fn undeclared<'a>(
-        rule: &'static str,
+        rule: &'static crate::rules::Rule,
         message: String,
         name: &str,
         declared: impl IntoIterator<Item = &'a String>,
@@ -54,7 +53,6 @@ impl Verdict {
         };
         Some(Verdict {
             rule,
-            kind: Kind::Reference,
             message,
             help: Some(help),
             unbound: None,
@@ -92,8 +90,7 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
     let (name, key, star, index) = match parse_param_ref(body)? {
         PRef::Malformed => {
             return Verdict::new(
-                "tekton/param-reference",
-                Kind::Reference,
+                &rules::tekton::PARAM_REFERENCE,
                 format!("malformed param reference {expr}"),
             );
         }
@@ -106,7 +103,7 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
     };
     let Some(p) = scope.get(&name) else {
         let verdict = Verdict::undeclared(
-            "tekton/param-reference",
+            &rules::tekton::PARAM_REFERENCE,
             format!("non-existent variable {expr}"),
             &name,
             scope.keys(),
@@ -122,14 +119,13 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
     if let Some(k) = &key {
         if p.ty != Ty::Obj {
             return Verdict::new(
-                "tekton/param-type",
-                Kind::Type,
+                &rules::tekton::PARAM_TYPE,
                 format!("{expr}: param {name} is a {} and has no keys", p.ty.name()),
             );
         }
         if let Some(keys) = p.keys.as_ref().filter(|ks| !ks.contains(k)) {
             return Verdict::undeclared(
-                "tekton/param-reference",
+                &rules::tekton::PARAM_REFERENCE,
                 format!("non-existent variable {expr}"),
                 k,
                 keys,
@@ -139,8 +135,7 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
     }
     if (index && p.ty != Ty::Arr) || (star && p.ty == Ty::Str) {
         return Verdict::new(
-            "tekton/param-type",
-            Kind::Type,
+            &rules::tekton::PARAM_TYPE,
             format!("{expr}: selector does not fit {} param {name}", p.ty.name()),
         );
     }
@@ -148,7 +143,7 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
         return None;
     }
     let what = misplaced_whole(cx, p.ty, isolated, star, false)?;
-    Verdict::new("tekton/param-type", Kind::Type, format!("{what} {expr}"))
+    Verdict::new(&rules::tekton::PARAM_TYPE, format!("{what} {expr}"))
 }
 
 /// The parts of a task result reference body, or None when malformed (P5):
@@ -179,14 +174,13 @@ fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option
     };
     let Some((task, result, key, star, index)) = parse_result_ref(body) else {
         return Verdict::new(
-            "tekton/result-reference",
-            Kind::Reference,
+            &rules::tekton::RESULT_REFERENCE,
             format!("malformed task result reference {expr}"),
         );
     };
     let Some(t) = tasks.get(task) else {
         return Verdict::undeclared(
-            "tekton/result-reference",
+            &rules::tekton::RESULT_REFERENCE,
             format!("{expr}: task {task} is not a pipeline task of the {section} section"),
             task,
             tasks.keys(),
@@ -195,7 +189,7 @@ fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option
     let results = t.results.as_ref()?;
     let Some(r) = results.get(result) else {
         return Verdict::undeclared(
-            "tekton/result-reference",
+            &rules::tekton::RESULT_REFERENCE,
             format!(
                 "{expr}: \"{result}\" is not a named result returned by pipeline task \"{task}\""
             ),
@@ -210,8 +204,7 @@ fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option
     } else if let Some(k) = key {
         if r.ty != Ty::Obj {
             return Verdict::new(
-                "tekton/result-type",
-                Kind::Type,
+                &rules::tekton::RESULT_TYPE,
                 format!(
                     "{expr}: result {result} is a {} and has no keys",
                     r.ty.name()
@@ -220,7 +213,7 @@ fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option
         }
         if let Some(keys) = r.keys.as_ref().filter(|ks| !ks.iter().any(|x| x == k)) {
             return Verdict::undeclared(
-                "tekton/result-reference",
+                &rules::tekton::RESULT_REFERENCE,
                 format!("{expr}: object result {result} has no key {k}"),
                 k,
                 keys,
@@ -230,8 +223,7 @@ fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option
     } else if index {
         if r.ty != Ty::Arr {
             return Verdict::new(
-                "tekton/result-type",
-                Kind::Type,
+                &rules::tekton::RESULT_TYPE,
                 format!("{expr}: index on {} result {result}", r.ty.name()),
             );
         }
@@ -241,8 +233,7 @@ fn judge_result_ref(tasks: &Tasks, body: &str, cx: Cx, isolated: bool) -> Option
     };
     let what = misplaced_whole(cx, whole_ty?, isolated, star, true)?;
     Verdict::new(
-        "tekton/result-type",
-        Kind::Type,
+        &rules::tekton::RESULT_TYPE,
         format!(
             "{what} {expr}: result {result} is a whole {}",
             whole_ty?.name()
@@ -272,7 +263,7 @@ fn judge_result_path(results: &Scope, body: &str) -> Option<Verdict> {
     };
     if !name.is_empty() && !results.contains_key(name) && tail.is_some_and(|t| !t.contains('.')) {
         return Verdict::undeclared(
-            "tekton/result-reference",
+            &rules::tekton::RESULT_REFERENCE,
             format!("non-existent variable {expr}"),
             name,
             results.keys(),
@@ -280,8 +271,7 @@ fn judge_result_path(results: &Scope, body: &str) -> Option<Verdict> {
     }
     if tail != Some("path") {
         return Verdict::new(
-            "tekton/result-reference",
-            Kind::Reference,
+            &rules::tekton::RESULT_REFERENCE,
             format!("{expr}: only .path of a result can be referenced inside a Task"),
         );
     }
@@ -465,7 +455,6 @@ impl Ctx<'_> {
                 self.out.push(
                     Finding::new(
                         rule,
-                        Kind::Reference,
                         span,
                         format!(
                             "{rest} more references in this string are not checked (at most {MAX_FINDINGS_PER_STRING} findings a string)"
@@ -512,7 +501,8 @@ impl Ctx<'_> {
                 _ => None,
             };
             let span = self.expr_span(n, off);
-            let finding = Finding::new(v.rule, v.kind, span, v.message);
+            let rule = v.rule;
+            let finding = Finding::new(v.rule, span, v.message);
             let mut finding = Finding {
                 help: v.help,
                 ..finding.with_path(path.to_string())
@@ -524,7 +514,7 @@ impl Ctx<'_> {
             if let Some(near) = typo {
                 finding.help = Some(format!("did you mean \"{near}\"?"));
             }
-            last_rule = Some(finding.rule);
+            last_rule = Some(rule);
             made += 1;
             self.out.push(finding);
         }

@@ -14,7 +14,7 @@ use super::model::{Doc, Docs, items, map_keys};
 use super::workspaces::{
     Callee, Caller, Names, PipelineWorkspaces, Propagated, WsDecls, decl_site,
 };
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
 use crate::source::Span;
 use crate::yaml::Node;
 use crate::yaml::node::{child, item, text};
@@ -29,15 +29,14 @@ impl Ctx<'_> {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn report(
         &mut self,
-        rule: &'static str,
-        kind: Kind,
+        rule: &'static crate::rules::Rule,
         span: Span,
         path: &str,
         message: String,
         related: Vec<(Span, String)>,
         help: Option<String>,
     ) {
-        let mut f = Finding::new(rule, kind, span, message).with_path(path.to_string());
+        let mut f = Finding::new(rule, span, message).with_path(path.to_string());
         for (s, m) in related {
             f = f.with_related(s, m);
         }

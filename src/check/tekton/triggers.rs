@@ -14,7 +14,8 @@ use super::Ctx;
 use super::model::{Doc, Docs, items, named, repositories, value_strings};
 use super::refs::exprs;
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::source::{FileId, Sources, Span};
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, Value};
@@ -290,8 +291,7 @@ impl Ctx<'_> {
             };
             self.out.push(
                 Finding::new(
-                    "tekton/trigger-param-reference",
-                    Kind::Reference,
+                    &rules::tekton::TRIGGER_PARAM_REFERENCE,
                     span,
                     format!("undeclared param '$({body})': it must be declared in spec.params"),
                 )
@@ -342,10 +342,7 @@ impl Ctx<'_> {
                 .filter(|name| declared.set.contains(name));
             if let Some(name) = legacy {
                 let original = f.path.take();
-                f = Finding::new(
-                    "tekton/trigger-legacy-param",
-                    Kind::Reference,
-                    f.span,
+                f = Finding::new(&rules::tekton::TRIGGER_LEGACY_PARAM, f.span,
                     format!("$(params.{name}) is not substituted by Tekton Triggers: the run gets the text as it is"),
                 )
                 .with_help(format!("write $(tt.params.{name})"));
@@ -373,10 +370,7 @@ impl Ctx<'_> {
             }
             let span = self.expr_span(n, off);
             self.out.push(
-                Finding::new(
-                    "tekton/trigger-legacy-param",
-                    Kind::Reference,
-                    span,
+                Finding::new(&rules::tekton::TRIGGER_LEGACY_PARAM, span,
                     format!("$({body}) is not substituted by Tekton Triggers: the run gets the text as it is"),
                 )
                 .with_path(path.to_string())
@@ -392,8 +386,7 @@ impl Ctx<'_> {
         for (i, _, name_it, name) in named(child(spec, "params")) {
             if let Some(first) = seen.get(&name) {
                 let f = Finding::new(
-                    "tekton/trigger-duplicate-param",
-                    Kind::Validation,
+                    &rules::tekton::TRIGGER_DUPLICATE_PARAM,
                     name_it.key_span,
                     format!("param {name} appears more than once"),
                 )
@@ -467,10 +460,7 @@ impl Ctx<'_> {
             } else {
                 format!("TriggerTemplate {}", template.name)
             };
-            let mut f = Finding::new(
-                "tekton/trigger-missing-param",
-                Kind::Validation,
-                site,
+            let mut f = Finding::new(&rules::tekton::TRIGGER_MISSING_PARAM, site,
                 format!(
                     "param {} of {which} has no default and no binding of this trigger gives it a value",
                     p.name
@@ -558,8 +548,7 @@ impl Ctx<'_> {
             }
             let names: Vec<&str> = dups.iter().map(|(n, _)| n.as_str()).collect();
             let mut f = Finding::new(
-                "tekton/trigger-duplicate-param",
-                Kind::Validation,
+                &rules::tekton::TRIGGER_DUPLICATE_PARAM,
                 site,
                 format!(
                     "param {} given by more than one binding of this trigger",

@@ -5,7 +5,8 @@
 use super::Ctx;
 use super::model::{Decl, Param, Scope, Ty, is_string_scalar, items, map_keys, named, value_ty};
 use super::refs::{bound_whole, exprs, isolated_body, referenced_params};
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{MapItem, Node, Value};
@@ -44,8 +45,7 @@ impl Ctx<'_> {
                     if !is_string_scalar(&it.value) {
                         bad = true;
                         self.push(
-                            "tekton/value-type",
-                            Kind::Type,
+                            &rules::tekton::VALUE_TYPE,
                             it.value.span,
                             &format!("{path}[{j}]"),
                             format!("item {j} of {name} is not a string"),
@@ -58,8 +58,7 @@ impl Ctx<'_> {
                     if !is_string_scalar(&it.value) {
                         bad = true;
                         self.push(
-                            "tekton/value-type",
-                            Kind::Type,
+                            &rules::tekton::VALUE_TYPE,
                             it.key_span,
                             &format!("{path}.{}", it.key.text),
                             format!("key {} of {name} is not a string", it.key.text),
@@ -114,8 +113,7 @@ impl Ctx<'_> {
         for (i, b, name_it, name) in named(list) {
             if seen.contains(&name) {
                 self.push(
-                    "tekton/duplicate-binding",
-                    Kind::Validation,
+                    &rules::tekton::DUPLICATE_BINDING,
                     name_it.key_span,
                     &format!("{path}[{i}].name"),
                     format!("parameter {name} appears more than once"),
@@ -151,7 +149,7 @@ impl Ctx<'_> {
                 continue;
             }
             if given.ty != d.ty {
-                self.push("tekton/binding-type", Kind::Type, vit.key_span, &vpath, format!("param types don't match the user-specified type: [{name}] ({} given, {} declared)", given.ty.name(), d.ty.name()));
+                self.push(&rules::tekton::BINDING_TYPE, vit.key_span, &vpath, format!("param types don't match the user-specified type: [{name}] ({} given, {} declared)", given.ty.name(), d.ty.name()));
                 continue;
             }
             if d.ty == Ty::Obj
@@ -160,7 +158,7 @@ impl Ctx<'_> {
                 let mut have = d.default.as_ref().map(map_keys).unwrap_or_default();
                 have.extend(keys);
                 if let Some(k) = d.keys.iter().find(|k| !have.contains(k)) {
-                    self.push("tekton/missing-keys", Kind::Validation, vit.key_span, &vpath, format!("missing keys for these params which are required in ParamSpec's properties map[{name}:[{k}]]"));
+                    self.push(&rules::tekton::MISSING_KEYS, vit.key_span, &vpath, format!("missing keys for these params which are required in ParamSpec's properties map[{name}:[{k}]]"));
                 }
             }
             // `$(…)` is substituted at run time, `{{…}}` by Pipelines-as-Code
@@ -171,8 +169,7 @@ impl Ctx<'_> {
                 && !en.contains(&s.text)
             {
                 self.push(
-                    "tekton/enum",
-                    Kind::Validation,
+                    &rules::tekton::ENUM,
                     vit.key_span,
                     &vpath,
                     format!("param `{name}` value: {} is not in the enum list", s.text),
@@ -186,8 +183,7 @@ impl Ctx<'_> {
             }
             match &d.default {
                 None => self.push(
-                    "tekton/missing-param",
-                    Kind::Validation,
+                    &rules::tekton::MISSING_PARAM,
                     site.span,
                     site.path,
                     format!(
@@ -198,7 +194,7 @@ impl Ctx<'_> {
                 Some(def) if d.ty == Ty::Obj => {
                     let have = map_keys(def);
                     if let Some(k) = d.keys.iter().find(|k| !have.contains(k)) {
-                        self.push("tekton/missing-keys", Kind::Validation, site.span, site.path, format!("missing keys for these params which are required in ParamSpec's properties map[{}:[{k}]]", d.name));
+                        self.push(&rules::tekton::MISSING_KEYS, site.span, site.path, format!("missing keys for these params which are required in ParamSpec's properties map[{}:[{k}]]", d.name));
                     }
                 }
                 _ => {}
@@ -232,8 +228,7 @@ impl Ctx<'_> {
             return;
         }
         let finding = Finding::new(
-            "tekton/unknown-binding",
-            Kind::Reference,
+            &rules::tekton::UNKNOWN_BINDING,
             name_it.value.span,
             format!("param {name} is not declared by the callee, so its value is dropped"),
         )
@@ -289,7 +284,7 @@ impl Ctx<'_> {
                 ),
                 _ => continue,
             };
-            self.push("tekton/enum", Kind::Validation, vit.key_span, &vp, message);
+            self.push(&rules::tekton::ENUM, vit.key_span, &vp, message);
         }
     }
 }

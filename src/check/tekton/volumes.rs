@@ -23,7 +23,7 @@ use super::Ctx;
 use super::hints::Hints;
 use super::model::items;
 use super::workspaces::Names;
-use crate::finding::Kind;
+use crate::rules;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, Value};
@@ -81,8 +81,7 @@ impl Ctx<'_> {
                 let p = format!("{cpath}.volumeMounts[{j}].name");
                 let rel = vec![related.clone()];
                 self.report(
-                    "tekton/volume-mount",
-                    Kind::Reference,
+                    &rules::tekton::VOLUME_MOUNT,
                     nit.value.span,
                     &p,
                     msg,
@@ -145,8 +144,7 @@ impl Ctx<'_> {
             let p = format!("{cpath}.env[{j}].name");
             let rel = vec![(at, "first set here".to_string())];
             self.report(
-                "tekton/duplicate-env",
-                Kind::Validation,
+                &rules::tekton::DUPLICATE_ENV,
                 nit.value.span,
                 &p,
                 msg,

@@ -24,7 +24,8 @@ use super::Ctx;
 use super::hints::Hints;
 use super::model::items;
 use super::refs::exprs;
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{Node, ScalarValue, Value};
@@ -333,7 +334,7 @@ impl Ctx<'_> {
                 if env {
                     msg.push_str(", the env variable holds the literal text");
                 }
-                let mut f = Finding::new("tekton/workspace-reference", Kind::Reference, span, msg)
+                let mut f = Finding::new(&rules::tekton::WORKSPACE_REFERENCE, span, msg)
                     .with_path(p.clone())
                     .with_related(related.0, related.1.clone());
                 f.help = help;
@@ -358,8 +359,7 @@ impl Ctx<'_> {
                     let msg = format!("undefined workspace \"{w}\": the Task does not declare it");
                     let rel = vec![related.clone()];
                     self.report(
-                        "tekton/workspace-reference",
-                        Kind::Reference,
+                        &rules::tekton::WORKSPACE_REFERENCE,
                         nit.value.span,
                         &p,
                         msg,
@@ -425,8 +425,7 @@ impl Ctx<'_> {
             let help = hints.suggest(ws, declared.list());
             let p = format!("{tpath}.workspaces[{j}].{field}");
             self.report(
-                "tekton/workspace-reference",
-                Kind::Reference,
+                &rules::tekton::WORKSPACE_REFERENCE,
                 it.value.span,
                 &p,
                 msg,
@@ -485,7 +484,7 @@ impl Ctx<'_> {
                     " (unless the cluster's config-defaults set default-task-run-workspace-binding)",
                 );
             }
-            let mut f = Finding::new("tekton/missing-workspace", Kind::Validation, site, msg)
+            let mut f = Finding::new(&rules::tekton::MISSING_WORKSPACE, site, msg)
                 .with_path(path.to_string())
                 .with_related(decl_span, "workspace declared here");
             if task_run {
@@ -524,8 +523,7 @@ impl Ctx<'_> {
             let help = hints.suggest(w, declared.list());
             let p = format!("{path}[{j}].name");
             self.report(
-                "tekton/workspace-reference",
-                Kind::Reference,
+                &rules::tekton::WORKSPACE_REFERENCE,
                 nit.value.span,
                 &p,
                 msg,

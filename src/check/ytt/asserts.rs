@@ -5,7 +5,8 @@
 use super::engine::Code;
 use super::path::DataPath;
 use super::validate::{self, Validator};
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::yaml::{Annotated, Node, Value};
 
 /// The `@assert/validate` of a node's comments, evaluated in its file's scope.
@@ -23,14 +24,9 @@ pub(crate) fn assert_validation(
     let call = match code.eval_args(args, comment.span.file) {
         Ok(call) => call,
         Err(err) => {
-            let (rule, kind) = if err.is_syntax {
-                ("ytt/starlark-syntax", Kind::Syntax)
-            } else {
-                ("ytt/undefined", Kind::Reference)
-            };
+            let rule = rules::ytt::code_failure(err.is_syntax);
             errors.push(Finding::new(
                 rule,
-                kind,
                 comment.span,
                 format!("@assert/validate: {}", err.message),
             ));
@@ -41,8 +37,7 @@ pub(crate) fn assert_validation(
         Ok(validation) => {
             for note in &validation.compat {
                 errors.push(Finding::new(
-                    "ytt/compat",
-                    Kind::Compat,
+                    &rules::ytt::COMPAT,
                     comment.span,
                     note.clone(),
                 ));
@@ -51,8 +46,7 @@ pub(crate) fn assert_validation(
         }
         Err(message) => {
             errors.push(Finding::new(
-                "ytt/rule-annotation",
-                Kind::Schema,
+                &rules::ytt::RULE_ANNOTATION,
                 comment.span,
                 message,
             ));

@@ -3,7 +3,8 @@
 
 use super::path::DataPath;
 use super::schema::{self, SchemaType};
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::yaml::{Node, Value};
 
 /// A value given for a `@schema/deprecated` data value is a warning, for a
@@ -26,8 +27,7 @@ pub(super) fn report_given_deprecated(
                 if let Some(notice) = &child.docs.deprecated {
                     findings.push(
                         Finding::new(
-                            "ytt/deprecated",
-                            Kind::Deprecated,
+                            &rules::ytt::DEPRECATED,
                             item.key_span,
                             format!("{item_path} is deprecated: {notice}"),
                         )
@@ -38,8 +38,7 @@ pub(super) fn report_given_deprecated(
                 if let Some(notice) = &child.docs.removed {
                     findings.push(
                         Finding::new(
-                            "ytt/removed",
-                            Kind::UnknownKey,
+                            &rules::ytt::REMOVED,
                             item.key_span,
                             format!("{item_path} was removed: {notice}"),
                         )

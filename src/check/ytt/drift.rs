@@ -15,7 +15,8 @@
 use super::schema::SchemaType;
 use super::schema::export::openapi;
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::source::{Sources, Span, display_dir};
 use crate::yaml::{Node, Value, child};
 use serde_json::Value as J;
@@ -194,10 +195,7 @@ fn compare(
     let dir = display_dir(root, context.cwd);
     let flag = if with_rules { "" } else { " --ytt-compatible" };
     Some(
-        Finding::new(
-            "ytt/package-schema-drift",
-            Kind::Schema,
-            span,
+        Finding::new(&rules::ytt::PACKAGE_SCHEMA_DRIFT, span,
             format!(
                 "spec.valuesSchema.openAPIv3 differs from the schema in {}: {problem}",
                 context.sources.name(schema.span.file)

@@ -6,7 +6,8 @@
 
 use super::template::runtime::{Addressed, LibraryRef, ValuesDoc};
 use super::values::MergeMode;
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value};
 use std::path::{Path, PathBuf};
@@ -58,8 +59,7 @@ impl DataValueFlags {
                         .push(Addressed::new(doc, refs, false, at, span));
                 }
                 Err(message) => findings.push(Finding::new(
-                    "ytt/flag",
-                    Kind::Syntax,
+                    &rules::ytt::FLAG,
                     Span::new(id, 0, sources.get(id).text.len()),
                     format!("{arg}: {message}"),
                 )),
@@ -82,8 +82,7 @@ impl DataValueFlags {
         let refused = |findings: &mut Vec<Finding>, name: String, arg: &str, message: String| {
             let id = sources.add(SourceFile::new(name, None, arg.to_string()));
             findings.push(Finding::new(
-                "ytt/flag",
-                Kind::Syntax,
+                &rules::ytt::FLAG,
                 Span::new(id, 0, arg.len()),
                 message,
             ));
@@ -119,8 +118,7 @@ impl DataValueFlags {
                             String::new(),
                         ));
                         findings.push(Finding::new(
-                            "yaml/syntax",
-                            Kind::Syntax,
+                            &rules::yaml::SYNTAX,
                             Span::file_start(id),
                             format!("cannot read --data-values-file {name}: {err}"),
                         ));
@@ -132,10 +130,7 @@ impl DataValueFlags {
                     // ytt merges the file as plain YAML, and refuses one
                     // that holds templating.
                     if let Some(span) = first_templating(&set) {
-                        findings.push(Finding::new(
-                            "ytt/flag",
-                            Kind::Syntax,
-                            span,
+                        findings.push(Finding::new(&rules::ytt::FLAG, span,
                             format!(
                                 "Checking data values file '{path}': Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)"
                             ),
@@ -203,8 +198,7 @@ impl DataValueFlags {
                 let id = sources.add(SourceFile::new(name.clone(), None, arg.clone()));
                 let Some((key, value)) = arg.split_once('=') else {
                     findings.push(Finding::new(
-                        "ytt/flag",
-                        Kind::Syntax,
+                        &rules::ytt::FLAG,
                         Span::new(id, 0, arg.len()),
                         format!("--{kind} {arg}: expected KEY=VALUE"),
                     ));
@@ -424,7 +418,7 @@ fn parse_text(id: FileId, text: &str, findings: &mut Vec<Finding>) -> Option<Doc
     match yaml::parse_file(id, text, &yaml::ParseOptions::default()) {
         Ok(set) => Some(set),
         Err(err) => {
-            findings.push(Finding::new(err.rule, Kind::Syntax, err.span, err.message));
+            findings.push(Finding::new(err.rule, err.span, err.message));
             None
         }
     }
@@ -471,8 +465,7 @@ fn flag_node(
     let max_depth = crate::yaml::ParseOptions::default().max_depth;
     if key_path.split('.').count() > max_depth {
         findings.push(Finding::new(
-            "yaml/syntax",
-            Kind::Syntax,
+            &rules::yaml::SYNTAX,
             whole,
             format!("key path nests deeper than the maximum of {max_depth} levels"),
         ));
@@ -552,8 +545,7 @@ pub fn check_strict(set: &DocumentSet, findings: &mut Vec<Finding>) {
                 if yaml::scalar::is_ambiguous_for_strict(&s.text, s.style) {
                     findings.push(
                         Finding::new(
-                            "yaml/syntax",
-                            Kind::Syntax,
+                            &rules::yaml::SYNTAX,
                             node.span,
                             format!(
                                 "strict parsing: found '{}' ambiguous (could be !!str or !!bool)",

@@ -12,7 +12,8 @@ use super::template::runtime::{
 };
 use super::values::MergeMode;
 use super::{YttSettings, check_package_exporting};
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::{FileId, Sources, Span};
 use crate::yaml::{Annotated, Comment, CommentKind, Document, Node, Value};
 use std::path::Path;
@@ -195,7 +196,7 @@ pub fn options(settings: &YttSettings) -> LibraryOptions {
 pub fn unused(given: &Given) -> Option<Finding> {
     let (message, span) = unused_error(&given.values, &given.schemas)?;
     Some(
-        Finding::new("ytt/template-error", Kind::Validation, span, message).with_help(
+        Finding::new(&rules::ytt::TEMPLATE_ERROR, span, message).with_help(
             "no `library.get(...)` of the package evaluates the library this is addressed to",
         ),
     )
@@ -292,14 +293,11 @@ fn split_addressed<'a, T: Clone>(
                 addressed.push(Addressed::new(item(doc), refs, after, at, doc.span));
             }
             Err(Unaddressable::Refused(message)) => {
-                findings.push(Finding::new("ytt/schema", Kind::Schema, doc.span, message))
+                findings.push(Finding::new(&rules::ytt::SCHEMA, doc.span, message))
             }
             // Neither the package's nor a known library's: left out.
             Err(Unaddressable::Unknown(message)) => findings.push(
-                Finding::new(
-                    "ytt/schema",
-                    Kind::Schema,
-                    doc.span,
+                Finding::new(&rules::ytt::SCHEMA, doc.span,
                     format!(
                         "confvet cannot evaluate this document's annotation arguments ({message}); the document is not checked"
                     ),

@@ -44,7 +44,8 @@ mod value_code;
 pub mod values;
 
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::{Sources, Span};
 use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
 use engine::{Code, Engine};
@@ -252,10 +253,7 @@ pub(crate) fn check_package_exporting(
         {
             let line = source.line_col(comment.span.start as usize).line;
             findings.push(
-                Finding::new(
-                    "ytt/unknown-comment",
-                    Kind::Syntax,
-                    comment.span,
+                Finding::new(&rules::ytt::UNKNOWN_COMMENT, comment.span,
                     format!(
                         "Failed to parse line {line}: '#{}': Expected ytt-formatted string (use '#@' for annotations or code, '#!' for comments)",
                         comment.text
@@ -297,14 +295,9 @@ pub(crate) fn check_package_exporting(
             }) => {
                 let start = source.line_start(line);
                 let end = start + source.line_text(line).len();
-                let (rule, kind) = if is_syntax {
-                    ("ytt/starlark-syntax", Kind::Syntax)
-                } else {
-                    ("ytt/undefined", Kind::Reference)
-                };
+                let rule = rules::ytt::code_failure(is_syntax);
                 findings.push(Finding::new(
                     rule,
-                    kind,
                     Span::new(file.id, start, end),
                     format!("templating {}: {message}", source.name),
                 ));
@@ -575,8 +568,7 @@ pub(crate) fn check_package_exporting(
                         *exported = Some((exports, renderer.session()));
                     }
                     Err(message) => findings.push(Finding::new(
-                        "ytt/template-error",
-                        Kind::Validation,
+                        &rules::ytt::TEMPLATE_ERROR,
                         Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
                         message,
                     )),
@@ -596,9 +588,9 @@ pub(crate) fn check_package_exporting(
                 && !message.contains(starlark::NOT_RENDERED)
             {
                 let rule = if message.starts_with("fail:") || message.contains(": fail: ") {
-                    "ytt/template-fail"
+                    &rules::ytt::TEMPLATE_FAIL
                 } else {
-                    "ytt/template-error"
+                    &rules::ytt::TEMPLATE_ERROR
                 };
                 let (severity, help) = if settings.flags.is_empty() {
                     (
@@ -614,7 +606,6 @@ pub(crate) fn check_package_exporting(
                 findings.push(
                     Finding::new(
                         rule,
-                        Kind::Validation,
                         Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
                         format!("library file {name}: {message}"),
                     )
@@ -685,8 +676,8 @@ fn build_schema(
     }
     if !merge_findings.is_empty() {
         for mut finding in merge_findings {
-            finding.rule = "ytt/schema";
-            finding.kind = Kind::Schema;
+            finding.rule = rules::ytt::SCHEMA.id;
+            finding.kind = rules::ytt::SCHEMA.kind;
             finding.message = format!("schema documents do not merge: {}", finding.message);
             findings.push(finding);
         }

@@ -5,7 +5,8 @@
 
 use super::render;
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::source::Sources;
 use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
 use std::path::Path;
@@ -90,10 +91,7 @@ pub(super) fn classify_documents<'a>(
         if let Value::Map(items) = &doc.value.value {
             for item in items {
                 if item.has_annotation("data/values-schema") {
-                    findings.push(Finding::new(
-                        "ytt/schema",
-                        Kind::Schema,
-                        item.key_span,
+                    findings.push(Finding::new(&rules::ytt::SCHEMA, item.key_span,
                         "@data/values-schema annotates a map item; only documents (---) can be annotated with @data/values-schema",
                     ).with_help("put `---` on the line after the annotation"));
                 }
@@ -111,10 +109,7 @@ pub(super) fn classify_documents<'a>(
                 _ => doc.span,
             };
             findings.push(
-                Finding::new(
-                    "ytt/schema",
-                    Kind::Schema,
-                    at,
+                Finding::new(&rules::ytt::SCHEMA, at,
                     format!("{name} annotates a map item; only documents (---) can be annotated with {name}"),
                 )
                 .with_help("put `---` on the line after the annotation"),
@@ -142,10 +137,7 @@ pub(super) fn classify_documents<'a>(
                 "@data/values"
             };
             findings.push(
-                Finding::new(
-                    "ytt/schema",
-                    Kind::Schema,
-                    doc.span,
+                Finding::new(&rules::ytt::SCHEMA, doc.span,
                     format!("a {what} file must only have {what} documents ({annotation}); this document is not one"),
                 )
                 .with_help("move ordinary documents into a template file of their own"),
@@ -196,8 +188,7 @@ pub(super) fn report_duplicate_keys(node: &Node, findings: &mut Vec<Finding>) {
                 if let Some(first) = first.map(|f| &items[f]) {
                     findings.push(
                         Finding::new(
-                            "yaml/duplicate-key",
-                            Kind::Syntax,
+                            &rules::yaml::DUPLICATE_KEY,
                             item.key_span,
                             format!("expected key '{key}' to not be specified again"),
                         )

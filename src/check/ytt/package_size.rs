@@ -5,7 +5,8 @@
 //! package of a million nodes would take gigabytes. Real packages, upstream
 //! bundles included, hold tens of thousands.
 
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::yaml::{DocumentSet, Node, Value};
 
 /// The most YAML nodes and comments one ytt package may hold.
@@ -40,8 +41,7 @@ pub(super) fn too_large(parsed: &[&DocumentSet]) -> Option<Finding> {
             total += count(&doc.value, MAX_PACKAGE_NODES.saturating_sub(total));
             if total > MAX_PACKAGE_NODES {
                 return Some(Finding::new(
-                    "yaml/syntax",
-                    Kind::Syntax,
+                    &rules::yaml::SYNTAX,
                     doc.span,
                     format!(
                         "the ytt package holds more than {MAX_PACKAGE_NODES} YAML nodes; not checked"

@@ -118,15 +118,15 @@ fn merge_scenarios(names: &[&str], runs: Vec<Vec<Finding>>, sources: &Sources) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::Kind;
+
     use crate::source::{SourceFile, Span};
 
     #[test]
     fn only_findings_some_scenarios_have_name_them() {
         let sources = Sources::new();
         let id = sources.add(SourceFile::new("v.yml".into(), None, "a: 1\nb: 2\n".into()));
-        let shared = Finding::new("ytt/validation", Kind::Validation, Span::new(id, 0, 4), "a");
-        let own = Finding::new("ytt/validation", Kind::Validation, Span::new(id, 5, 9), "b");
+        let shared = Finding::new(&crate::rules::ytt::VALIDATION, Span::new(id, 0, 4), "a");
+        let own = Finding::new(&crate::rules::ytt::VALIDATION, Span::new(id, 5, 9), "b");
         let merged = merge_scenarios(
             &["prod", "staging", "dev"],
             vec![

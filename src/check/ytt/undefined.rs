@@ -6,7 +6,8 @@ use super::package::{all_comments, is_template};
 use super::schema::{self, SchemaType};
 use super::translate;
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::source::{Sources, Span};
 use crate::yaml::{DocumentSet, Node, Value};
 use std::path::Path;
@@ -111,8 +112,7 @@ pub(super) fn check_templates(
                     let path = keys[..=missing].join(".");
                     findings.push(
                         Finding::new(
-                            "ytt/undefined",
-                            Kind::Reference,
+                            &rules::ytt::UNDEFINED,
                             Span::new(file.id, start, start + whole.len()),
                             format!(
                                 "data.values.{path} does not exist: the data values have no {:?}",

@@ -11,7 +11,8 @@ use super::engine::{Code, prints};
 use super::starlark::StarValue;
 use super::starlark::star_nodes::star_to_node;
 use super::translate::{CodeScanner, keyword};
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::FileId;
 use crate::yaml::{Comment, CommentKind, Document, Node, Value};
 use std::collections::HashMap;
@@ -167,8 +168,7 @@ pub fn evaluate<'a>(
 /// The warning for a document confvet leaves out.
 fn not_rendered(doc: &Document, why: &str) -> Finding {
     Finding::new(
-        "ytt/template-error",
-        Kind::Validation,
+        &rules::ytt::TEMPLATE_ERROR,
         doc.span,
         format!(
             "a schema or data-values document computed by code ({why}): {}",

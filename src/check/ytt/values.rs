@@ -10,7 +10,8 @@ use super::path::DataPath;
 use super::schema::{SchemaType, TypeKind, fill_defaults};
 use super::starlark::star_nodes::node_to_star;
 use super::starlark::{StarValue, eval_annotation_args};
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::source::Span;
 use crate::suggest::did_you_mean;
 use crate::yaml::{Annotated, ArrayItem, Comment, MapItem, Node, Value};
@@ -169,10 +170,7 @@ impl Merger<'_> {
                 let new_kind = right.type_name();
                 let old_kind = left_kind;
                 self.findings.push(
-                    Finding::new(
-                        "ytt/type-mismatch",
-                        Kind::Type,
-                        right_at,
+                    Finding::new(&rules::ytt::TYPE_MISMATCH, right_at,
                         format!("cannot merge a {new_kind} onto {path}: expected {new_kind}, but was {old_kind}"),
                     )
                     .with_path(path.to_string())
@@ -217,10 +215,7 @@ impl Merger<'_> {
                     // A collection onto a scalar or the other collection kind.
                     let (new_kind, old_kind) = (item.value.type_name(), left.value.type_name());
                     self.findings.push(
-                        Finding::new(
-                            "ytt/type-mismatch",
-                            Kind::Type,
-                            item.key_span,
+                        Finding::new(&rules::ytt::TYPE_MISMATCH, item.key_span,
                             format!("cannot merge a {new_kind} onto {item_path}: expected {new_kind}, but was {old_kind}"),
                         )
                         .with_path(item_path.to_string())
@@ -275,10 +270,7 @@ impl Merger<'_> {
                     .take(MAX_SUGGESTED_FROM)
                     .map(|l| l.key.display())
                     .collect();
-                let mut finding = Finding::new(
-                    "ytt/unknown-key",
-                    Kind::UnknownKey,
-                    item.key_span,
+                let mut finding = Finding::new(&rules::ytt::UNKNOWN_KEY, item.key_span,
                     if self.has_schema {
                         format!("{item_path} is not declared in the schema")
                     } else {
@@ -325,7 +317,7 @@ impl Merger<'_> {
                     matched.len()
                 ),
             };
-            let mut finding = Finding::new("ytt/unknown-key", Kind::UnknownKey, item.span, message)
+            let mut finding = Finding::new(&rules::ytt::UNKNOWN_KEY, item.span, message)
                 .with_path(path.to_string());
             if matched.is_empty() {
                 finding = finding.with_help("add missing_ok=True to append it");
@@ -551,8 +543,7 @@ impl TypeChecker<'_> {
                                 .map(|e| e.key.clone())
                                 .collect();
                             let mut finding = Finding::new(
-                                "ytt/unknown-key",
-                                Kind::UnknownKey,
+                                &rules::ytt::UNKNOWN_KEY,
                                 item.key_span,
                                 format!("{} is not declared in the schema", path.key(&key)),
                             )
@@ -622,8 +613,7 @@ impl TypeChecker<'_> {
         };
         self.findings.push(
             Finding::new(
-                "ytt/type-mismatch",
-                Kind::Type,
+                &rules::ytt::TYPE_MISMATCH,
                 at,
                 format!("{path}: expected {expected}, found {shown}"),
             )

@@ -3,7 +3,8 @@
 //! there as related locations.
 
 use super::{Cause, RenderFailure, Renderer};
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::{SourceFile, Span};
 
 impl Renderer {
@@ -13,13 +14,12 @@ impl Renderer {
         template: &SourceFile,
         sources: &crate::source::Sources,
     ) -> Finding {
-        let (rule, kind) = match failure.cause {
-            Cause::Fail => ("ytt/template-fail", Kind::Validation),
-            Cause::Error | Cause::Overlay => ("ytt/template-error", Kind::Validation),
+        let rule = match failure.cause {
+            Cause::Fail => &rules::ytt::TEMPLATE_FAIL,
+            Cause::Error | Cause::Overlay => &rules::ytt::TEMPLATE_ERROR,
             Cause::Syntax => {
                 return Finding::new(
-                    "ytt/starlark-syntax",
-                    Kind::Syntax,
+                    &rules::ytt::STARLARK_SYNTAX,
                     failure.span,
                     format!("template code does not parse: {}", failure.message),
                 );
@@ -83,7 +83,7 @@ impl Renderer {
                 "`ytt -f` stops here with the package's own data values".to_string(),
             )
         };
-        let mut finding = Finding::new(rule, kind, failure.span, failure.message)
+        let mut finding = Finding::new(rule, failure.span, failure.message)
             .with_severity(severity)
             .with_help(help);
         for (span, _) in places {

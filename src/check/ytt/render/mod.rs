@@ -7,6 +7,7 @@ use super::engine::Engine;
 use super::template::compile::CompileOptions;
 use crate::discover::DiscoveredFile;
 use crate::finding::Finding;
+use crate::rules;
 use crate::source::{SourceFile, Span};
 use crate::yaml::{Document, DocumentSet, Node};
 use starlark::environment::FrozenModule;
@@ -515,8 +516,7 @@ fn unchecked_overlays(
         .map_or(first.span, |c| c.span);
     Some(
         Finding::new(
-            "ytt/overlay-unchecked",
-            crate::finding::Kind::Validation,
+            &rules::ytt::OVERLAY_UNCHECKED,
             span,
             format!("the package's overlays were not applied: {why}"),
         )

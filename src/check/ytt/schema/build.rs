@@ -7,7 +7,8 @@ use super::super::engine::Code;
 use super::super::rule::{Validation, parse_validation};
 use super::super::starlark::{CallArgs, StarValue};
 use super::types::TypeDocs;
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::source::Span;
 use crate::yaml::Comment;
 
@@ -43,21 +44,17 @@ pub(super) struct Scope {
 impl SchemaBuilder<'_> {
     pub(super) fn error(&mut self, span: Span, message: String) {
         self.findings
-            .push(Finding::new("ytt/schema", Kind::Schema, span, message));
+            .push(Finding::new(&rules::ytt::SCHEMA, span, message));
     }
 
     fn compat(&mut self, span: Span, message: String) {
         self.findings
-            .push(Finding::new("ytt/compat", Kind::Compat, span, message));
+            .push(Finding::new(&rules::ytt::COMPAT, span, message));
     }
 
     fn rule_error(&mut self, span: Span, message: String) {
-        self.findings.push(Finding::new(
-            "ytt/rule-annotation",
-            Kind::Schema,
-            span,
-            message,
-        ));
+        self.findings
+            .push(Finding::new(&rules::ytt::RULE_ANNOTATION, span, message));
     }
 }
 
@@ -98,8 +95,7 @@ impl SchemaAnnotations {
                 // ytt ignores unknown @schema/ annotations silently: most are typos.
                 let known: Vec<String> = SCHEMA_ANNOTATIONS.iter().map(|a| a.to_string()).collect();
                 let mut finding = Finding::new(
-                    "ytt/unknown-annotation",
-                    Kind::Compat,
+                    &rules::ytt::UNKNOWN_ANNOTATION,
                     comment.span,
                     format!("@{name} is not a schema annotation; ytt ignores it"),
                 );
@@ -119,19 +115,9 @@ impl SchemaAnnotations {
             let call = match builder.code.eval_args(args, comment.span.file) {
                 Ok(call) => call,
                 Err(err) => {
-                    let kind = if err.is_syntax {
-                        Kind::Syntax
-                    } else {
-                        Kind::Reference
-                    };
-                    let rule = if err.is_syntax {
-                        "ytt/starlark-syntax"
-                    } else {
-                        "ytt/undefined"
-                    };
+                    let rule = rules::ytt::code_failure(err.is_syntax);
                     builder.findings.push(Finding::new(
                         rule,
-                        kind,
                         // ytt reports a syntax error where the parser notices
                         // it: inside the arguments at the annotation, at
                         // their end (an unclosed bracket) at the node.

@@ -10,7 +10,8 @@ use super::super::rule::{check_named, found_value};
 use super::super::schema::{SchemaType, TypeKind};
 use super::super::starlark::StarValue;
 pub use crate::check::ytt::starlark::star_nodes::node_to_star;
-use crate::finding::{Finding, Kind};
+use crate::finding::Finding;
+use crate::rules;
 use crate::source::Span;
 use crate::yaml::{Node, ScalarValue, Value};
 
@@ -103,8 +104,7 @@ impl Validator<'_> {
             if let Some(message) = failure {
                 self.findings.push(
                     Finding::new(
-                        "ytt/when",
-                        Kind::Schema,
+                        &rules::ytt::WHEN,
                         validation.span,
                         format!("Validating {path}: {message}"),
                     )
@@ -152,7 +152,7 @@ impl Validator<'_> {
                     .replace("{desc}", &rule.description)
                     .replace("{failure}", found.as_deref().unwrap_or(""));
                 self.findings.push(
-                    Finding::new("ytt/validation", Kind::Validation, at, text)
+                    Finding::new(&rules::ytt::VALIDATION, at, text)
                         .with_path(path.to_string())
                         .with_label(format!("must be {}", rule.description))
                         .with_related(
@@ -202,7 +202,7 @@ impl Validator<'_> {
             Some(found) => format!("{path} must be {must_be}, found {found}"),
             None => format!("{path} must be {must_be}"),
         };
-        let finding = Finding::new("ytt/validation", Kind::Validation, at, message)
+        let finding = Finding::new(&rules::ytt::VALIDATION, at, message)
             .with_path(path.to_string())
             .with_label(format!("breaks {written}"))
             .with_related(

@@ -1,0 +1,152 @@
+//! What a rule is: its id, kind, default severity and documentation page.
+//! The page, `docs/rules/<system>/<name>.md`, is the source of the summary
+//! and the docs; this file knows only how to read them.
+
+use serde::Serialize;
+
+/// The class of a problem, as in the conformance README.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A file is not well-formed YAML or JSON, or its template code does not parse.
+    Syntax,
+    /// A schema, rule set or declaration is itself invalid.
+    Schema,
+    /// A value has a type its schema does not allow.
+    Type,
+    /// A key the schema does not declare.
+    UnknownKey,
+    /// A value breaks a validation rule.
+    Validation,
+    /// A reference points at nothing.
+    Reference,
+    /// A value was given for a data value marked deprecated.
+    Deprecated,
+    /// A construct ytt itself rejects or ignores, which confvet implements.
+    Compat,
+    /// Input confvet did not check as a whole: a unit past its time or
+    /// memory limit.
+    Limit,
+    /// confvet itself failed (a bug): the run exits 2.
+    Internal,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Syntax => "syntax",
+            Kind::Schema => "schema",
+            Kind::Type => "type",
+            Kind::UnknownKey => "unknown-key",
+            Kind::Validation => "validation",
+            Kind::Reference => "reference",
+            Kind::Deprecated => "deprecated",
+            Kind::Compat => "compat",
+            Kind::Limit => "limit",
+            Kind::Internal => "internal",
+        }
+    }
+}
+
+/// How bad a finding is. Order matters: `Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// One rule: what the table owns about it. Findings take their kind and
+/// default severity from here (`Finding::new(&rules::ytt::VALIDATION, ...)`).
+#[derive(Debug)]
+pub struct Rule {
+    pub id: &'static str,
+    pub kind: Kind,
+    pub severity: Severity,
+    /// The documentation page, `docs/rules/<id>.md`, included at build time:
+    /// a title, the one-line summary, the kind and severity line, then the
+    /// sections "What it does", "Why", "Example".
+    page: &'static str,
+}
+
+impl Rule {
+    /// Used by [`rule!`]; the page comes from the docs folder.
+    pub(crate) const fn new(
+        id: &'static str,
+        kind: Kind,
+        severity: Severity,
+        page: &'static str,
+    ) -> Rule {
+        Rule {
+            id,
+            kind,
+            severity,
+            page,
+        }
+    }
+
+    /// What `confvet explain` prints: the page as `docs/rules/<id>.md` holds it.
+    pub fn page(&self) -> &'static str {
+        self.page
+    }
+
+    /// One line, no trailing period: the page's second paragraph.
+    pub fn summary(&self) -> &'static str {
+        self.paragraphs().nth(1).unwrap_or("")
+    }
+
+    /// The page's line giving the kind and default severity (a test keeps it
+    /// the same as the table's fields).
+    pub fn kind_line(&self) -> &'static str {
+        self.paragraphs().nth(2).unwrap_or("")
+    }
+
+    /// The Markdown after the kind line: "What it does", "Why", "Example".
+    pub fn docs(&self) -> &'static str {
+        self.page
+            .splitn(4, "\n\n")
+            .nth(3)
+            .unwrap_or("")
+            .trim_end_matches('\n')
+    }
+
+    fn paragraphs(&self) -> impl Iterator<Item = &'static str> {
+        self.page.split("\n\n")
+    }
+}
+
+impl PartialEq for Rule {
+    fn eq(&self, other: &Rule) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Rule {}
+
+/// `rule!(NAME, "system/name", Kind, Severity)`: a static rule whose page is
+/// `docs/rules/system/name.md`, so a rule without a page does not build.
+macro_rules! rule {
+    ($name:ident, $id:literal, $kind:ident, $severity:ident) => {
+        pub static $name: Rule = Rule::new(
+            $id,
+            Kind::$kind,
+            Severity::$severity,
+            include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/docs/rules/",
+                $id,
+                ".md"
+            )),
+        );
+    };
+}
+pub(crate) use rule;
