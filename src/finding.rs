@@ -60,6 +60,11 @@ impl Finding {
         }
     }
 
+    /// Whether this is a finding of `rule`.
+    pub fn is(&self, rule: &Rule) -> bool {
+        self.rule == rule.id
+    }
+
     pub fn with_severity(mut self, severity: Severity) -> Finding {
         self.severity = severity;
         self

@@ -490,7 +490,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     // once, with the more telling reason (the first).
     let mut links_said = std::collections::HashSet::new();
     result.findings.retain(|f| {
-        f.rule != "confvet/symlink" || links_said.insert(sources.stable_name(f.span.file))
+        !f.is(&rules::confvet::SYMLINK) || links_said.insert(sources.stable_name(f.span.file))
     });
     sort_findings(&mut result.findings, sources);
     result.findings.dedup();

@@ -388,7 +388,8 @@ fn render_package(
     });
     let stops = |f: &confvet::finding::Finding| {
         f.severity == Severity::Error
-            || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
+            || (f.is(&confvet::rules::ytt::TEMPLATE_FAIL)
+                || f.is(&confvet::rules::ytt::TEMPLATE_ERROR))
     };
     let findings: Vec<_> = outcome
         .findings

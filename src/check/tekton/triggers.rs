@@ -334,7 +334,7 @@ impl Ctx<'_> {
             // An undeclared `$(params.x)` anywhere in the run, with x a
             // template param: written for Triggers before v0.8, which
             // substituted that form. Say so, as for run param values.
-            let legacy = (f.rule == "tekton/param-reference")
+            let legacy = (f.is(&rules::tekton::PARAM_REFERENCE))
                 .then(|| f.message.strip_prefix("non-existent variable $(params."))
                 .flatten()
                 .and_then(|rest| rest.split_once(')'))

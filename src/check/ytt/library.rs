@@ -101,7 +101,7 @@ fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, S
     let outcome = check_package_exporting(dir, &refs, &sources, &settings, &mut exported);
     let stop = outcome.findings.iter().find(|f| {
         f.severity == Severity::Error
-            || matches!(f.rule, "ytt/template-fail" | "ytt/template-error")
+            || (f.is(&rules::ytt::TEMPLATE_FAIL) || f.is(&rules::ytt::TEMPLATE_ERROR))
     });
     if let Some(stop) = stop {
         return Err(match placed(dir, &sources, stop.span) {

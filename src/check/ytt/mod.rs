@@ -628,7 +628,7 @@ pub(crate) fn check_package_exporting(
 fn render_failures(findings: &[Finding]) -> usize {
     findings
         .iter()
-        .filter(|f| matches!(f.rule, "ytt/template-fail" | "ytt/template-error"))
+        .filter(|f| f.is(&rules::ytt::TEMPLATE_FAIL) || f.is(&rules::ytt::TEMPLATE_ERROR))
         .count()
 }
 
