@@ -1,7 +1,7 @@
 //! Param and result declarations (spec § 4): types, properties, names,
 //! duplicates, enum, defaults.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::model::{Decl, Param, Scope, Ty, items, map_keys, named, value_ty};
 use crate::rules;
 use crate::yaml::node::{child, item, text};

@@ -13,7 +13,7 @@
 //! not a task of `tasks` (`addLink`), which is how a `runAfter` naming a
 //! finally task fails. `validateFinalTasks` rejects `runAfter` in finally.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::hints::Hints;
 use super::model::items;
 use super::refs::exprs;

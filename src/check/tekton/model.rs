@@ -615,6 +615,27 @@ pub(super) fn catalog_package<'p>(path: &'p Path, name: &str) -> Option<&'p Path
     (is_version && named).then_some(version_dir)
 }
 
+/// Names of one family rather than a typo of each other: they differ only
+/// in a trailing number (`image1`, `image2`) or in one short segment
+/// (`pl-param-x`, `pl-param-z`), as deliberately distinct params do.
+pub(super) fn siblings(a: &str, b: &str) -> bool {
+    let stem = |s: &str| s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if a[..stem(a)] == b[..stem(b)] && stem(a) < a.len() && stem(b) < b.len() {
+        return true;
+    }
+    let segments = |s: &str| {
+        s.split(['-', '_', '.'])
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let (sa, sb) = (segments(a), segments(b));
+    if sa.len() != sb.len() || sa.len() < 2 {
+        return false;
+    }
+    let differing: Vec<(&String, &String)> = sa.iter().zip(&sb).filter(|(x, y)| x != y).collect();
+    matches!(differing[..], [(x, y)] if x.len() <= 2 && y.len() <= 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -631,5 +652,14 @@ mod tests {
         assert_eq!(catalog_package(plain, "git-clone"), None);
         let not_version = Path::new("/c/task/git-clone/v0.x/git-clone.yaml");
         assert_eq!(catalog_package(not_version, "git-clone"), None);
+    }
+
+    #[test]
+    fn numbered_and_lettered_params_are_siblings_not_typos() {
+        assert!(siblings("pl-param-z", "pl-param-x"));
+        assert!(siblings("image2", "image1"));
+        assert!(!siblings("EXTRA_ARG", "EXTRA_ARGS"));
+        assert!(!siblings("uri", "url"));
+        assert!(!siblings("revison", "revision"));
     }
 }

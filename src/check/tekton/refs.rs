@@ -2,7 +2,7 @@
 //! `$(results…)` and `$(tasks.T.results…)`, the rules T1–T8 and P1–P5, and
 //! where in the file an expression sits.
 
-use super::Ctx;
+use super::ctx::{Ctx, ExprOffsets};
 use super::model::{Cx, Param, Scope, Tasks, Ty};
 pub(super) use super::syntax::{
     PRef, exprs, is_result_ref, isolated_body, parse_param_ref, strip_selector,
@@ -347,57 +347,6 @@ pub(super) fn referenced_params(n: &Node) -> HashSet<String> {
     out
 }
 
-/// Which params a run passes into the Task spec being scanned (spec § 6.3):
-/// the reconciler substitutes every passed param, declared or not, outside
-/// the step fields the webhook checks.
-pub(super) enum Passed {
-    /// An inline spec: the names its pipeline task or TaskRun binds.
-    Names(HashSet<String>),
-    /// A named Task: the names each caller in view that resolves to it binds.
-    Callers(Vec<HashSet<String>>),
-}
-
-impl Passed {
-    /// Why an undeclared `name` outside the webhook's fields is worth a
-    /// warning, or None when a run passes it or no caller is in view.
-    fn undeclared(&self, name: &str) -> Option<String> {
-        match self {
-            Passed::Names(names) => (!names.contains(name)).then(|| {
-                "the run does not pass this param either, so the text stays literal".to_string()
-            }),
-            Passed::Callers(callers) => {
-                let passed = callers.iter().any(|c| c.contains(name));
-                (!callers.is_empty() && !passed).then(|| {
-                    format!(
-                        "none of the {} run(s) in view that use this Task passes it, so the text stays literal",
-                        callers.len()
-                    )
-                })
-            }
-        }
-    }
-}
-
-impl Passed {
-    /// The declared param an undeclared `name` in a named Task is almost
-    /// surely a typo of: within two edits of it, and not a sibling name
-    /// such as `image2` of `image1`. Worth a warning with no run in view
-    /// too, though not when a run in view passes `name` itself (then it is
-    /// substituted, spec § 6.3).
-    fn near_typo(&self, name: &str, scope: &Scope) -> Option<String> {
-        let Passed::Callers(callers) = self else {
-            return None;
-        };
-        if callers.iter().any(|c| c.contains(name)) {
-            return None;
-        }
-        let mut declared: Vec<String> = scope.keys().cloned().collect();
-        declared.sort();
-        let near = crate::suggest::within(name, &declared, 2)?;
-        (!super::values::siblings(name, &near)).then_some(near)
-    }
-}
-
 /// Whether the webhook checks undeclared params at data path `path`: the
 /// step (and `stepTemplate`) fields `name`, `image`, `workingDir`,
 /// `script`, `command`, `args`, `env[].value`,
@@ -571,17 +520,6 @@ impl Ctx<'_> {
             _ => n.span,
         }
     }
-}
-
-/// Where the `$(` of one scalar's expressions are, for [`Ctx::expr_span`].
-pub(super) struct ExprOffsets {
-    /// The scalar node they belong to.
-    node: Span,
-    /// Offsets of `$(` in the node's source text, and of the `)` after each.
-    in_source: Vec<usize>,
-    ends: Vec<usize>,
-    /// Offsets of `$(` in the scalar's value.
-    in_text: Vec<usize>,
 }
 
 #[cfg(test)]

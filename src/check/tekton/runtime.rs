@@ -8,7 +8,7 @@
 //! resolver or bundle, a custom task, a pipeline in a pipeline) gives no
 //! finding that needs it.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::hints::Hints;
 use super::model::{Doc, Docs, items, map_keys};
 use super::workspaces::{

@@ -10,7 +10,7 @@
 //! name is not there, or several resources of that name are equally near,
 //! the resource is unknown and the pairing is not checked.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::model::{Doc, Docs, items, named, repositories, value_strings};
 use super::refs::exprs;
 use crate::discover::DiscoveredFile;

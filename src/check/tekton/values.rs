@@ -2,8 +2,10 @@
 //! bindings a call site gives its callee, and the scope that binding values
 //! make for inline specs.
 
-use super::Ctx;
-use super::model::{Decl, Param, Scope, Ty, is_string_scalar, items, map_keys, named, value_ty};
+use super::ctx::Ctx;
+use super::model::{
+    Decl, Param, Scope, Ty, is_string_scalar, items, map_keys, named, siblings, value_ty,
+};
 use super::refs::{bound_whole, exprs, isolated_body, referenced_params};
 use crate::finding::{Finding, Severity};
 use crate::rules;
@@ -356,39 +358,4 @@ pub(super) fn decl_scope(decls: &[Decl], outer: &Scope) -> Scope {
         scope.insert(d.name.clone(), p);
     }
     scope
-}
-
-/// Names of one family rather than a typo of each other: they differ only
-/// in a trailing number (`image1`, `image2`) or in one short segment
-/// (`pl-param-x`, `pl-param-z`), as deliberately distinct params do.
-pub(super) fn siblings(a: &str, b: &str) -> bool {
-    let stem = |s: &str| s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    if a[..stem(a)] == b[..stem(b)] && stem(a) < a.len() && stem(b) < b.len() {
-        return true;
-    }
-    let segments = |s: &str| {
-        s.split(['-', '_', '.'])
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
-    let (sa, sb) = (segments(a), segments(b));
-    if sa.len() != sb.len() || sa.len() < 2 {
-        return false;
-    }
-    let differing: Vec<(&String, &String)> = sa.iter().zip(&sb).filter(|(x, y)| x != y).collect();
-    matches!(differing[..], [(x, y)] if x.len() <= 2 && y.len() <= 2)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::siblings;
-
-    #[test]
-    fn numbered_and_lettered_params_are_siblings_not_typos() {
-        assert!(siblings("pl-param-z", "pl-param-x"));
-        assert!(siblings("image2", "image1"));
-        assert!(!siblings("EXTRA_ARG", "EXTRA_ARGS"));
-        assert!(!siblings("uri", "url"));
-        assert!(!siblings("revison", "revision"));
-    }
 }

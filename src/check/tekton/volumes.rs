@@ -19,7 +19,7 @@
 //! them); without one a step's repeats do. Kubernetes keeps the last value
 //! and warns that it hides the earlier one.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::hints::Hints;
 use super::model::items;
 use super::workspaces::Names;

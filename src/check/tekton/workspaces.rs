@@ -20,7 +20,7 @@
 //! finding only when the PipelineRun is in the same document and binds no
 //! such workspace.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::hints::Hints;
 use super::model::items;
 use super::refs::exprs;
