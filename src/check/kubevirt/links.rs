@@ -4,7 +4,7 @@
 //! that resolve to it; checking each group alone gives exactly the findings
 //! of checking all files at once (`tests/components.rs`).
 
-use super::{SKIP_KEY, is_template, is_vm, template_key};
+use super::documents::{SKIP_KEY, is_template, is_vm, template_key};
 use crate::check::components::Components;
 use crate::yaml::DocumentSet;
 use crate::yaml::node::{child, item, text};
