@@ -4,7 +4,7 @@
 
 use super::comments::RawComment;
 use super::error::ParseError;
-use super::keys::{KeyId, is_duplicate};
+use super::keys::{KeyId, is_duplicate, merge_keys};
 use super::options::ParseOptions;
 use super::text_scan::{
     block_scalar_header, byte_end, byte_start, ends_in_last_line_unbroken, find_dash, is_blank,
@@ -566,7 +566,11 @@ impl<'a> Builder<'a> {
             ),
         };
         let value = match frame.kind {
-            Kind::Map { items, merges, .. } => Value::Map(self.apply_merges(items, merges)?),
+            Kind::Map { items, merges, .. } => {
+                Value::Map(merge_keys(items, merges).map_err(|span| {
+                    self.syntax(span.start as usize, span.end as usize, MERGE_ERROR.into())
+                })?)
+            }
             Kind::Seq { items } => Value::Array(items),
         };
         let props_start = frame.props_start.map_or(start, |p| p.min(start));
@@ -582,71 +586,5 @@ impl<'a> Builder<'a> {
             anchor: frame.anchor,
             empty: false,
         })
-    }
-
-    /// go-yaml's merge keys, as ytt's copy of go-yaml v2 reads them: the
-    /// merged map's items stand where the `<<` was, and of a key given more
-    /// than once the last value wins, at the first one's place. So a map's
-    /// own key overrides a merged one before it, and a merged one after it
-    /// overrides the map's. The value is a map or an alias of one; ytt's
-    /// copy refuses every item of a sequence (its items are nodes of their
-    /// own there), so only a written empty sequence passes, merging nothing.
-    fn apply_merges(
-        &self,
-        items: Vec<MapItem>,
-        merges: Vec<(usize, Node, bool)>,
-    ) -> Result<Vec<MapItem>, ParseError> {
-        if merges.is_empty() {
-            return Ok(items);
-        }
-        let mut inserts: Vec<(usize, Vec<MapItem>)> = Vec::new();
-        for (at, node, alias) in merges {
-            let refused = |span: Span| {
-                self.syntax(span.start as usize, span.end as usize, MERGE_ERROR.into())
-            };
-            let maps: Vec<Vec<MapItem>> = match node.value {
-                Value::Map(m) => vec![m],
-                Value::Array(a) if a.is_empty() && !alias => Vec::new(),
-                Value::Array(a) => {
-                    return Err(refused(a.first().map_or(node.span, |item| item.span)));
-                }
-                Value::Scalar(_) => return Err(refused(node.span)),
-            };
-            let mut seen: HashSet<KeyId> = HashSet::new();
-            let mut added = Vec::new();
-            for map in maps {
-                for item in map {
-                    if seen.insert(KeyId::of(&item.key.resolved)) {
-                        added.push(item);
-                    }
-                }
-            }
-            inserts.push((at, added));
-        }
-        // Every item in reading order, merged ones where their `<<` was.
-        let mut all =
-            Vec::with_capacity(items.len() + inserts.iter().map(|i| i.1.len()).sum::<usize>());
-        let mut inserts = inserts.into_iter().peekable();
-        for (i, item) in items.into_iter().enumerate() {
-            while let Some((_, added)) = inserts.next_if(|(at, _)| *at <= i) {
-                all.extend(added);
-            }
-            all.push(item);
-        }
-        for (_, added) in inserts {
-            all.extend(added);
-        }
-        let mut place: HashMap<KeyId, usize> = HashMap::new();
-        let mut out: Vec<MapItem> = Vec::with_capacity(all.len());
-        for item in all {
-            match place.entry(KeyId::of(&item.key.resolved)) {
-                std::collections::hash_map::Entry::Occupied(at) => out[*at.get()] = item,
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(out.len());
-                    out.push(item);
-                }
-            }
-        }
-        Ok(out)
     }
 }
