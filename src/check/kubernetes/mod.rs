@@ -1,0 +1,67 @@
+//! Kubernetes schemas: whether a document that names a built-in kind
+//! (`apiVersion` and `kind`) is what the API server of a Kubernetes version
+//! accepts under `kubectl --validate=strict`, with each violation at its
+//! node. The schemas of the supported versions ship with the binary
+//! (`schema`); `validate` walks a document against them.
+//!
+//! A library API for now: no rule reports these yet.
+
+pub mod formats;
+pub mod schema;
+pub mod validate;
+
+pub use schema::{SchemaSet, Version};
+pub use validate::{Violation, ViolationClass, validate_against};
+
+use crate::yaml::{Node, ScalarValue, Value};
+
+/// What checking one document found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Validation {
+    /// No schema of this version knows the document's kind (or it names
+    /// none): nothing was checked, which is not a violation.
+    NoSchema {
+        api_version: Option<String>,
+        kind: Option<String>,
+    },
+    /// Checked: every violation (none when the document is valid).
+    Checked(Vec<Violation>),
+}
+
+/// Check one document (a map with `apiVersion` and `kind`) against the
+/// built-in schemas of `version`.
+pub fn validate(document: &Node, version: Version) -> Validation {
+    let api_version = string_field(document, "apiVersion");
+    let kind = string_field(document, "kind");
+    let schemas = version.schemas();
+    match (&api_version, &kind) {
+        (Some(api_version), Some(kind)) => match schemas.kind(api_version, kind) {
+            Some(root) => Validation::Checked(validate_against(document, &schemas.set, root)),
+            None => Validation::NoSchema {
+                api_version: Some(api_version.clone()),
+                kind: Some(kind.clone()),
+            },
+        },
+        _ => Validation::NoSchema { api_version, kind },
+    }
+}
+
+/// The string value of a top-level field of a map.
+fn string_field(document: &Node, name: &str) -> Option<String> {
+    let Value::Map(items) = &document.value else {
+        return None;
+    };
+    items
+        .iter()
+        .find(|item| item.key.text == name)
+        .and_then(|item| match &item.value.value {
+            Value::Scalar(scalar) => match &scalar.resolved {
+                ScalarValue::Str(text) => Some(text.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
+#[cfg(test)]
+mod tests;

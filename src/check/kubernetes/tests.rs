@@ -1,0 +1,361 @@
+//! Each class of violation on small documents, parsed with confvet's own
+//! parser, against the shipped schemas and against small schemas of our own
+//! for what the built-in kinds do not use (enums, nullable, preserved and
+//! embedded fields).
+
+use super::schema::Schema;
+use super::*;
+use crate::source::FileId;
+use crate::yaml::{ParseOptions, parse_file};
+use ViolationClass::{Enum, Format, Required, Type, UnknownField};
+
+fn parse(text: &str) -> Node {
+    let set = parse_file(FileId(0), text, &ParseOptions::default()).expect("parses");
+    set.docs.into_iter().next().expect("one document").value
+}
+
+/// Violations of `text` under the newest version, each as (class, path,
+/// the text of its span).
+fn violations(text: &str) -> Vec<(ViolationClass, String, String)> {
+    match validate(&parse(text), Version::newest()) {
+        Validation::Checked(found) => found
+            .into_iter()
+            .map(|v| (v.class, v.path, text[v.span.range()].to_string()))
+            .collect(),
+        other => panic!("expected a schema, got {other:?}"),
+    }
+}
+
+fn only(text: &str) -> Violation {
+    match validate(&parse(text), Version::newest()) {
+        Validation::Checked(mut found) if found.len() == 1 => found.remove(0),
+        other => panic!("expected one violation, got {other:?}"),
+    }
+}
+
+const DEPLOYMENT: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app.kubernetes.io/name: web
+  creationTimestamp: null
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  strategy:
+    rollingUpdate:
+      maxSurge: 25%
+      maxUnavailable: 1
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        imagePullPolicy: IfNotPresent
+        ports:
+        - containerPort: 8080
+          name: http
+        resources:
+          limits:
+            cpu: 500m
+            memory: 1Gi
+          requests:
+            cpu: 0.5
+            memory: 512Mi
+        env:
+        - name: MODE
+          value: fast
+      volumes: null
+";
+
+#[test]
+fn a_valid_deployment_has_no_violation() {
+    assert_eq!(violations(DEPLOYMENT), vec![]);
+}
+
+/// The one violation of the deployment with `from` changed to `to`: its
+/// class, path, message, did-you-mean and the text of its span.
+fn changed(from: &str, to: &str) -> (ViolationClass, String, String, Option<String>, String) {
+    let text = DEPLOYMENT.replacen(from, to, 1);
+    let found = only(&text);
+    let at = text[found.span.range()].to_string();
+    (
+        found.class,
+        found.path,
+        found.message,
+        found.did_you_mean,
+        at,
+    )
+}
+
+#[test]
+fn an_unknown_field_is_reported_at_its_key_with_a_suggestion() {
+    assert_eq!(
+        changed("imagePullPolicy", "imagePullPolcy"),
+        (
+            UnknownField,
+            "spec.template.spec.containers[0].imagePullPolcy".into(),
+            "unknown field \"imagePullPolcy\"".into(),
+            Some("imagePullPolicy".into()),
+            "imagePullPolcy".into()
+        )
+    );
+}
+
+#[test]
+fn metadata_is_checked_as_object_meta() {
+    let (class, path, _, did_you_mean, _) = changed(
+        "  labels:\n    app.kubernetes",
+        "  lables:\n    app.kubernetes",
+    );
+    assert_eq!((class, path.as_str()), (UnknownField, "metadata.lables"));
+    assert_eq!(did_you_mean.as_deref(), Some("labels"));
+}
+
+#[test]
+fn a_string_where_an_integer_belongs_is_a_type_violation() {
+    assert_eq!(
+        changed("replicas: 2", "replicas: \"2\""),
+        (
+            Type,
+            "spec.replicas".into(),
+            "expected integer, got string \"2\"".into(),
+            None,
+            "\"2\"".into()
+        )
+    );
+}
+
+#[test]
+fn scalars_are_typed_as_go_yaml_v2_types_them() {
+    // `yes` is a boolean in YAML 1.1, and a number is no string.
+    let text = DEPLOYMENT
+        .replace("value: fast", "value: yes")
+        .replace("app: web\n    spec", "app: 1\n    spec");
+    assert_eq!(
+        violations(&text),
+        vec![
+            (
+                Type,
+                "spec.template.metadata.labels[app]".into(),
+                "1".into()
+            ),
+            (
+                Type,
+                "spec.template.spec.containers[0].env[0].value".into(),
+                "yes".into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_missing_required_field_is_reported_at_the_map() {
+    let (class, path, message, _, at) =
+        changed("      - name: web\n        image", "      - image");
+    assert_eq!(
+        (class, path.as_str(), message.as_str()),
+        (
+            Required,
+            "spec.template.spec.containers[0]",
+            "missing required field \"name\""
+        )
+    );
+    assert!(at.starts_with("image: nginx"));
+}
+
+#[test]
+fn int_or_string_takes_either_and_nothing_else() {
+    let (class, path, message, _, _) = changed("maxUnavailable: 1", "maxUnavailable: true");
+    assert_eq!(
+        (class, path.as_str(), message.as_str()),
+        (
+            Type,
+            "spec.strategy.rollingUpdate.maxUnavailable",
+            "expected integer or string, got boolean true"
+        )
+    );
+}
+
+#[test]
+fn quantities_are_strings_of_their_format_or_numbers() {
+    let (class, path, message, _, _) = changed("memory: 1Gi", "memory: 1GB");
+    assert_eq!(
+        (class, path.as_str()),
+        (
+            Format,
+            "spec.template.spec.containers[0].resources.limits[memory]"
+        )
+    );
+    assert!(message.starts_with("invalid quantity \"1GB\": quantities must match"));
+}
+
+#[test]
+fn bytes_are_base64_and_integers_fit_their_width() {
+    let secret =
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ok: aGVsbG8=\n  bad: hello!\n";
+    assert_eq!(
+        violations(secret),
+        vec![(Format, "data[bad]".into(), "hello!".into())]
+    );
+    let (_, _, message, _, _) = changed("replicas: 2", "replicas: 3000000000");
+    assert_eq!(message, "3000000000 overflows int32");
+}
+
+#[test]
+fn null_is_the_zero_value_of_built_in_fields() {
+    // The null field is fine; the unknown one still is not, null or not.
+    let (_, path, _, _, _) = changed(
+        "imagePullPolicy: IfNotPresent",
+        "imagePullPolicy: ~\n        resources2: null",
+    );
+    assert_eq!(path, "spec.template.spec.containers[0].resources2");
+}
+
+#[test]
+fn an_unknown_kind_or_version_has_no_schema() {
+    let custom = parse("apiVersion: example.com/v1\nkind: Widget\nspec: {size: 3}\n");
+    assert_eq!(
+        validate(&custom, Version::newest()),
+        Validation::NoSchema {
+            api_version: Some("example.com/v1".into()),
+            kind: Some("Widget".into())
+        }
+    );
+    let removed = parse("apiVersion: extensions/v1beta1\nkind: Deployment\n");
+    assert!(matches!(
+        validate(&removed, Version::newest()),
+        Validation::NoSchema { .. }
+    ));
+    let no_kind = parse("a: 1\n");
+    assert!(matches!(
+        validate(&no_kind, Version::newest()),
+        Validation::NoSchema { kind: None, .. }
+    ));
+}
+
+#[test]
+fn versions_are_named_by_minor() {
+    let names: Vec<&str> = Version::all().map(Version::name).collect();
+    assert_eq!(names, ["1.35", "1.36", "1.37"]);
+    assert_eq!(Version::parse("v1.36.4").map(Version::name), Some("1.36"));
+    assert_eq!(Version::parse("1.37"), Some(Version::newest()));
+    assert_eq!(Version::parse("1.20"), None);
+}
+
+#[test]
+fn every_shipped_definition_reads() {
+    for version in Version::all() {
+        let schemas = version.schemas();
+        assert!(schemas.kind_count() > 300, "{}", version.name());
+        assert_eq!(
+            schemas.set.unreadable_definitions(),
+            Vec::<usize>::new(),
+            "{}",
+            version.name()
+        );
+        assert!(schemas.kind("apps/v1", "Deployment").is_some());
+        assert!(schemas.kind("v1", "ConfigMap").is_some());
+    }
+}
+
+/// A set of one schema of our own, decoded as a custom resource is (null
+/// only where `nullable`).
+fn custom(schema: &str) -> SchemaSet {
+    let schema: Schema = serde_json::from_str(schema).expect("schema");
+    SchemaSet::compiled(vec![schema], false)
+}
+
+fn custom_violations(set: &SchemaSet, text: &str) -> Vec<(ViolationClass, String, String)> {
+    validate_against(&parse(text), set, 0)
+        .into_iter()
+        .map(|v| (v.class, v.path, v.message))
+        .collect()
+}
+
+/// An expected violation of a custom schema.
+fn expect(class: ViolationClass, path: &str, message: &str) -> (ViolationClass, String, String) {
+    (class, path.to_string(), message.to_string())
+}
+
+#[test]
+fn enums_list_the_supported_values() {
+    let set = custom(
+        r#"{"type":"object","properties":{"policy":{"type":"string","enum":["Always","Never"]},
+            "level":{"type":"integer","enum":[1,2]}}}"#,
+    );
+    assert_eq!(custom_violations(&set, "policy: Never\nlevel: 2\n"), vec![]);
+    let policy = "unsupported value \"Sometimes\": supported values: \"Always\", \"Never\"";
+    assert_eq!(
+        custom_violations(&set, "policy: Sometimes\nlevel: 3\n"),
+        vec![
+            expect(Enum, "policy", policy),
+            expect(Enum, "level", "unsupported value 3: supported values: 1, 2"),
+        ]
+    );
+}
+
+#[test]
+fn nullable_preserved_and_embedded_fields() {
+    let set = custom(
+        r#"{"type":"object","properties":{
+            "name":{"type":"string"},
+            "note":{"type":"string","nullable":true},
+            "free":{"type":"object","x-kubernetes-preserve-unknown-fields":true,
+                    "properties":{"size":{"type":"integer"}}},
+            "template":{"type":"object","x-kubernetes-embedded-resource":true,
+                        "properties":{"spec":{"type":"object"}}},
+            "tags":{"type":"object","additionalProperties":{"type":"string"}}}}"#,
+    );
+    let text = "\
+name: ~
+note: ~
+free: {size: 3, anything: [1, 2]}
+template: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {x: 1}}
+tags: {a: b}
+";
+    assert_eq!(
+        custom_violations(&set, text),
+        vec![expect(Type, "name", "expected string, got null")]
+    );
+    let text = "free: {size: big}\ntemplate: {spek: {}}\ntags: {a: 1}\n";
+    assert_eq!(
+        custom_violations(&set, text),
+        vec![
+            expect(Type, "free.size", "expected integer, got string \"big\""),
+            expect(UnknownField, "template.spek", "unknown field \"spek\""),
+            expect(Type, "tags[a]", "expected string, got integer 1"),
+        ]
+    );
+}
+
+#[test]
+fn bounds_and_patterns() {
+    let set = custom(
+        r#"{"type":"object","properties":{
+            "name":{"type":"string","maxLength":5,"pattern":"^[a-z]+$"},
+            "count":{"type":"integer","minimum":1,"maximum":10},
+            "items":{"type":"array","maxItems":1,"items":{"type":"string"}}}}"#,
+    );
+    assert_eq!(
+        custom_violations(&set, "name: abc\ncount: 10\nitems: [a]\n"),
+        vec![]
+    );
+    let found = custom_violations(&set, "name: abcdefg\ncount: 0\nitems: [a, b]\n");
+    let classes: Vec<_> = found.iter().map(|(c, p, _)| (*c, p.as_str())).collect();
+    assert_eq!(
+        classes,
+        [(Format, "name"), (Format, "count"), (Format, "items")]
+    );
+    assert_eq!(
+        custom_violations(&set, "name: ABC\n")[0].2,
+        "does not match the pattern \"^[a-z]+$\""
+    );
+}
