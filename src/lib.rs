@@ -30,6 +30,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod discover;
+pub mod error;
 pub mod finding;
 pub mod progress;
 pub mod redact;

@@ -17,6 +17,7 @@ mod tests;
 pub use self::model::{Config, LoadOptions, Scenario};
 pub use self::parse::{PACKAGE_KEYS, RULE_SETTINGS, SCENARIO_KEYS, TOP_KEYS, YTT_KEYS};
 
+use crate::error::{Doing, Error};
 use crate::source::{SourceFile, Sources, display_name, normalize_path, resolves_below};
 use std::path::{Path, PathBuf};
 
@@ -61,7 +62,7 @@ pub fn load(
     cwd: &Path,
     sources: &Sources,
     options: LoadOptions,
-) -> Result<Option<Config>, String> {
+) -> Result<Option<Config>, Error> {
     let path = match source {
         ConfigSource::Disabled => return Ok(None),
         ConfigSource::File(path) => normalize_path(&cwd.join(path)),
@@ -78,14 +79,25 @@ pub fn load(
         && let Some(dir) = path.parent()
         && !resolves_below(&path, dir)
     {
-        return Err(format!(
-            "configuration file {shown} is a symbolic link that leads out of its directory; not read"
-        ));
+        return Err(Error::Config {
+            file: shown,
+            line: None,
+            problem: "is a symbolic link that leads out of its directory; not read".into(),
+        });
     }
-    let bytes = crate::source::read_limited(&path)
-        .map_err(|err| format!("cannot read configuration file {shown}: {err}"))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("configuration file {shown} is not UTF-8 text"))?;
+    let bytes = crate::source::read_limited(&path).map_err(|err| Error::Io {
+        doing: Doing::Reading,
+        path: format!("configuration file {shown}"),
+        file: Some(shown.clone()),
+        source: err,
+    })?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Err(Error::Config {
+            file: shown,
+            line: None,
+            problem: "is not UTF-8 text".into(),
+        });
+    };
     let id = sources.add(SourceFile::new(shown, Some(path.clone()), text));
     Ok(Some(Config::parse(path, id, cwd, sources, options)))
 }

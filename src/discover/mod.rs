@@ -26,7 +26,7 @@ pub use self::walk::{absolutize, exclude_filter, link_not_followed};
 use self::read::read_and_parse;
 use self::units::{deepest_root, group_units};
 use self::walk::{Walked, file_context_root, is_yaml_name, walk};
-use crate::finding::RunError;
+use crate::error::{Doing, Error};
 use crate::source::{Sources, display_name, resolves_below};
 use crate::yaml::ParseOptions;
 use rayon::prelude::*;
@@ -71,10 +71,12 @@ pub fn discover_with(
                 wanted_files.insert(absolute);
                 roots.entry(root).or_insert(false);
             }
-            Err(err) => discovery.errors.push(RunError::about(
-                display_name(&absolute, cwd),
-                format!("{}: {err}", path.display()),
-            )),
+            Err(source) => discovery.errors.push(Error::Io {
+                doing: Doing::Naming,
+                path: path.display().to_string(),
+                file: Some(display_name(&absolute, cwd)),
+                source,
+            }),
         }
     }
     // A root inside another root adds nothing.
@@ -93,9 +95,9 @@ pub fn discover_with(
         } = walk(root, options.filter.as_ref());
         discovery
             .errors
-            .extend(errors.into_iter().map(|(path, message)| RunError {
+            .extend(errors.into_iter().map(|(path, source)| Error::Walk {
                 file: path.map(|p| display_name(&p, cwd)),
-                message,
+                source,
             }));
         // A file named on the command line is linted even where an ignore
         // file hides it from the walk (as ripgrep searches a named file);
@@ -120,7 +122,7 @@ pub fn discover_with(
             yaml_paths.sort();
         }
         let start = discovery.files.len();
-        let read: Vec<Result<DiscoveredFile, RunError>> = yaml_paths
+        let read: Vec<Result<DiscoveredFile, Error>> = yaml_paths
             .par_iter()
             .filter_map(|p| {
                 read_and_parse(p, sources, cwd, parse, options.cache.as_deref()).transpose()

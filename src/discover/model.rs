@@ -3,7 +3,8 @@
 //! discovery share these types).
 
 use crate::cache::{Cache, Stamp};
-use crate::finding::{Finding, RunError};
+use crate::error::Error;
+use crate::finding::Finding;
 use crate::source::FileId;
 use crate::yaml::{DocumentSet, ParseOptions};
 use std::path::{Path, PathBuf};
@@ -87,7 +88,7 @@ pub struct Discovery {
     pub files: Vec<DiscoveredFile>,
     pub units: Vec<Unit>,
     /// Problems that are not findings (unreadable files); they make exit 2.
-    pub errors: Vec<RunError>,
+    pub errors: Vec<Error>,
     /// When files were named one by one: the files and directories named.
     /// KubeVirt and Tekton units are read whole (a VM's template may sit
     /// elsewhere) but report only on these.

@@ -5,7 +5,8 @@ use super::classify::{Scan, classify, scan};
 use super::model::{DiscoveredFile, MAX_FILE_BYTES, System};
 use crate::cache::{Cache, ScanRecord, Stamp};
 use crate::check::tekton::pac_text as pac;
-use crate::finding::{Finding, RunError};
+use crate::error::{Doing, During, Error};
+use crate::finding::Finding;
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, ParseOptions};
@@ -34,7 +35,7 @@ pub(super) fn read_and_parse(
     cwd: &Path,
     parse: &ParseOptions,
     cache: Option<&Cache>,
-) -> Result<Option<DiscoveredFile>, RunError> {
+) -> Result<Option<DiscoveredFile>, Error> {
     read_file(path, sources, cwd, parse, false, When::Later(cache))
 }
 
@@ -52,7 +53,7 @@ fn read_file(
     parse: &ParseOptions,
     force_ytt: bool,
     when: When,
-) -> Result<Option<DiscoveredFile>, RunError> {
+) -> Result<Option<DiscoveredFile>, Error> {
     let name = display_name(path, cwd);
     let (defer, cache) = match when {
         When::Now => (false, None),
@@ -120,7 +121,7 @@ fn read_file(
     // is a run error: the run is incomplete, and says which file.
     let bytes = sources
         .read(path)
-        .map_err(|err| RunError::about(name.clone(), format!("{name}: cannot read: {err}")))?;
+        .map_err(|err| Error::io(Doing::ReadingFound, name.clone(), err))?;
     let (text, bad_offset) = crate::source::decode_text(bytes);
     let is_binary = text.contains('\0');
     let Scan {
@@ -231,14 +232,18 @@ fn parse_source(
     }));
     match parsed {
         Ok(result) => result.map_err(|e| Box::new(Finding::new(e.rule, e.span, e.message))),
-        Err(panic) => Err(Box::new(Finding::new(
-            &rules::confvet::INTERNAL,
-            Span::file_start(id),
-            format!(
-                "internal error while parsing this file ({}); please report it with the file",
-                crate::finding::panic_message(&panic)
-            ),
-        ))),
+        Err(panic) => {
+            let failed = Error::Internal {
+                during: During::Parsing,
+                // As in `Error::of_unit`: the box is the `Any` here.
+                message: crate::finding::panic_message(&panic),
+            };
+            Err(Box::new(Finding::new(
+                &rules::confvet::INTERNAL,
+                Span::file_start(id),
+                failed.to_string(),
+            )))
+        }
     }
 }
 

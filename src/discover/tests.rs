@@ -11,11 +11,12 @@ fn a_file_that_cannot_be_read_is_a_run_error_naming_it() {
     std::fs::create_dir_all(&path).unwrap();
     let sources = Sources::new();
     let error = read_and_parse(&path, &sources, &dir, &ParseOptions::default(), None).unwrap_err();
-    assert_eq!(error.file.as_deref(), Some("values.yml"));
+    assert!(matches!(error, crate::error::Error::Io { .. }), "{error:?}");
+    assert_eq!(error.file(), Some("values.yml"));
+    let message = error.to_string();
     assert!(
-        error.message.starts_with("values.yml: cannot read: "),
-        "{}",
-        error.message
+        message.starts_with("values.yml: cannot read: "),
+        "{message}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,6 +3,7 @@
 //! filter), and the links it meets, never followed.
 
 use super::model::PathFilter;
+use crate::error::Error;
 use crate::finding::Finding;
 use crate::rules;
 use crate::source::{SourceFile, Sources, Span, display_name};
@@ -12,15 +13,17 @@ use std::sync::{Arc, Mutex};
 /// A filter that is true for paths matching gitignore-style `patterns`
 /// relative to `dir` (or below a directory that does); paths outside `dir`
 /// never match. The error names the first bad pattern.
-pub fn exclude_filter(dir: &Path, patterns: &[String]) -> Result<PathFilter, String> {
+pub fn exclude_filter(dir: &Path, patterns: &[String]) -> Result<PathFilter, Error> {
     let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
     builder.allow_unclosed_class(false);
     for pattern in patterns {
         builder
             .add_line(None, pattern)
-            .map_err(|err| format!("bad pattern \"{pattern}\": {err}"))?;
+            .map_err(|err| Error::Usage(format!("bad pattern \"{pattern}\": {err}")))?;
     }
-    let matcher = builder.build().map_err(|err| err.to_string())?;
+    let matcher = builder
+        .build()
+        .map_err(|err| Error::Usage(err.to_string()))?;
     let dir = dir.to_path_buf();
     Ok(Arc::new(move |path: &Path, is_dir: bool| {
         path.strip_prefix(&dir).is_ok_and(|relative| {
@@ -61,7 +64,7 @@ pub(super) struct Walked {
     /// Symbolic links (to files or folders): never followed.
     pub(super) links: Vec<PathBuf>,
     /// Walk errors, with the path they are about when they name one.
-    pub(super) errors: Vec<(Option<PathBuf>, String)>,
+    pub(super) errors: Vec<(Option<PathBuf>, ignore::Error)>,
 }
 
 /// A `confvet/symlink` warning at a link lint did not follow. Nothing is
@@ -134,7 +137,7 @@ pub(super) fn walk(root: &Path, filter: Option<&PathFilter>) -> Walked {
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .errors
-                        .push((error_path(&err).map(Path::to_path_buf), err.to_string())),
+                        .push((error_path(&err).map(Path::to_path_buf), err)),
                 }
                 ignore::WalkState::Continue
             })
