@@ -81,8 +81,9 @@ impl Baseline {
                     "not writing the baseline {shown}: the run was incomplete"
                 )));
             }
-            None => write(&self.path, &result.findings, sources)
-                .map_err(|err| Error::io(Doing::Writing, format!("the baseline {shown}"), err))?,
+            None => write(&self.path, &result.findings, sources).map_err(|err| {
+                Error::io_named(Doing::Writing, "the baseline", shown.to_string(), err)
+            })?,
         };
         let count = fingerprints.len();
         let mut remaining: HashMap<String, usize> = HashMap::new();
@@ -125,7 +126,7 @@ fn read(path: &Path) -> Result<Vec<String>, Error> {
                 "no baseline at {shown}; create it with --update-baseline"
             ))
         } else {
-            Error::io(Doing::Reading, format!("the baseline {shown}"), err)
+            Error::io_named(Doing::Reading, "the baseline", shown.to_string(), err)
         }
     })?;
     let text = String::from_utf8_lossy(&bytes);

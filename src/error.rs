@@ -152,6 +152,23 @@ impl Error {
         }
     }
 
+    /// As [`Error::io`], with a noun before the path in the message
+    /// (`cannot read the baseline b.json: …`).
+    pub fn io_named(
+        doing: Doing,
+        noun: &str,
+        path: impl Into<String>,
+        source: std::io::Error,
+    ) -> Error {
+        let path = path.into();
+        Error::Io {
+            doing,
+            path: format!("{noun} {path}"),
+            file: Some(path),
+            source,
+        }
+    }
+
     /// `doing` with something that is not a file of the run (standard
     /// output, an output file, git) failed with `source`.
     pub fn io_unlocated(doing: Doing, path: impl Into<String>, source: std::io::Error) -> Error {
