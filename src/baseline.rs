@@ -21,6 +21,7 @@
 //! Only `fingerprint` is matched; `rule`, `file` and `message` are there for
 //! people reviewing the file. Entries are sorted, so updates diff well.
 
+use crate::error::{Doing, Error};
 use crate::finding::{Finding, Severity};
 use crate::run::LintResult;
 use crate::source::Sources;
@@ -57,7 +58,7 @@ pub struct Baseline {
 impl Baseline {
     /// Read the baseline at `path`, unless `update` says it is to be
     /// written. An error is a message for exit code 2.
-    pub fn open(path: &Path, update: bool) -> Result<Baseline, String> {
+    pub fn open(path: &Path, update: bool) -> Result<Baseline, Error> {
         Ok(Baseline {
             path: path.to_path_buf(),
             fingerprints: if update { None } else { Some(read(path)?) },
@@ -71,17 +72,18 @@ impl Baseline {
     /// Hide the run's findings that the baseline holds and count them as
     /// suppressed; when updating, first write every finding (so all are
     /// hidden). Returns how many entries the baseline has.
-    pub fn apply(&self, result: &mut LintResult, sources: &Sources) -> Result<usize, String> {
+    pub fn apply(&self, result: &mut LintResult, sources: &Sources) -> Result<usize, Error> {
         let shown = self.path.display();
         let fingerprints = match &self.fingerprints {
             Some(fingerprints) => fingerprints.clone(),
             None if !result.errors.is_empty() => {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "not writing the baseline {shown}: the run was incomplete"
-                ));
+                )));
             }
-            None => write(&self.path, &result.findings, sources)
-                .map_err(|err| format!("cannot write the baseline {shown}: {err}"))?,
+            None => write(&self.path, &result.findings, sources).map_err(|err| {
+                Error::io_named(Doing::Writing, "the baseline", shown.to_string(), err)
+            })?,
         };
         let count = fingerprints.len();
         let mut remaining: HashMap<String, usize> = HashMap::new();
@@ -116,23 +118,25 @@ impl Baseline {
 }
 
 /// The fingerprints in a baseline file.
-fn read(path: &Path) -> Result<Vec<String>, String> {
+fn read(path: &Path) -> Result<Vec<String>, Error> {
     let shown = path.display();
     let bytes = crate::source::read_limited(path).map_err(|err| {
         if err.kind() == std::io::ErrorKind::NotFound {
-            format!("no baseline at {shown}; create it with --update-baseline")
+            Error::Usage(format!(
+                "no baseline at {shown}; create it with --update-baseline"
+            ))
         } else {
-            format!("cannot read the baseline {shown}: {err}")
+            Error::io_named(Doing::Reading, "the baseline", shown.to_string(), err)
         }
     })?;
     let text = String::from_utf8_lossy(&bytes);
     let file: BaselineFile = serde_json::from_str(&text)
-        .map_err(|err| format!("{shown} is not a confvet baseline: {err}"))?;
+        .map_err(|err| Error::Usage(format!("{shown} is not a confvet baseline: {err}")))?;
     if file.version != BASELINE_VERSION {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "{shown} is a version {} baseline; this confvet reads version {BASELINE_VERSION}",
             file.version
-        ));
+        )));
     }
     Ok(file.findings.into_iter().map(|e| e.fingerprint).collect())
 }

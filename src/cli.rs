@@ -1,6 +1,7 @@
 //! Command-line flags, as clap derives them. Only parsing and validation
 //! live here; `config` turns flags into the settings the run uses.
 
+use crate::error::Error;
 use crate::report::Format;
 use crate::rules::Selector;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -369,7 +370,7 @@ pub enum ValuesFormat {
 pub fn pair_outputs(
     formats: &[(usize, Format)],
     outputs: &[(usize, PathBuf)],
-) -> Result<Vec<(Format, Option<PathBuf>)>, String> {
+) -> Result<Vec<(Format, Option<PathBuf>)>, Error> {
     let mut pairs: Vec<(usize, Format, Option<PathBuf>)> =
         formats.iter().map(|(i, f)| (*i, *f, None)).collect();
     if pairs.is_empty() {
@@ -380,18 +381,18 @@ pub fn pair_outputs(
         match target {
             Some((_, _, slot @ None)) => *slot = Some(path.clone()),
             Some((_, format, Some(_))) => {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "--output {} follows a --format {:?} that already has an --output",
                     path.display(),
                     format
-                ));
+                )));
             }
             None if formats.is_empty() => pairs[0].2 = Some(path.clone()),
             None => {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "--output {} comes before any --format",
                     path.display()
-                ));
+                )));
             }
         }
     }

@@ -17,7 +17,8 @@
 //! * `report`: one emitter per output format; never sees `check` or `yaml`.
 //! * `config`: the `.confvet.yaml` file: what discovery walks, which rules
 //!   and systems run, ytt packages checked once per scenario.
-//! * `run`: wires the above for the binary and for tests.
+//! * `run`: wires the above for the binary and for tests; `error`: the
+//!   typed ways a run fails other than by findings.
 //! * `suppress`, `baseline`: hide findings that `# confvet: ignore[...]`
 //!   comments or a baseline file accept; `progress`: the bar of long runs.
 //! * `watchdog`: time and memory limits of one unit's work, on its own thread;
@@ -30,6 +31,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod discover;
+pub mod error;
 pub mod finding;
 pub mod progress;
 pub mod redact;

@@ -89,8 +89,7 @@ fn run_main() -> ExitCode {
                     .unwrap_or_else(|| {
                         format!("{rule:?} is a system; `confvet rules` lists its rules")
                     });
-                eprintln!("confvet: {hint}");
-                2
+                commands::shared::fail(confvet::error::Error::Usage(hint))
             }
         },
         Command::Completions { shell } => {

@@ -8,6 +8,7 @@ use crate::check::{kubevirt, tekton};
 use crate::cli::Shard;
 use crate::config::Config;
 use crate::discover::{self, Discovery, System};
+use crate::error::Error;
 use crate::finding::{Finding, Kind, Severity, number_alike, sort_findings};
 use crate::progress::Progress;
 use crate::report::{CheckedUnit, RunError, Summary};
@@ -136,9 +137,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                         && before.as_ref().is_none_or(|keeps| keeps(path, is_dir))
                 }));
             }
-            Err(message) => {
+            Err(error) => {
                 return LintResult {
-                    errors: vec![RunError::new(format!("--extend-exclude: {message}"))],
+                    errors: vec![error.within("--extend-exclude").into()],
                     ..LintResult::default()
                 };
             }
@@ -163,7 +164,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         &options,
     );
     let mut result = LintResult {
-        errors,
+        errors: errors.into_iter().map(RunError::from).collect(),
         ..LintResult::default()
     };
     // Every ytt package's schema files, sharded or not: which package a
@@ -223,7 +224,8 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 package_inputs.insert(unit.root.clone(), Arc::new(inputs));
             }
             Err(message) => {
-                result.errors.push(RunError::new(message));
+                // The ytt engine's words, for a flag or a file of the package.
+                result.errors.push(Error::Usage(message).into());
                 return result;
             }
         }
@@ -238,9 +240,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             0 => "no ytt package was found".to_string(),
             _ => format!("ytt packages here: {}", roots.join(", ")),
         };
-        result.errors.push(RunError::new(format!(
+        result.errors.push(RunError::from(Error::Usage(format!(
             "{message} (lint names files relative to each ytt package's root, as `ytt -f ROOT` does; {hint})"
-        )));
+        ))));
         return result;
     }
     if let Some(shard) = request.shard {
@@ -248,9 +250,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     let ytt_units = units.iter().filter(|u| u.system == System::Ytt).count();
     if !request.ytt.flags.is_empty() && ytt_units > 1 {
-        result.errors.push(RunError::new(format!(
+        result.errors.push(RunError::from(Error::Usage(format!(
             "data-value flags apply to one ytt package, but the paths hold {ytt_units}; lint one package at a time"
-        )));
+        ))));
         return result;
     }
     if let Some(progress) = &request.progress {
@@ -310,54 +312,31 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                         outcome
                     })
                 }
-                System::Kubevirt | System::Tekton => Ok(std::panic::catch_unwind(
-                    std::panic::AssertUnwindSafe(|| {
-                        panic_when_testing(&unit.root);
-                        let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
-                        let findings = if unit.system == System::Kubevirt {
-                            kubevirt::check_unit(&members, sources)
-                        } else {
-                            tekton::check_unit(&members, &unit.root, sources)
-                        };
-                        PackageOutcome {
-                            findings,
-                            ..PackageOutcome::default()
-                        }
-                    }),
-                )),
+                System::Kubevirt | System::Tekton => crate::watchdog::catch(|| {
+                    panic_when_testing(&unit.root);
+                    let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
+                    let findings = if unit.system == System::Kubevirt {
+                        kubevirt::check_unit(&members, sources)
+                    } else {
+                        tekton::check_unit(&members, &unit.root, sources)
+                    };
+                    PackageOutcome {
+                        findings,
+                        ..PackageOutcome::default()
+                    }
+                }),
             };
-            let shown = || display_name(&unit.root, cwd);
-            let outcome = match checked {
-                Ok(Ok(outcome)) => outcome,
-                Ok(Err(panic)) => PackageOutcome {
-                    findings: vec![Finding::new(
-                        &rules::confvet::INTERNAL,
-                        at,
-                        format!(
-                            "internal error while checking {} unit {} ({}); please report it",
-                            unit.system.name(),
-                            shown(),
-                            crate::finding::panic_message(&panic)
-                        ),
-                    )],
+            // A unit that failed is a finding at its first file.
+            let mut outcome = checked.unwrap_or_else(|failure| {
+                let failed =
+                    Error::of_unit(unit.system.name(), display_name(&unit.root, cwd), failure);
+                PackageOutcome {
+                    findings: failed.finding(at).into_iter().collect(),
                     ..PackageOutcome::default()
-                },
-                Err(stopped) => PackageOutcome {
-                    findings: vec![Finding::new(
-                        &rules::confvet::UNIT_LIMIT,
-                        at,
-                        format!(
-                            "{} unit {} was not checked: {stopped}",
-                            unit.system.name(),
-                            shown()
-                        ),
-                    )],
-                    ..PackageOutcome::default()
-                },
-            };
+                }
+            });
             // Findings by the million (a file of a million bad references)
             // would otherwise add up across the units of a run.
-            let mut outcome = outcome;
             if outcome.findings.len() > crate::finding::UNIT_FINDINGS_BEFORE_CAP {
                 sort_findings(&mut outcome.findings, sources);
                 crate::finding::cap_per_rule_and_file(
@@ -442,10 +421,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .findings
             .extend(drifted.into_iter().filter(|f| in_scope(f.span.file)));
     }
+    // The failures of units, and the panics of the parser on a file, are
+    // findings of kind Internal by now.
     if result.findings.iter().any(|f| f.kind == Kind::Internal) {
-        result.errors.push(RunError::new(
-            "confvet failed internally on some input (see the confvet/internal findings)",
-        ));
+        result.errors.push(Error::FailedInternally.into());
     }
     for (link, (key, root)) in refused_links {
         if request.shard.is_none_or(|shard| in_shard(&key, cwd, shard)) {

@@ -103,9 +103,23 @@ thread_local! {
     static BUDGET: Cell<*const Budget> = const { Cell::new(std::ptr::null()) };
 }
 
-/// Runs `work` under `limits` on a thread of its own. `Ok` holds what the
-/// work returned, or its panic; `Err` says why it was given up.
-pub fn run<T, F>(limits: Limits, work: F) -> Result<std::thread::Result<T>, Stopped>
+/// Why a unit's work gave no result.
+#[derive(Debug)]
+pub enum Failure {
+    /// It panicked; the panic's payload.
+    Panicked(Box<dyn std::any::Any + Send>),
+    /// It was given up, past its limits.
+    Stopped(Stopped),
+}
+
+/// Runs `work` on the current thread: what it returns, or its panic.
+pub fn catch<T>(work: impl FnOnce() -> T) -> Result<T, Failure> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(Failure::Panicked)
+}
+
+/// Runs `work` under `limits` on a thread of its own: what the work
+/// returned, or why it gave none (its panic, or the limit it ran past).
+pub fn run<T, F>(limits: Limits, work: F) -> Result<T, Failure>
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
@@ -122,13 +136,13 @@ where
         .stack_size(STACK_BYTES)
         .spawn(move || {
             BUDGET.with(|b| b.set(Arc::as_ptr(&own)));
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            let outcome = catch(work);
             BUDGET.with(|b| b.set(std::ptr::null()));
             let _ = done.send(outcome);
             drop(own);
         });
     let Ok(thread) = spawned else {
-        return Err(Stopped::NoThread);
+        return Err(Failure::Stopped(Stopped::NoThread));
     };
     let cpu_clock = cpu_clock(&thread);
     let start = Instant::now();
@@ -137,19 +151,19 @@ where
     let poll = Duration::from_millis(20);
     loop {
         match result.recv_timeout(poll) {
-            Ok(outcome) => return Ok(outcome),
+            Ok(outcome) => return outcome,
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(Stopped::NoThread);
+                return Err(Failure::Stopped(Stopped::NoThread));
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }
         if budget.over.load(Ordering::Acquire) {
-            return Err(Stopped::Memory(limits.memory));
+            return Err(Failure::Stopped(Stopped::Memory(limits.memory)));
         }
         let wall = start.elapsed();
         let spent = cpu_clock.and_then(cpu_time).unwrap_or(wall);
         if spent >= limits.time || wall >= limits.time * WALL_TIME_FACTOR {
-            return Err(Stopped::Time(limits.time));
+            return Err(Failure::Stopped(Stopped::Time(limits.time)));
         }
     }
 }
@@ -263,13 +277,13 @@ mod tests {
     #[test]
     fn work_within_its_limits_returns_its_value() {
         let got = run(Limits::default(), || 6 * 7);
-        assert_eq!(got.ok().and_then(|r| r.ok()), Some(42));
+        assert_eq!(got.ok(), Some(42));
     }
 
     #[test]
     fn a_panic_comes_back_as_a_panic() {
         let got = run(Limits::default(), || -> u8 { panic!("boom") });
-        assert!(matches!(got, Ok(Err(_))));
+        assert!(matches!(got, Err(Failure::Panicked(_))));
     }
 
     #[test]
@@ -286,7 +300,7 @@ mod tests {
                 x = std::hint::black_box(x.wrapping_add(1));
             }
         });
-        assert_eq!(got.err(), Some(Stopped::Time(limits.time)));
+        assert!(matches!(got, Err(Failure::Stopped(Stopped::Time(t))) if t == limits.time));
         assert!(start.elapsed() < Duration::from_secs(5));
     }
 
@@ -298,7 +312,7 @@ mod tests {
         };
         let start = Instant::now();
         let got = run(limits, || std::thread::sleep(Duration::from_secs(600)));
-        assert_eq!(got.err(), Some(Stopped::Time(limits.time)));
+        assert!(matches!(got, Err(Failure::Stopped(Stopped::Time(t))) if t == limits.time));
         assert!(start.elapsed() >= limits.time * WALL_TIME_FACTOR);
         assert!(start.elapsed() < Duration::from_secs(5));
     }

@@ -1,8 +1,9 @@
 //! `confvet values` and `confvet schema`: one ytt package checked as far
 //! as its data values, then its values or its schema written out.
 
-use super::shared::{limits, print_findings, print_stdout, ytt_settings};
+use super::shared::{fail, limits, print_findings, print_stdout, ytt_settings};
 use confvet::cli::{SchemaArgs, SchemaFormat, ValuesArgs, ValuesFormat, YttFlags};
+use confvet::error::{Doing, Error};
 use confvet::finding::Severity;
 use confvet::run::{LintRequest, lint};
 use confvet::source::Sources;
@@ -44,12 +45,11 @@ fn inspect_package(
     let is_empty = result.values.is_empty() && result.findings.is_empty();
     if result.values.len() != 1 && !is_empty {
         print_findings(&result, sources);
-        eprintln!(
-            "confvet: {} holds {} ytt packages; name one",
+        return Err(fail(Error::Usage(format!(
+            "{} holds {} ytt packages; name one",
             dir.display(),
             result.values.len()
-        );
-        return Err(2);
+        ))));
     }
     Ok(result)
 }
@@ -98,11 +98,10 @@ pub fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
     // As `--data-values-schema-inspect`, only the schema must be sound:
     // ytt exports it before it looks at any data value.
     if result.schemas.is_empty() {
-        eprintln!(
-            "confvet: {} holds 0 ytt packages; name one",
+        return fail(Error::Usage(format!(
+            "{} holds 0 ytt packages; name one",
             args.dir.display()
-        );
-        return 2;
+        )));
     }
     let Some((root, Some(schema))) = result.schemas.first() else {
         print_findings(&result, &sources);
@@ -140,17 +139,23 @@ pub fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
                 );
                 1
             }
+            // Not up to date either way: exit 1, as a check that failed.
             Err(err) => {
-                eprintln!("confvet: {}: {err}", output.display());
+                let shown = output.display().to_string();
+                eprintln!(
+                    "confvet: {}",
+                    Error::io_unlocated(Doing::Naming, shown, err)
+                );
                 1
             }
         };
     }
     match std::fs::write(output, text) {
         Ok(()) => 0,
-        Err(err) => {
-            eprintln!("confvet: cannot write {}: {err}", output.display());
-            2
-        }
+        Err(err) => fail(Error::io_unlocated(
+            Doing::Writing,
+            output.display().to_string(),
+            err,
+        )),
     }
 }

@@ -2,11 +2,12 @@
 //! `--changed-since`), the configuration and baseline, one run of the
 //! library's lint, every output written, and the exit code.
 
-use super::shared::{WORKER_STACK_BYTES, limits, log_style, use_color, ytt_settings};
+use super::shared::{WORKER_STACK_BYTES, fail, limits, log_style, use_color, ytt_settings};
 use confvet::baseline::Baseline;
 use confvet::check::ytt::YttSettings;
 use confvet::cli::{self, FailOn, LintArgs};
 use confvet::config::{Config, ConfigSource};
+use confvet::error::{Doing, Error};
 use confvet::finding::Severity;
 use confvet::progress;
 use confvet::report::{Format, Report, Style};
@@ -17,16 +18,19 @@ use std::path::{Path, PathBuf};
 /// The files below `paths` that changed since git `reference`: what `git
 /// diff` shows of the working tree against it, and untracked files git does
 /// not ignore. Deleted files are left out (they are not there to lint).
-fn changed_since(reference: &str, paths: &[PathBuf], cwd: &Path) -> Result<Vec<PathBuf>, String> {
-    let git = |args: &[&str]| -> Result<String, String> {
+fn changed_since(reference: &str, paths: &[PathBuf], cwd: &Path) -> Result<Vec<PathBuf>, Error> {
+    let git = |args: &[&str]| -> Result<String, Error> {
         let output = std::process::Command::new("git")
             .args(args)
             .current_dir(cwd)
             .output()
-            .map_err(|err| format!("cannot run git: {err}"))?;
+            .map_err(|err| Error::io_unlocated(Doing::Running, "git", err))?;
         if !output.status.success() {
+            // git's own first line: a reference that names nothing, a
+            // directory outside a work tree.
             let error = String::from_utf8_lossy(&output.stderr);
-            return Err(error.lines().next().unwrap_or("git failed").to_string());
+            let line = error.lines().next().unwrap_or("git failed");
+            return Err(Error::Usage(line.to_string()));
         }
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     };
@@ -61,18 +65,18 @@ fn changed_since(reference: &str, paths: &[PathBuf], cwd: &Path) -> Result<Vec<P
 }
 
 /// Read standard input for `lint -`, to stand in for `--stdin-filename`.
-fn read_stdin(args: &LintArgs, sources: &Sources, cwd: &Path) -> Result<Vec<PathBuf>, String> {
+fn read_stdin(args: &LintArgs, sources: &Sources, cwd: &Path) -> Result<Vec<PathBuf>, Error> {
     let dash = Path::new("-");
     if !args.paths.iter().any(|p| p == dash) {
         return match &args.stdin_filename {
-            Some(_) => {
-                Err("--stdin-filename is for reading standard input: pass `-` as the path".into())
-            }
+            Some(_) => Err(Error::Usage(
+                "--stdin-filename is for reading standard input: pass `-` as the path".into(),
+            )),
             None => Ok(args.paths.clone()),
         };
     }
     let Some(name) = &args.stdin_filename else {
-        return Err("reading standard input (`-`) needs --stdin-filename PATH: the file's path decides its system and unit (a ytt package, a Tekton Pipeline's Tasks)".into());
+        return Err(Error::Usage("reading standard input (`-`) needs --stdin-filename PATH: the file's path decides its system and unit (a ytt package, a Tekton Pipeline's Tasks)".into()));
     };
     use std::io::Read;
     let mut bytes = Vec::new();
@@ -80,12 +84,12 @@ fn read_stdin(args: &LintArgs, sources: &Sources, cwd: &Path) -> Result<Vec<Path
         .lock()
         .take(confvet::source::MAX_READ_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read standard input: {err}"))?;
+        .map_err(|err| Error::io_unlocated(Doing::Reading, "standard input", err))?;
     if bytes.len() as u64 > confvet::source::MAX_READ_BYTES {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "standard input is larger than {} MiB",
             confvet::source::MAX_READ_BYTES / 1024 / 1024
-        ));
+        )));
     }
     sources.set_stdin(cwd.join(name), bytes);
     Ok(args
@@ -107,7 +111,13 @@ fn project_root(config: Option<&Config>, cwd: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// `confvet lint`: its exit code, after saying why when it stops early.
 pub fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
+    lint_command(args, matches, cwd).unwrap_or_else(fail)
+}
+
+/// `confvet lint` up to its exit code; `Err` stops it, with exit code 2.
+fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Result<u8, Error> {
     let indexed = |name: &str| -> Vec<usize> {
         matches
             .indices_of(name)
@@ -122,13 +132,7 @@ pub fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         .into_iter()
         .zip(args.output.iter().cloned())
         .collect();
-    let outputs = match cli::pair_outputs(&formats, &outputs) {
-        Ok(pairs) => pairs,
-        Err(message) => {
-            eprintln!("confvet: {message}");
-            return 2;
-        }
-    };
+    let outputs = cli::pair_outputs(&formats, &outputs)?;
     // Workers get a large stack: Starlark's parser and evaluator recurse
     // once per level of an expression, and code nested as deep as the
     // translation lets through must not overflow (the stack is reserved,
@@ -139,50 +143,30 @@ pub fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     }
     let _ = pool.build_global();
     let baseline = match args.baseline.as_deref() {
-        Some(path) => match Baseline::open(path, args.update_baseline) {
-            Ok(baseline) => Some(baseline),
-            Err(message) => {
-                eprintln!("confvet: {message}");
-                return 2;
-            }
-        },
+        Some(path) => Some(Baseline::open(path, args.update_baseline)?),
         None => None,
     };
     let sources = Sources::new();
-    let paths = match read_stdin(&args, &sources, cwd) {
-        Ok(paths) => paths,
-        Err(message) => {
-            eprintln!("confvet: {message}");
-            return 2;
-        }
-    };
+    let paths = read_stdin(&args, &sources, cwd)?;
     let paths = match &args.changed_since {
         None => paths,
-        Some(reference) => match changed_since(reference, &paths, cwd) {
-            Ok(changed) if changed.is_empty() => {
+        Some(reference) => {
+            let changed = changed_since(reference, &paths, cwd)
+                .map_err(|error| error.within(format!("--changed-since {reference}")))?;
+            if changed.is_empty() {
                 if !args.quiet {
                     eprintln!("confvet: no file changed since {reference}; nothing to lint");
                 }
-                return 0;
+                return Ok(0);
             }
-            Ok(changed) => changed,
-            Err(message) => {
-                eprintln!("confvet: --changed-since {reference}: {message}");
-                return 2;
-            }
-        },
+            changed
+        }
     };
     let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
     let load_options = confvet::config::LoadOptions {
         allow_env: args.allow_config_env,
     };
-    let config = match confvet::config::load(&config_source, cwd, &sources, load_options) {
-        Ok(config) => config,
-        Err(message) => {
-            eprintln!("confvet: {message}");
-            return 2;
-        }
-    };
+    let config = confvet::config::load(&config_source, cwd, &sources, load_options)?;
     if let Some(root) = project_root(config.as_ref(), cwd) {
         sources.set_root(root, cwd.to_path_buf());
     }
@@ -240,19 +224,13 @@ pub fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         );
     }
     if let Some(baseline) = &baseline {
-        match baseline.apply(&mut result, &sources) {
-            Ok(count) if args.update_baseline && !args.quiet => {
-                let noun = if count == 1 { "finding" } else { "findings" };
-                eprintln!(
-                    "confvet: wrote {count} {noun} to {}",
-                    baseline.path().display()
-                );
-            }
-            Ok(_) => {}
-            Err(message) => {
-                eprintln!("confvet: {message}");
-                return 2;
-            }
+        let count = baseline.apply(&mut result, &sources)?;
+        if args.update_baseline && !args.quiet {
+            let noun = if count == 1 { "finding" } else { "findings" };
+            eprintln!(
+                "confvet: wrote {count} {noun} to {}",
+                baseline.path().display()
+            );
         }
     }
     confvet::finding::cap_per_rule_and_file(
@@ -315,25 +293,24 @@ pub fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
         };
         match written {
             Ok(()) => {}
-            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return 0,
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
             Err(err) => {
                 let target = output
                     .as_ref()
                     .map_or("standard output".to_string(), |p| p.display().to_string());
-                eprintln!("confvet: cannot write {target}: {err}");
-                return 2;
+                return Err(Error::io_unlocated(Doing::Writing, target, err));
             }
         }
     }
     if !result.errors.is_empty() {
-        return 2;
+        return Ok(2);
     }
     if is_blocked {
         // A configuration naming what is outside its directory is refused
         // as a usage error, not reported as a lint result.
         let names_outside = request.config.as_ref().is_some_and(|c| c.names_outside);
-        return if names_outside { 2 } else { 1 };
+        return Ok(if names_outside { 2 } else { 1 });
     }
     let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
-    u8::from(failed)
+    Ok(u8::from(failed))
 }

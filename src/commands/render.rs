@@ -2,12 +2,15 @@
 //! it, or (`--each-package`) every package found below the paths, in
 //! parallel, each as `ytt -f PACKAGE`.
 
-use super::shared::{limits, log_style, print_findings, print_stdout, use_color, ytt_settings};
+use super::shared::{
+    fail, limits, log_style, print_findings, print_stdout, use_color, ytt_settings,
+};
 use confvet::check::ytt::YttSettings;
 use confvet::check::ytt::marks::FileType;
 use confvet::cli::{ColorChoice, RenderArgs};
 use confvet::config::ConfigSource;
 use confvet::discover::System;
+use confvet::error::{Doing, Error};
 use confvet::finding::Severity;
 use confvet::report::{Format, Report};
 use confvet::run::LintResult;
@@ -33,18 +36,34 @@ struct Rendered {
 /// Why a package gives no output.
 enum Failure {
     /// A usage or I/O problem (exit 2), said in one line.
-    Usage(String),
+    Run(Error),
     /// The findings that stop ytt (exit 1), as text for standard error
     /// (after what the code printed before it stopped).
     Stopped(String),
+    /// The package ran past the unit limits (exit 1).
+    Limit(confvet::watchdog::Stopped),
+}
+
+impl Failure {
+    /// What standard error gets for a package that stopped (exit 1).
+    fn stopped_text(&self) -> Option<String> {
+        match self {
+            Failure::Run(_) => None,
+            Failure::Stopped(report) => Some(report.clone()),
+            Failure::Limit(stopped) => Some(format!(
+                "confvet: the package was not rendered: {stopped}\n"
+            )),
+        }
+    }
 }
 
 /// `confvet render`: the exit code after printing or writing the output.
 pub fn run(args: RenderArgs, cwd: &Path) -> u8 {
     let paths: Vec<PathBuf> = args.paths.iter().chain(&args.files).cloned().collect();
     if paths.is_empty() {
-        eprintln!("confvet: render needs at least one file or directory");
-        return 2;
+        return fail(Error::Usage(
+            "render needs at least one file or directory".into(),
+        ));
     }
     if args.each_package {
         return run_each_package(&args, &paths, cwd);
@@ -52,12 +71,9 @@ pub fn run(args: RenderArgs, cwd: &Path) -> u8 {
     let settings = ytt_settings(&args.ytt, cwd);
     let rendered = match render_guarded(paths, settings, cwd, args.output_files.is_some()) {
         Ok(rendered) => rendered,
-        Err(Failure::Usage(message)) => {
-            eprintln!("confvet: {message}");
-            return 2;
-        }
-        Err(Failure::Stopped(report)) => {
-            eprint!("{report}");
+        Err(Failure::Run(error)) => return fail(error),
+        Err(stopped) => {
+            eprint!("{}", stopped.stopped_text().unwrap_or_default());
             return 1;
         }
     };
@@ -66,10 +82,9 @@ pub fn run(args: RenderArgs, cwd: &Path) -> u8 {
         let mut creating = String::new();
         return match write_output_files(dir, cwd, &rendered.files, &mut creating) {
             Ok(()) => print_stdout(&creating),
-            Err(message) => {
+            Err(error) => {
                 let _ = print_stdout(&creating);
-                eprintln!("confvet: {message}");
-                2
+                fail(error)
             }
         };
     }
@@ -95,10 +110,7 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
     let load_options = confvet::config::LoadOptions { allow_env: true };
     let config = match confvet::config::load(&ConfigSource::Search, cwd, &sources, load_options) {
         Ok(config) => config,
-        Err(message) => {
-            eprintln!("confvet: {message}");
-            return 2;
-        }
+        Err(error) => return fail(error),
     };
     if let Some(config) = config.as_ref().filter(|c| c.has_errors()) {
         print_findings(&LintResult::blocked_by(config, &sources), &sources);
@@ -133,8 +145,9 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
     // as `ytt -f` would.
     drop(discovery);
     if roots.is_empty() {
-        eprintln!("confvet: no ytt package found below the paths given");
-        return 2;
+        return fail(Error::Usage(
+            "no ytt package found below the paths given".into(),
+        ));
     }
     let base = ytt_settings(&args.ytt, cwd);
     let wants_files = args.output_files.is_some();
@@ -159,7 +172,7 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
                             &mut creating,
                         )
                         .map(|()| (rendered.printed, creating))
-                        .map_err(Failure::Usage)
+                        .map_err(Failure::Run)
                     }
                     None => Ok((rendered.printed, rendered.stdout)),
                 }
@@ -230,14 +243,14 @@ fn print_result(
                     .and_then(|()| stdout.write_all(text.as_bytes()))
             }
         }
-        Err(Failure::Usage(message)) => {
-            eprintln!("confvet: {shown}: {message}");
-            *code = (*code).max(2);
+        Err(Failure::Run(error)) => {
+            eprintln!("confvet: {shown}: {error}");
+            *code = (*code).max(error.exit_code());
             Ok(())
         }
-        Err(Failure::Stopped(report)) => {
+        Err(stopped) => {
             eprintln!("confvet: {shown}: not rendered");
-            eprint!("{report}");
+            eprint!("{}", stopped.stopped_text().unwrap_or_default());
             *code = (*code).max(1);
             Ok(())
         }
@@ -246,8 +259,7 @@ fn print_result(
         Ok(()) => Ok(()),
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Err(()),
         Err(err) => {
-            eprintln!("confvet: cannot write standard output: {err}");
-            *code = 2;
+            *code = fail(Error::io_unlocated(Doing::Writing, "standard output", err));
             Err(())
         }
     }
@@ -265,11 +277,9 @@ fn render_guarded(
     match confvet::watchdog::run(limits(), move || {
         render_package(&paths, settings, &cwd, wants_files)
     }) {
-        Ok(Ok(result)) => result,
-        Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        Err(stopped) => Err(Failure::Stopped(format!(
-            "confvet: the package was not rendered: {stopped}\n"
-        ))),
+        Ok(result) => result,
+        Err(confvet::watchdog::Failure::Panicked(panic)) => std::panic::resume_unwind(panic),
+        Err(confvet::watchdog::Failure::Stopped(stopped)) => Err(Failure::Limit(stopped)),
     }
 }
 
@@ -297,19 +307,19 @@ fn render_package(
     for path in paths {
         let path = cwd.join(path);
         if std::fs::symlink_metadata(&path).is_err() {
-            return Err(Failure::Usage(format!(
+            return Err(Failure::Run(Error::Usage(format!(
                 "{}: no such file or directory",
                 path.display()
-            )));
+            ))));
         }
         named.extend(
             confvet::check::ytt::marks::files_in(&path, cwd, &settings.symlinks, true)
-                .map_err(Failure::Usage)?,
+                .map_err(|message| Failure::Run(Error::Usage(message)))?,
         );
     }
     let mut matched = vec![0; settings.marks.len()];
     let inputs = confvet::check::ytt::marks::apply(&settings.marks, named, true, &mut matched)
-        .map_err(Failure::Usage)?;
+        .map_err(|message| Failure::Run(Error::Usage(message)))?;
     let mut files = Vec::new();
     // Text templates (`.txt`): (id, path).
     let mut texts: Vec<(FileId, PathBuf)> = Vec::new();
@@ -328,13 +338,14 @@ fn render_package(
                 let text = match confvet::source::read_limited(&input.path).map(String::from_utf8) {
                     Ok(Ok(text)) => text,
                     Ok(Err(_)) => {
-                        return Err(Failure::Usage(format!(
+                        return Err(Failure::Run(Error::Usage(format!(
                             "{}: not UTF-8 text",
                             input.path.display()
-                        )));
+                        ))));
                     }
                     Err(err) => {
-                        return Err(Failure::Usage(format!("{}: {err}", input.path.display())));
+                        let shown = input.path.display().to_string();
+                        return Err(Failure::Run(Error::io_unlocated(Doing::Naming, shown, err)));
                     }
                 };
                 let name_shown = confvet::source::display_name(&input.path, cwd);
@@ -460,7 +471,7 @@ fn write_output_files(
     cwd: &Path,
     outputs: &[(String, String)],
     creating: &mut String,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let make_dirs = |path: &Path| -> std::io::Result<()> {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
@@ -469,13 +480,14 @@ fn write_output_files(
         builder.create(path)
     };
     let target = cwd.join(dir);
-    make_dirs(&target).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let failed = |path: String| move |err| Error::io_unlocated(Doing::Naming, path, err);
+    make_dirs(&target).map_err(failed(dir.display().to_string()))?;
     for (name, contents) in outputs {
         let shown = clean_path(&format!("{}/{name}", dir.to_string_lossy()));
         creating.push_str(&format!("creating: {shown}\n"));
         let path = cwd.join(&shown);
         if let Some(parent) = path.parent() {
-            make_dirs(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            make_dirs(parent).map_err(failed(parent.display().to_string()))?;
         }
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
@@ -484,7 +496,7 @@ fn write_output_files(
         options
             .open(&path)
             .and_then(|mut f| f.write_all(contents.as_bytes()))
-            .map_err(|e| format!("{shown}: {e}"))?;
+            .map_err(failed(shown))?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 use confvet::check::ytt::marks::{FileMark, SymlinkPolicy};
 use confvet::check::ytt::{YttSettings, flags::DataValueFlags};
 use confvet::cli::{ColorChoice, YttFlags};
+use confvet::error::{Doing, Error};
 use confvet::report::{Format, Report, Style};
 use confvet::source::Sources;
 use std::io::{IsTerminal, Write};
@@ -30,11 +31,14 @@ pub fn print_stdout(text: &str) -> u8 {
     {
         Ok(()) => 0,
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(err) => {
-            eprintln!("confvet: cannot write standard output: {err}");
-            2
-        }
+        Err(err) => fail(Error::io_unlocated(Doing::Writing, "standard output", err)),
     }
+}
+
+/// Say why a command stops, on standard error: its exit code.
+pub fn fail(error: Error) -> u8 {
+    eprintln!("confvet: {error}");
+    error.exit_code()
 }
 
 pub fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {

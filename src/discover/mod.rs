@@ -1,0 +1,212 @@
+//! Discovery: walk the linted paths in parallel (honouring .gitignore and
+//! `.confvetignore`), read and parse candidate files on all cores, classify
+//! them by content and group them into units, the things a check looks at
+//! as a whole (a ytt package, a KubeVirt or Tekton file set).
+//!
+//! The shared types are in `model` (a leaf); `walk`, `classify`, `read` and
+//! `units` each do one step; this file runs them in order.
+
+mod classify;
+mod model;
+mod read;
+mod units;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+pub use self::classify::classify;
+pub use self::model::{
+    DiscoverOptions, DiscoveredFile, Discovery, MAX_FILE_BYTES, PathFilter, System, Unit,
+};
+pub use self::read::read_ytt_file;
+pub use self::units::{in_ytt_lib, name_in_ytt_lib};
+pub use self::walk::{absolutize, exclude_filter, link_not_followed};
+
+use self::read::read_and_parse;
+use self::units::{deepest_root, group_units};
+use self::walk::{Walked, file_context_root, is_yaml_name, walk};
+use crate::error::{Doing, Error};
+use crate::source::{Sources, display_name, resolves_below};
+use crate::yaml::ParseOptions;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Read, classify and group everything below `paths`, as the
+/// configuration's `options` shape it.
+///
+/// A directory is walked; a file is linted as part of its unit, which is
+/// found by walking the directory it sits in (pre-commit passes changed files
+/// one by one, and a values file must be checked with its package's schema).
+pub fn discover_with(
+    paths: &[PathBuf],
+    sources: &Sources,
+    cwd: &Path,
+    parse: &ParseOptions,
+    options: &DiscoverOptions,
+) -> Discovery {
+    let mut discovery = Discovery::default();
+    // Each root, and whether it was named as a directory (a package may then
+    // be rooted at it; below a root walked only to place single files, not).
+    let mut roots: BTreeMap<PathBuf, bool> = BTreeMap::new();
+    let mut wanted_files: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut explicit_dirs: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        let absolute = absolutize(path, cwd);
+        if sources.stdin_path() == Some(absolute.as_path()) {
+            // Standard input stands in for this file, which may not exist yet.
+            let root = file_context_root(&absolute, cwd);
+            wanted_files.insert(absolute);
+            roots.entry(root).or_insert(false);
+            continue;
+        }
+        match std::fs::metadata(&absolute) {
+            Ok(meta) if meta.is_dir() => {
+                explicit_dirs.push(absolute.clone());
+                roots.insert(absolute, true);
+            }
+            Ok(_) => {
+                let root = file_context_root(&absolute, cwd);
+                wanted_files.insert(absolute);
+                roots.entry(root).or_insert(false);
+            }
+            Err(source) => discovery.errors.push(Error::Io {
+                doing: Doing::Naming,
+                path: path.display().to_string(),
+                file: Some(display_name(&absolute, cwd)),
+                source,
+            }),
+        }
+    }
+    // A root inside another root adds nothing.
+    let roots: Vec<(PathBuf, bool)> = roots
+        .iter()
+        .filter(|(r, _)| !roots.keys().any(|o| o != *r && r.starts_with(o)))
+        .map(|(r, explicit)| (r.clone(), *explicit))
+        .collect();
+
+    for (root, is_explicit) in &roots {
+        let Walked {
+            yaml: mut yaml_paths,
+            other: other_paths,
+            links,
+            errors,
+        } = walk(root, options.filter.as_ref());
+        discovery
+            .errors
+            .extend(errors.into_iter().map(|(path, source)| Error::Walk {
+                file: path.map(|p| display_name(&p, cwd)),
+                source,
+            }));
+        // A file named on the command line is linted even where an ignore
+        // file hides it from the walk (as ripgrep searches a named file);
+        // only the configuration's excludes keep it out.
+        let keeps = |p: &Path| options.filter.as_ref().is_none_or(|keeps| keeps(p, false));
+        let mut outward_links: Vec<PathBuf> = links
+            .into_iter()
+            .filter(|link| is_yaml_name(link) || link.is_dir())
+            .filter(|link| !resolves_below(link, root))
+            .collect();
+        // A named file that is a link out of the tree (a file changed in
+        // a pull request, for `--changed-since`) is not read either.
+        let (named_outward, missed): (Vec<PathBuf>, Vec<PathBuf>) = wanted_files
+            .iter()
+            .filter(|w| w.starts_with(root) && is_yaml_name(w) && keeps(w))
+            .filter(|w| yaml_paths.binary_search(w).is_err())
+            .cloned()
+            .partition(|w| w.is_symlink() && !resolves_below(w, root));
+        outward_links.extend(named_outward);
+        if !missed.is_empty() {
+            yaml_paths.extend(missed);
+            yaml_paths.sort();
+        }
+        let start = discovery.files.len();
+        let read: Vec<Result<DiscoveredFile, Error>> = yaml_paths
+            .par_iter()
+            .filter_map(|p| {
+                read_and_parse(p, sources, cwd, parse, options.cache.as_deref()).transpose()
+            })
+            .collect();
+        let ytt_off = options.systems_off.contains(&System::Ytt);
+        for file in read {
+            match file {
+                Err(error) => discovery.errors.push(error),
+                Ok(file) => match file.system {
+                    Some(system) if options.systems_off.contains(&system) => {}
+                    Some(_) => discovery.files.push(file),
+                    None if !ytt_off => discovery.carvel_packages.push(file),
+                    None => {}
+                },
+            }
+        }
+        group_units(
+            &mut discovery,
+            start,
+            root,
+            *is_explicit,
+            (&yaml_paths, &other_paths),
+            &options.package_roots,
+        );
+        // A link below a ytt package is the package's to judge, as ytt
+        // judges links among its input files.
+        let ytt_roots: Vec<&Path> = discovery
+            .units
+            .iter()
+            .filter(|u| u.system == System::Ytt)
+            .map(|u| u.root.as_path())
+            .collect();
+        outward_links.retain(|link| !ytt_roots.iter().any(|r| link.starts_with(r)));
+        outward_links.sort();
+        outward_links.dedup();
+        for link in outward_links {
+            discovery.findings.push(link_not_followed(
+                &link,
+                "it leads out of the linted tree",
+                "confvet reads only what is inside the paths it lints; lint the destination's own folder, or put the file itself here",
+                sources,
+                cwd,
+            ));
+        }
+    }
+
+    if !wanted_files.is_empty() {
+        discovery.scope = Some(
+            wanted_files
+                .iter()
+                .cloned()
+                .chain(explicit_dirs.iter().cloned())
+                .collect(),
+        );
+        // Keep the units that hold a file or directory that was asked for;
+        // a wanted file that is not YAML of a unit (a plain values file)
+        // selects the ytt package it sits in.
+        let files = &discovery.files;
+        let is_wanted = |path: &Path| {
+            wanted_files.contains(path) || explicit_dirs.iter().any(|d| path.starts_with(d))
+        };
+        let ytt_roots: BTreeSet<PathBuf> = discovery
+            .units
+            .iter()
+            .filter(|u| u.system == System::Ytt)
+            .map(|u| u.root.clone())
+            .collect();
+        // A file of a KubeVirt or Tekton unit selects only its own unit.
+        let other_systems: BTreeSet<&Path> = discovery
+            .units
+            .iter()
+            .filter(|u| u.system != System::Ytt)
+            .flat_map(|u| u.files.iter().map(|&i| files[i].path.as_path()))
+            .collect();
+        let selected: BTreeSet<&PathBuf> = wanted_files
+            .iter()
+            .filter(|w| !other_systems.contains(w.as_path()))
+            .filter_map(|w| deepest_root(w, &ytt_roots))
+            .collect();
+        discovery.units.retain(|unit| {
+            unit.files.iter().any(|&i| is_wanted(&files[i].path))
+                || (unit.system == System::Ytt && selected.contains(&unit.root))
+        });
+    }
+    discovery
+}

@@ -1,0 +1,269 @@
+//! Reading: a file the walk found read (or its scan taken from the cache),
+//! classified, and its YAML parsed now or when its unit is checked.
+
+use super::classify::{Scan, classify, scan};
+use super::model::{DiscoveredFile, MAX_FILE_BYTES, System};
+use crate::cache::{Cache, ScanRecord, Stamp};
+use crate::check::tekton::pac_text as pac;
+use crate::error::{Doing, During, Error};
+use crate::finding::Finding;
+use crate::rules;
+use crate::source::{FileId, SourceFile, Sources, Span, display_name};
+use crate::yaml::{self, DocumentSet, ParseOptions};
+use std::path::Path;
+
+/// Read and parse a file given to `confvet render` as part of a ytt package:
+/// every YAML file is a ytt file there, annotated or not (as `ytt -f`).
+pub fn read_ytt_file(path: &Path, sources: &Sources, cwd: &Path) -> Option<DiscoveredFile> {
+    read_file(
+        path,
+        sources,
+        cwd,
+        &ParseOptions::default(),
+        true,
+        When::Now,
+    )
+    .ok()
+    .flatten()
+}
+
+/// Read and classify a file the walk found; its YAML is parsed when its
+/// unit is checked ([`DiscoveredFile::parse_now`]).
+pub(super) fn read_and_parse(
+    path: &Path,
+    sources: &Sources,
+    cwd: &Path,
+    parse: &ParseOptions,
+    cache: Option<&Cache>,
+) -> Result<Option<DiscoveredFile>, Error> {
+    read_file(path, sources, cwd, parse, false, When::Later(cache))
+}
+
+/// When a file is parsed: now, or when its unit is checked (then an
+/// unchanged file's scan may come from the cache).
+enum When<'c> {
+    Now,
+    Later(Option<&'c Cache>),
+}
+
+fn read_file(
+    path: &Path,
+    sources: &Sources,
+    cwd: &Path,
+    parse: &ParseOptions,
+    force_ytt: bool,
+    when: When,
+) -> Result<Option<DiscoveredFile>, Error> {
+    let name = display_name(path, cwd);
+    let (defer, cache) = match when {
+        When::Now => (false, None),
+        When::Later(cache) => (true, cache),
+    };
+    let meta = (sources.stdin_path() != Some(path))
+        .then(|| std::fs::metadata(path).ok())
+        .flatten();
+    let stamp = meta.as_ref().and_then(Stamp::of);
+    if let (Some(cache), Some(stamp)) = (cache, stamp)
+        && let Some(record) = cache.scan(path, stamp)
+    {
+        // Unchanged since the last run: its role is known without reading it.
+        let system = record.system.as_deref().and_then(System::from_name);
+        if system.is_none() && !record.is_carvel_package {
+            return Ok(None);
+        }
+        return Ok(Some(DiscoveredFile {
+            id: sources.add_unread(name, path.to_path_buf()),
+            path: path.to_path_buf(),
+            system,
+            parsed: Ok(DocumentSet::default()),
+            has_schema: record.has_schema,
+            has_values: record.has_values,
+            has_overlay: record.has_overlay,
+            parse_later: Some(parse.clone()),
+            stamp: Some(stamp),
+        }));
+    }
+    let too_large = meta.is_some_and(|m| m.len() > MAX_FILE_BYTES);
+    if too_large {
+        use std::io::Read;
+        let mut head = Vec::new();
+        let _ = std::fs::File::open(path).and_then(|f| f.take(1 << 20).read_to_end(&mut head));
+        let system = classify(&String::from_utf8_lossy(&head));
+        if system.is_none() {
+            return Ok(None);
+        }
+        let id = sources.add(SourceFile::new(
+            name,
+            Some(path.to_path_buf()),
+            String::new(),
+        ));
+        let finding = Finding::new(
+            &rules::yaml::SYNTAX,
+            Span::file_start(id),
+            format!(
+                "file is larger than {} MiB; not parsed",
+                MAX_FILE_BYTES / 1024 / 1024
+            ),
+        );
+        return Ok(Some(DiscoveredFile {
+            id,
+            path: path.to_path_buf(),
+            system,
+            parsed: Err(Box::new(finding)),
+            has_schema: false,
+            has_values: false,
+            has_overlay: false,
+            parse_later: None,
+            stamp: None,
+        }));
+    }
+    // A file the walk found but cannot read (permissions, a vanished file)
+    // is a run error: the run is incomplete, and says which file.
+    let bytes = sources
+        .read(path)
+        .map_err(|err| Error::io(Doing::ReadingFound, name.clone(), err))?;
+    let (text, bad_offset) = crate::source::decode_text(bytes);
+    let is_binary = text.contains('\0');
+    let Scan {
+        system,
+        has_schema,
+        has_values,
+        has_overlay,
+        is_carvel_package,
+    } = scan(&text);
+    if let (Some(cache), Some(stamp)) = (cache, stamp)
+        && !is_binary
+        && bad_offset.is_none()
+    {
+        let record = ScanRecord {
+            system: system.map(|s| s.name().to_string()),
+            has_schema,
+            has_values,
+            has_overlay,
+            is_carvel_package,
+        };
+        cache.record_scan(path, stamp, record);
+    }
+    let system = if force_ytt { Some(System::Ytt) } else { system };
+    // A file named on the command line is classified as the walk would
+    // classify it: a Helm template or any other YAML that no system reads is
+    // skipped, not reported. A Carvel Package resource is read for the ytt
+    // package it ships (system None).
+    if system.is_none() && !is_carvel_package {
+        return Ok(None);
+    }
+    // The walk keeps no text of a file parsed later: its unit reads it again
+    // when it is checked, so memory does not grow with the tree (standard
+    // input, which cannot be read twice, is kept).
+    let unread = defer && !is_binary && bad_offset.is_none() && sources.stdin_path() != Some(path);
+    let id = if unread {
+        sources.add_unread(name, path.to_path_buf())
+    } else {
+        sources.add(SourceFile::new(name, Some(path.to_path_buf()), text))
+    };
+    let parsed = if is_binary {
+        let text = sources.get(id);
+        let offset = text.text.find('\0').unwrap_or(0);
+        Err(Box::new(Finding::new(
+            &rules::yaml::SYNTAX,
+            Span::new(id, offset, offset),
+            "file holds NUL bytes: binary data, not YAML",
+        )))
+    } else if let Some(offset) = bad_offset {
+        Err(Box::new(Finding::new(
+            &rules::yaml::SYNTAX,
+            Span::new(id, offset, offset),
+            "file is not UTF-8 text",
+        )))
+    } else if defer {
+        Ok(DocumentSet::default())
+    } else {
+        parse_source(id, system, sources, parse)
+    };
+    let is_deferred = defer && parsed.is_ok();
+    Ok(Some(DiscoveredFile {
+        id,
+        path: path.to_path_buf(),
+        system,
+        parsed,
+        has_schema,
+        has_values,
+        has_overlay,
+        parse_later: is_deferred.then(|| parse.clone()),
+        stamp,
+    }))
+}
+
+/// Parse a registered file's text as YAML for `system`.
+fn parse_source(
+    id: FileId,
+    system: Option<System>,
+    sources: &Sources,
+    parse: &ParseOptions,
+) -> Result<DocumentSet, Box<Finding>> {
+    let source = sources.get(id);
+    // ytt templates repeat keys under `#@ if`/`#@ else`; the ytt check
+    // reports duplicates where no template code can choose.
+    let options = ParseOptions {
+        keeps_duplicate_keys: system == Some(System::Ytt) || system.is_none(),
+        ..parse.clone()
+    };
+    // A bug in the parser must not end the run: the file gets a finding
+    // that asks for a report, the other files are still linted.
+    // Pipelines-as-Code fills its `{{ }}` placeholders in as text before
+    // the YAML is parsed: parse with them blanked out, then put them back.
+    let pac = match (&source.path, system) {
+        (Some(path), Some(System::Tekton))
+            if source.text.contains("{{") && pac::reads(path, &source.text) =>
+        {
+            Some(pac::placeholders(&source.text)).filter(|r| !r.is_empty())
+        }
+        _ => None,
+    };
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &pac {
+        Some(ranges) => {
+            let blanked = pac::blank(&source.text, ranges);
+            yaml::parse_file(id, &blanked, &options).map(|mut set| {
+                pac::restore(&mut set, &source.text, ranges);
+                set
+            })
+        }
+        None => yaml::parse_file(id, &source.text, &options),
+    }));
+    match parsed {
+        Ok(result) => result.map_err(|e| Box::new(Finding::new(e.rule, e.span, e.message))),
+        Err(panic) => {
+            let failed = Error::Internal {
+                during: During::Parsing,
+                // As in `Error::of_unit`: the box is the `Any` here.
+                message: crate::finding::panic_message(&panic),
+            };
+            Err(Box::new(Finding::new(
+                &rules::confvet::INTERNAL,
+                Span::file_start(id),
+                failed.to_string(),
+            )))
+        }
+    }
+}
+
+impl DiscoveredFile {
+    /// This file with its YAML parsed (a copy of it when it already is).
+    pub fn parse_now(&self, sources: &Sources) -> DiscoveredFile {
+        let parsed = match &self.parse_later {
+            Some(options) => parse_source(self.id, self.system, sources, options),
+            None => self.parsed.clone(),
+        };
+        DiscoveredFile {
+            id: self.id,
+            path: self.path.clone(),
+            system: self.system,
+            parsed,
+            has_schema: self.has_schema,
+            has_values: self.has_values,
+            has_overlay: self.has_overlay,
+            parse_later: None,
+            stamp: self.stamp,
+        }
+    }
+}

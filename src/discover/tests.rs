@@ -1,0 +1,64 @@
+//! Unit tests of discovery: reading, classification and scanning.
+
+use super::classify::{opens_block_scalar, scan};
+use super::*;
+
+#[test]
+fn a_file_that_cannot_be_read_is_a_run_error_naming_it() {
+    // A directory named like YAML: reading it fails, even as root.
+    let dir = std::env::temp_dir().join(format!("confvet-unreadable-{}", std::process::id()));
+    let path = dir.join("values.yml");
+    std::fs::create_dir_all(&path).unwrap();
+    let sources = Sources::new();
+    let error = read_and_parse(&path, &sources, &dir, &ParseOptions::default(), None).unwrap_err();
+    assert!(matches!(error, crate::error::Error::Io { .. }), "{error:?}");
+    assert_eq!(error.file(), Some("values.yml"));
+    let message = error.to_string();
+    assert!(
+        message.starts_with("values.yml: cannot read: "),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn files_are_classified_by_content() {
+    assert_eq!(
+        classify("apiVersion: tekton.dev/v1\nkind: Task\n"),
+        Some(System::Tekton)
+    );
+    assert_eq!(classify("kind: Template\n"), Some(System::Kubevirt));
+    assert_eq!(classify("kind: VirtualMachine\n"), Some(System::Kubevirt));
+    assert_eq!(classify("#@data/values\n---\na: 1\n"), Some(System::Ytt));
+    assert_eq!(classify("a: 1 # plain\n"), None);
+    assert_eq!(classify("kind: TemplateInstance\n"), None);
+}
+
+#[test]
+fn block_scalar_text_is_content_not_annotations() {
+    // A ConfigMap carrying a ytt schema and a Tekton Task as text.
+    let config_map = "kind: ConfigMap\ndata:\n  schema.yml: |\n    #@data/values-schema\n    ---\n    a: 1\n\n  task.yml: |-\n    apiVersion: tekton.dev/v1\n    kind: Task\n";
+    assert_eq!(classify(config_map), None);
+    let after = format!("{config_map}other: 1\n#@ load(\"@ytt:data\", \"data\")\n");
+    assert_eq!(classify(&after), Some(System::Ytt), "the block ends");
+    let listed = "items:\n- |\n  #@data/values\n- >+\n  kind: Template\n";
+    assert_eq!(classify(listed), None);
+    assert!(opens_block_scalar("key: |2 # note"));
+    assert!(!opens_block_scalar("key: \"|\""));
+    assert!(!opens_block_scalar("key: |x"));
+}
+
+#[test]
+fn an_annotation_is_named_by_its_whole_first_word() {
+    let scan = |text: &str| {
+        let s = scan(text);
+        (s.has_schema, s.has_values)
+    };
+    assert_eq!(scan("#@data/values-schema\n---\na: 1\n"), (true, false));
+    assert_eq!(scan("#@data/values-schemaX\n---\na: 1\n"), (false, false));
+    assert_eq!(
+        scan("#@data/values after=\"x\"\n---\na: 1\n"),
+        (false, true)
+    );
+    assert_eq!(scan("#@data/values-other\n---\na: 1\n"), (false, false));
+}

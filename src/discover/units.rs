@@ -1,0 +1,269 @@
+//! Grouping: the files of a walked root gathered into units (ytt packages
+//! by their schema, values and template folders; KubeVirt and Tekton files).
+
+use super::model::{DiscoveredFile, Discovery, System, Unit};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// True for paths inside a ytt private library (`_ytt_lib`) below `root`,
+/// which ytt does not include in the package's own data values. The one
+/// test of it, with [`name_in_ytt_lib`] for names.
+pub fn in_ytt_lib(path: &Path, root: &Path) -> bool {
+    library_owner(path, root).is_some()
+}
+
+/// True for a file named `name` (`/`-separated, as ytt names its input
+/// files) in a private library: ytt tells them by name, a folder
+/// `_ytt_lib` on the way.
+pub fn name_in_ytt_lib(name: &str) -> bool {
+    name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
+}
+
+/// The folder holding the outermost `_ytt_lib` on `path` below `root`: the
+/// package a private library's file belongs to.
+fn library_owner(path: &Path, root: &Path) -> Option<PathBuf> {
+    let relative = path.strip_prefix(root).ok()?;
+    let mut owner = root.to_path_buf();
+    for component in relative.components() {
+        if component.as_os_str() == "_ytt_lib" {
+            return Some(owner);
+        }
+        owner.push(component);
+    }
+    None
+}
+
+/// For each anchor directory, the highest directory up to `root` (or below
+/// it, unless `may_claim_root`) whose subtree holds no blocker outside the
+/// anchor's own subtree.
+fn climb(
+    anchors: &BTreeSet<PathBuf>,
+    blockers: &BTreeSet<PathBuf>,
+    root: &Path,
+    may_claim_root: bool,
+) -> BTreeSet<PathBuf> {
+    // Blockers in each directory's subtree, counted once through their
+    // ancestors: the climb is then linear in the tree depth.
+    let mut below: HashMap<&Path, usize> = HashMap::new();
+    for blocker in blockers {
+        for ancestor in blocker.ancestors() {
+            *below.entry(ancestor).or_default() += 1;
+            if ancestor == root {
+                break;
+            }
+        }
+    }
+    let count = |dir: &Path| below.get(dir).copied().unwrap_or(0);
+    let mut tops = BTreeSet::new();
+    for dir in anchors {
+        let own = count(dir);
+        let mut top = dir.clone();
+        while top != root {
+            let Some(parent) = top.parent() else { break };
+            let holds_other = count(parent) > own;
+            if holds_other || !parent.starts_with(root) || (parent == root && !may_claim_root) {
+                break;
+            }
+            top = parent.to_path_buf();
+        }
+        tops.insert(top);
+    }
+    tops
+}
+
+/// Each of `roots` lowered to the deepest folder that holds every one of
+/// `paths` whose deepest root it is (a root holding none stays).
+fn settle_roots<'a>(
+    roots: &BTreeSet<PathBuf>,
+    paths: impl Iterator<Item = &'a PathBuf>,
+) -> BTreeSet<PathBuf> {
+    let mut lowest: HashMap<&PathBuf, PathBuf> = HashMap::new();
+    for path in paths {
+        let (Some(root), Some(dir)) = (deepest_root(path, roots), path.parent()) else {
+            continue;
+        };
+        match lowest.get_mut(root) {
+            None => {
+                lowest.insert(root, dir.to_path_buf());
+            }
+            Some(common) => while !dir.starts_with(&*common) && common.pop() {},
+        }
+    }
+    roots
+        .iter()
+        .map(|r| match lowest.get(r) {
+            Some(common) if common.starts_with(r) => common.clone(),
+            _ => r.clone(),
+        })
+        .collect()
+}
+
+/// The deepest of `roots` that holds `path`, found by walking its ancestors.
+pub(super) fn deepest_root<'a>(path: &Path, roots: &'a BTreeSet<PathBuf>) -> Option<&'a PathBuf> {
+    path.ancestors().find_map(|a| roots.get(a))
+}
+
+/// Group the files discovered under `root` (from index `start`) into units.
+///
+/// ytt: a package is rooted at the highest directory (up to `root` when it was
+/// named on the command line, else below it) above a
+/// directory holding a schema file whose subtree holds no other package's
+/// schema; it takes every ytt file below it except nested packages. ytt files
+/// with no package above them are rooted the same way at their folders,
+/// climbing past folders of plain YAML only.
+/// KubeVirt and Tekton files form one unit per system: references between
+/// their files are resolved across the whole linted root.
+pub(super) fn group_units(
+    discovery: &mut Discovery,
+    start: usize,
+    root: &Path,
+    may_claim_root: bool,
+    (yaml_paths, other_paths): (&[PathBuf], &[PathBuf]),
+    declared_roots: &[PathBuf],
+) {
+    let files = &discovery.files[start..];
+    let schema_files: Vec<&DiscoveredFile> = files
+        .iter()
+        .filter(|f| f.system == Some(System::Ytt) && f.has_schema && !in_ytt_lib(&f.path, root))
+        .collect();
+    let folder = |f: &&DiscoveredFile| f.path.parent().map(Path::to_path_buf);
+    let schema_dirs: BTreeSet<PathBuf> = schema_files.iter().filter_map(folder).collect();
+    // Folders with a schema file that carries no overlay annotation.
+    let base_schema_dirs: HashSet<PathBuf> = schema_files
+        .iter()
+        .filter(|f| !f.has_overlay)
+        .filter_map(folder)
+        .collect();
+    // A folder whose schema files all carry overlay annotations, below
+    // another schema's folder, extends that schema (`prod/` of a package
+    // overlaying its defaults, as `ytt -f DIR` merges them): it anchors no
+    // package of its own.
+    let extends_above = |dir: &PathBuf| {
+        !base_schema_dirs.contains(dir)
+            && dir
+                .ancestors()
+                .skip(1)
+                .take_while(|a| a.starts_with(root))
+                .any(|a| schema_dirs.contains(a))
+    };
+    let schema_dirs: BTreeSet<PathBuf> = schema_dirs
+        .iter()
+        .filter(|d| !extends_above(d))
+        .cloned()
+        .collect();
+    let mut package_roots = climb(&schema_dirs, &schema_dirs, root, may_claim_root);
+    // Packages without a schema are anchored at their data-values files;
+    // their roots climb past other folders, never past a schema or another
+    // data-values folder.
+    let values_dirs: BTreeSet<PathBuf> = files
+        .iter()
+        .filter(|f| f.system == Some(System::Ytt) && f.has_values && !in_ytt_lib(&f.path, root))
+        .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .filter(|d| !package_roots.iter().any(|r| d.starts_with(r)))
+        .collect();
+    let mut blockers: BTreeSet<PathBuf> = values_dirs.union(&schema_dirs).cloned().collect();
+    package_roots.extend(climb(&values_dirs, &blockers, root, may_claim_root));
+    // Templates with no package above them are anchored at their folders,
+    // whose roots climb past folders of plain YAML only: an overlay in
+    // `config/overlays/` is written for the plain documents of
+    // `config/upstream/`, which `ytt -f config` gives it. A folder never
+    // climbs past another folder of ytt files.
+    let template_dirs: BTreeSet<PathBuf> = files
+        .iter()
+        .filter(|f| f.system == Some(System::Ytt))
+        .filter(|f| library_owner(&f.path, root).is_none())
+        .filter(|f| deepest_root(&f.path, &package_roots).is_none())
+        .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .collect();
+    blockers.extend(template_dirs.iter().cloned());
+    let template_roots = climb(&template_dirs, &blockers, root, may_claim_root);
+    // A folder of templates inside another's root is part of it, as `ytt
+    // -f` of the outer folder reads it.
+    package_roots.extend(
+        template_roots
+            .iter()
+            .filter(|r| !template_roots.iter().any(|o| o != *r && r.starts_with(o)))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    // A root climbed through folders that hold nothing but the folder
+    // below goes back down to the deepest folder holding all its files:
+    // `ytt -f` is pointed at the folder with the files, and absolute loads
+    // (`/values.star`) name files from there.
+    let mut package_roots = settle_roots(&package_roots, yaml_paths.iter().chain(other_paths));
+    // A declared package is one package, as `ytt -f DIR` sees it: packages
+    // found inside it become part of it.
+    let declared: Vec<&PathBuf> = declared_roots
+        .iter()
+        .filter(|d| d.starts_with(root))
+        .collect();
+    package_roots.retain(|r| !declared.iter().any(|d| r.starts_with(d) && r != *d));
+    package_roots.extend(declared.into_iter().cloned());
+
+    let mut ytt_units: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
+    let mut kubevirt = Vec::new();
+    let mut tekton = Vec::new();
+    for (offset, file) in files.iter().enumerate() {
+        let index = start + offset;
+        match file.system {
+            Some(System::Ytt) => {
+                let package = deepest_root(&file.path, &package_roots);
+                let unit_root = match package {
+                    Some(r) => r.clone(),
+                    // A private library belongs to the folder that holds its
+                    // `_ytt_lib`: it is evaluated only as that package's
+                    // library, with the values the package gives it, never
+                    // as a package of its own.
+                    None => library_owner(&file.path, root).unwrap_or_else(|| {
+                        file.path
+                            .parent()
+                            .map_or_else(|| root.to_path_buf(), Path::to_path_buf)
+                    }),
+                };
+                ytt_units.entry(unit_root).or_default().push(index);
+            }
+            Some(System::Kubevirt) => kubevirt.push(index),
+            Some(System::Tekton) => tekton.push(index),
+            None => {}
+        }
+    }
+    let unit_roots: BTreeSet<PathBuf> = ytt_units.keys().cloned().collect();
+    let mut others_by_unit: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    for path in other_paths {
+        if let Some(unit_root) = deepest_root(path, &unit_roots) {
+            others_by_unit
+                .entry(unit_root.clone())
+                .or_default()
+                .push(path.clone());
+        }
+    }
+    for (unit_root, mut members) in ytt_units {
+        let all = &discovery.files;
+        members.sort_by(|&a, &b| {
+            let ra = all[a].path.strip_prefix(&unit_root).unwrap_or(&all[a].path);
+            let rb = all[b].path.strip_prefix(&unit_root).unwrap_or(&all[b].path);
+            ra.as_os_str()
+                .as_encoded_bytes()
+                .cmp(rb.as_os_str().as_encoded_bytes())
+        });
+        let other_files = others_by_unit.remove(&unit_root).unwrap_or_default();
+        discovery.units.push(Unit {
+            system: System::Ytt,
+            key: unit_root.clone(),
+            root: unit_root,
+            files: members,
+            other_files,
+        });
+    }
+    for (system, members) in [(System::Kubevirt, kubevirt), (System::Tekton, tekton)] {
+        if !members.is_empty() {
+            discovery.units.push(Unit {
+                system,
+                root: root.to_path_buf(),
+                files: members,
+                other_files: Vec::new(),
+                key: root.to_path_buf(),
+            });
+        }
+    }
+}
