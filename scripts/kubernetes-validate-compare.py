@@ -3,7 +3,7 @@
 document by document, on what the reference ytt rendered for the corpus.
 
     python3 -m venv /tmp/kv && /tmp/kv/bin/pip install kubernetes-validate==1.37.0
-    cargo test --test kubernetes_corpus -- --nocapture | grep '^violation: ' > /tmp/confvet.txt
+    cargo test --test corpus kubernetes -- --nocapture | grep '^violation: ' > /tmp/confvet.txt
     /tmp/kv/bin/python scripts/kubernetes-validate-compare.py /tmp/confvet.txt
 
 A second argument names another folder of records (the test reads the same

@@ -20,7 +20,7 @@ pub use table::RULES;
 /// The index of the documentation pages, `docs/rules/README.md`.
 pub fn index_page() -> String {
     let mut page = String::from(
-        "# Rules\n\nEvery rule confvet reports, by system. Each page is what `confvet explain <rule>` prints, and the source of the rule's summary and docs; this index is generated from the rule table in `src/rules/` (`CONFVET_UPDATE_DOCS=1 cargo test --test rule_docs`).\n",
+        "# Rules\n\nEvery rule confvet reports, by system. Each page is what `confvet explain <rule>` prints, and the source of the rule's summary and docs; this index is generated from the rule table in `src/rules/` (`CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs`).\n",
     );
     let mut system = "";
     for rule in RULES {

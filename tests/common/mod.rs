@@ -160,3 +160,4 @@ pub fn copy_case(from: &Path, to: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+pub mod suite;

@@ -7,9 +7,12 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod fuzz;
 mod growth;
 mod secrets;
 mod siblings;
+#[path = "../tekton_support/mod.rs"]
+mod tekton_support;
 
 use common::{BIN, TempDir};
 use serde_json::Value;

@@ -1,6 +1,6 @@
-//! Shared by the Tekton tests: a scratch directory, and linting a directory
-//! the way `confvet lint DIR` does (in-process, so hundreds of runs stay
-//! fast), with each finding as a user reads it.
+//! Shared by the Tekton tests written in Rust: a scratch directory, and
+//! linting a directory the way `confvet lint DIR` does (in-process, so
+//! hundreds of runs stay fast), with each finding as a user reads it.
 // Each test crate that includes this module uses a part of it.
 #![allow(dead_code)]
 
@@ -43,7 +43,7 @@ impl Drop for Scratch {
 }
 
 /// One finding as the report shows it; `file` relative to the linted
-/// directory.
+/// directory, and its related locations as `file:line:column message`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Seen {
     pub file: String,
@@ -54,6 +54,10 @@ pub struct Seen {
     pub severity: String,
     pub path: String,
     pub message: String,
+    pub related: Vec<String>,
+    pub help: Option<String>,
+    /// How many findings this one counts (one, or those a unit left out).
+    pub stands_for: usize,
 }
 
 /// Lint `dir` as `confvet lint DIR` run inside it does. Every finding must
@@ -83,6 +87,19 @@ pub fn lint_dir(dir: &Path) -> Vec<Seen> {
                 severity: f.severity.as_str().to_string(),
                 path: f.path.clone().unwrap_or_default(),
                 message: f.message.clone(),
+                related: f
+                    .related
+                    .iter()
+                    .map(|r| {
+                        let (file, start, _) = sources.resolve(r.span);
+                        format!(
+                            "{}:{}:{} {}",
+                            file.name, start.line, start.column, r.message
+                        )
+                    })
+                    .collect(),
+                help: f.help.clone(),
+                stands_for: f.left_out.max(1),
             }
         })
         .collect()
