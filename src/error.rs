@@ -194,10 +194,9 @@ impl Error {
         match failure {
             Failure::Panicked(panic) => Error::Internal {
                 during: During::Checking { system, unit },
-                // The box itself is what `&panic` hands on (it is `Any`
-                // too), so this says "a panic", as confvet always has;
-                // showing the payload would change the output.
-                message: panic_message(&panic),
+                // The payload, not the box: `&panic` would hand on the box
+                // itself (it is `Any` too) and never say what panicked.
+                message: panic_message(panic.as_ref()),
             },
             Failure::Stopped(stopped) => Error::UnitLimit {
                 system,
@@ -292,6 +291,13 @@ mod tests {
             stopped
                 .finding(at)
                 .is_some_and(|f| f.is(&rules::confvet::UNIT_LIMIT))
+        );
+        // A unit's panic says what panicked, as the payload tells it.
+        let payload: Box<dyn std::any::Any + Send> = Box::new(String::from("index out of range"));
+        let failed = Error::of_unit("ytt", "pkg".into(), Failure::Panicked(payload));
+        assert_eq!(
+            failed.to_string(),
+            "internal error while checking ytt unit pkg (index out of range); please report it"
         );
         let usage = Error::Usage("bad pattern".into()).within("--extend-exclude");
         assert_eq!(usage.to_string(), "--extend-exclude: bad pattern");

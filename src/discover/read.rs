@@ -235,8 +235,8 @@ fn parse_source(
         Err(panic) => {
             let failed = Error::Internal {
                 during: During::Parsing,
-                // As in `Error::of_unit`: the box is the `Any` here.
-                message: crate::finding::panic_message(&panic),
+                // As in `Error::of_unit`: the payload, not the box.
+                message: crate::finding::panic_message(panic.as_ref()),
             };
             Err(Box::new(Finding::new(
                 &rules::confvet::INTERNAL,

@@ -2,7 +2,7 @@
 //! names, not trees: the Templates a file declares and the templates its
 //! VirtualMachines name. [`components`] groups each template with the VMs
 //! that resolve to it; checking each group alone gives exactly the findings
-//! of checking all files at once (`tests/components.rs`).
+//! of checking all files at once (`tests/cli/components.rs`).
 
 use super::documents::{SKIP_KEY, is_template, is_vm, template_key};
 use crate::check::components::Components;

@@ -2,7 +2,7 @@
 //! names, not trees: the Tasks and Pipelines a file declares and the
 //! references it makes. [`components`] groups the files a check must see
 //! together; checking each group alone gives exactly the findings of
-//! checking all files at once (`tests/components.rs`), because a group holds
+//! checking all files at once (`tests/cli/components.rs`), because a group holds
 //! every file a reference of its files could resolve to.
 
 use super::model::{
