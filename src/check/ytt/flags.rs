@@ -4,8 +4,8 @@
 //! order (spec/ytt.md section 5), each source registered under ytt's pseudo
 //! file name so findings point at it.
 
+use super::overlay::merge_mode::MergeMode;
 use super::template::runtime::{Addressed, LibraryRef, ValuesDoc};
-use super::values::MergeMode;
 use crate::finding::Finding;
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};

@@ -6,11 +6,11 @@
 //! Also what a package addresses to its libraries (`#@library/ref`
 //! documents, `--data-value @lib:...`), and ytt's error when nobody used it.
 
+use super::overlay::merge_mode::MergeMode;
 use super::starlark::{StarValue, eval_annotation_args};
 use super::template::runtime::{
     Addressed, EvaluatedLibrary, LibraryInputs, LibraryOptions, LibraryRef, ValuesDoc, unused_error,
 };
-use super::values::MergeMode;
 use super::{YttSettings, check_package_exporting};
 use crate::finding::{Finding, Severity};
 use crate::rules;

@@ -50,12 +50,13 @@ use crate::source::{Sources, Span};
 use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
 use engine::{Code, Engine};
 use flags::DataValueFlags;
+use overlay::merge_mode::MergeMode;
 use path::DataPath;
 use schema::{SchemaBuilder, SchemaType};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use validate::Validator;
-use values::{MergeMode, Merger, TypeChecker};
+use values::{Merger, TypeChecker};
 
 pub(crate) use asserts::assert_validation;
 pub(crate) use asserts::run_asserts;

@@ -16,6 +16,7 @@ use super::context::Context;
 use super::native::{
     Call, Failure, FrozenNative, Native, NativeFn, Outcome, YttModule, as_str, native,
 };
+use crate::check::ytt::overlay::merge_mode::MergeMode;
 use crate::check::ytt::starlark::NOT_RENDERED;
 use crate::check::ytt::starlark::convert::{node_to_struct_value, value_to_node};
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
@@ -24,7 +25,6 @@ use crate::check::ytt::template::runtime::{
     Addressed, EvaluatedLibrary, LibraryInputs, LibraryOptions, LibraryRef, SessionGuard,
     ValuesDoc, with_current,
 };
-use crate::check::ytt::values::MergeMode;
 use crate::source::{FileId, Span};
 use crate::yaml::Document;
 use starlark::eval::Evaluator;

@@ -5,8 +5,9 @@
 use super::super::nodes::{Kind, Tag, TemplateNode, TemplateNodes};
 use super::super::text::TextBuild;
 use super::MAP_KEY_OVERRIDE;
-use crate::check::ytt::starlark::convert::{self, Converted, scalar_node};
+use crate::check::ytt::starlark::convert::{self, Converted};
 use crate::check::ytt::starlark::fragment::Fragment;
+use crate::check::ytt::starlark::scalars::{self, scalar_node};
 use crate::source::Span;
 use crate::yaml::{
     ArrayItem, Comment, CommentKind, Document, MapItem, Node, Scalar, ScalarValue,
@@ -236,7 +237,7 @@ impl Ctx {
                             key: self.arena[*c]
                                 .key
                                 .clone()
-                                .unwrap_or_else(|| convert::scalar(ScalarValue::Null)),
+                                .unwrap_or_else(|| scalars::scalar(ScalarValue::Null)),
                             value: self.slot_node(*c),
                             comments: self.arena[*c].comments.clone(),
                         })

@@ -7,8 +7,9 @@
 
 use super::nodes::{Tag, TemplateNodes};
 use super::text::{TextBuild, TextNodes};
-use crate::check::ytt::starlark::convert::{self, Converted, scalar_node};
+use crate::check::ytt::starlark::convert::{self, Converted};
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
+use crate::check::ytt::starlark::scalars::scalar_node;
 use crate::yaml::{Document, Node, ScalarValue, Value as NodeValue};
 use starlark::values::Value;
 use std::cell::RefCell;
