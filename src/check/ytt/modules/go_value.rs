@@ -6,9 +6,9 @@
 //! is that data, so every module converts the same way and refuses what
 //! ytt refuses.
 
-use super::native::go_type;
 use crate::check::ytt::starlark::convert;
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
+use crate::check::ytt::starlark::go::go_type;
 use crate::check::ytt::starlark::scalars::{self, scalar_to_value, value_to_scalar};
 use crate::check::ytt::starlark::ytt_struct::YttStruct;
 use crate::source::Span;

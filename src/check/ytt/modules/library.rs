@@ -365,7 +365,7 @@ fn in_library<'v>(
     depth: usize,
 ) -> FrozenValue {
     let live = value.to_value();
-    if super::native::is_callable(live) {
+    if crate::check::ytt::starlark::go::is_callable(live) {
         let data: Arc<dyn std::any::Any + Send + Sync> = Arc::new(key);
         let call = native!(call_exported);
         return frozen.alloc_simple(FrozenNative::with(
