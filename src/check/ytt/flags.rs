@@ -5,7 +5,7 @@
 //! file name so findings point at it.
 
 use super::overlay::merge_mode::MergeMode;
-use super::template::runtime::{Addressed, LibraryRef, ValuesDoc};
+use super::workspace::addressed::{Addressed, LibraryRef, ValuesDoc};
 use crate::finding::Finding;
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
