@@ -221,7 +221,7 @@ impl Engine {
                 is_syntax: false,
                 chain: Vec::new(),
             })?;
-            super::overlay::registry::keep_frozen(&frozen);
+            super::template::annotation_args::keep_frozen(&frozen);
             Ok(frozen)
         })
     }

@@ -143,7 +143,7 @@ fn evaluate_at(
     // ytt's documents keep their annotations (an `#@overlay/...` acts
     // when the package applies them as an overlay); the arguments they
     // were evaluated with stay with the library's runs, which the package
-    // adopts (`overlay::registry::adopt_runs`).
+    // adopts (`template::annotation_args::adopt_runs`).
     for doc in &mut docs {
         doc.span = nowhere();
         unplace_comments(&mut doc.comments);

@@ -2,7 +2,8 @@
 //! `@overlay/...` annotations say how it changes a left-hand tree, applied
 //! by `overlay.apply(left, right...)` and, for overlay documents, to the
 //! documents of a package's other templates (`post`). Annotation arguments
-//! were evaluated when the right-hand nodes were built (`registry`);
+//! were evaluated when the right-hand nodes were built
+//! (`template::annotation_args`);
 //! matchers and `via=` functions are called on the evaluator given.
 
 pub mod annotations;
@@ -15,7 +16,6 @@ mod match_kwargs;
 mod matching;
 pub mod merge_mode;
 pub mod post;
-pub mod registry;
 mod via;
 
 use crate::check::ytt::starlark::convert::value_to_node;

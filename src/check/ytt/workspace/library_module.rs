@@ -330,7 +330,7 @@ fn eval<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
         .and_then(|()| evaluate(call, false))
         .map_err(|f| described(call, "Evaluating", f))?;
     if let Some(session) = &evaluated.session {
-        crate::check::ytt::overlay::registry::adopt_runs(session);
+        crate::check::ytt::template::annotation_args::adopt_runs(session);
     }
     Ok(call
         .heap

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// The templates of one render and their running contexts, where the
 /// package's files are, and what the layers above keep for the render
-/// (the overlay registry's runs, the library execution), held by type.
+/// (the runs that evaluated annotations, the library execution), held by type.
 #[derive(Default)]
 pub struct Session {
     /// The first template id of this session: ids differ between sessions,

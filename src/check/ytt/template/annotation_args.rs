@@ -4,7 +4,8 @@
 //! extra value, `[run number, kwargs, kwargs, ...]`, each `kwargs` a list of
 //! `(name, value)` pairs. Output nodes carry only the handle
 //! ([`EvaluatedArgs`]); once a run is frozen, the session keeps its module
-//! by number so later overlays (other templates, post-processing) find it.
+//! by number ([`FrozenRuns`]) so later overlays (other templates,
+//! post-processing) find it.
 
 use crate::check::ytt::template::runtime::with_current;
 use crate::yaml::EvaluatedArgs;
