@@ -8,7 +8,10 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
 fn lambda_rule(c: &mut Criterion) {
-    let engine = Engine::new(std::path::Path::new("."));
+    let engine = Engine::new(
+        std::path::Path::new("."),
+        confvet::check::ytt::workspace::MODULES,
+    );
     let args = engine
         .eval_args(None, r#"("a port", lambda v: v >= 1 and v <= 65535)"#)
         .expect("rule arguments evaluate");

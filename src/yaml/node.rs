@@ -126,7 +126,7 @@ pub struct Comment {
     /// (for positions inside them).
     pub args_offset: u32,
     /// Where a render keeps the annotation's evaluated arguments (an
-    /// overlay annotation of an output node; `check::ytt::overlay::registry`).
+    /// overlay annotation of an output node; `check::ytt::template::annotation_args`).
     pub evaluated: Option<EvaluatedArgs>,
 }
 

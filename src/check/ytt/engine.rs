@@ -6,6 +6,7 @@
 //! statement budget, so an endless loop becomes a finding, not a hang.
 
 use super::marks::FileType;
+use super::modules::ModuleTable;
 use super::starlark::convert::star_to_value;
 use super::starlark::{CallArgs, StarError, StarValue};
 use super::template::runtime::{SessionGuard, SharedSession};
@@ -21,6 +22,8 @@ mod amplify;
 mod iterations;
 mod originals;
 mod own_evaluator;
+mod run_failure;
+pub use run_failure::{Compiled, RunFailure};
 pub mod prints;
 mod sandbox;
 pub use sandbox::STATEMENT_BUDGET;
@@ -48,6 +51,8 @@ pub struct Engine {
     data_values: Option<crate::yaml::Node>,
     /// The template nodes and contexts of this package's renders.
     session: SharedSession,
+    /// The `@ytt:` modules the workspace adds (`data`, `library`).
+    added_modules: ModuleTable,
     known_files: HashMap<
         PathBuf,
         (
@@ -68,22 +73,8 @@ struct Loaded {
     printed: String,
 }
 
-/// Why running a module failed: the message, the 1-based line in the
-/// module, whether its code does not parse, and the chain of places (module
-/// name, 1-based line) from the outermost call to the failure.
-#[derive(Debug, Clone)]
-pub struct RunFailure {
-    pub message: String,
-    pub line: usize,
-    pub is_syntax: bool,
-    pub chain: Vec<(String, usize)>,
-}
-
-/// A compiled file, or why it failed (message, 1-based line, is_syntax).
-pub type Compiled = Result<FrozenModule, RunFailure>;
-
 impl Engine {
-    pub fn new(root: &Path) -> Engine {
+    pub fn new(root: &Path, added_modules: ModuleTable) -> Engine {
         // Built once per process and shared frozen: every engine of every
         // package sees the same builtins.
         static GLOBALS: std::sync::OnceLock<Globals> = std::sync::OnceLock::new();
@@ -102,6 +93,7 @@ impl Engine {
             loading: RefCell::new(Vec::new()),
             data_values: None,
             session: super::template::runtime::new_session(),
+            added_modules,
             known_files: HashMap::new(),
             fallback_file: crate::source::FileId(0),
             flat_files: None,
@@ -111,10 +103,10 @@ impl Engine {
 
     /// An engine for templates: `data.values` holds `values` (a JSON
     /// document), maps as structs, as ytt gives them to templates.
-    pub fn for_templates(root: &Path, values: &crate::yaml::Node) -> Engine {
+    pub fn for_templates(root: &Path, values: &crate::yaml::Node, added: ModuleTable) -> Engine {
         let engine = Engine {
             data_values: Some(values.clone()),
-            ..Engine::new(root)
+            ..Engine::new(root, added)
         };
         engine.session.borrow_mut().root = engine.root.clone();
         engine
@@ -229,7 +221,7 @@ impl Engine {
                 is_syntax: false,
                 chain: Vec::new(),
             })?;
-            super::overlay::registry::keep_frozen(&frozen);
+            super::template::annotation_args::keep_frozen(&frozen);
             Ok(frozen)
         })
     }
@@ -364,7 +356,7 @@ impl Engine {
         let context = super::modules::Context {
             data_values: self.data_values.as_ref(),
         };
-        if let Some(module) = super::modules::load(path, &context) {
+        if let Some(module) = super::modules::load(path, &context, self.added_modules) {
             return module;
         }
         let translated = if key.starts_with('@') {

@@ -4,12 +4,16 @@
 //! order (spec/ytt.md section 5), each source registered under ytt's pseudo
 //! file name so findings point at it.
 
-use super::template::runtime::{Addressed, LibraryRef, ValuesDoc};
-use super::values::MergeMode;
+mod kinds;
+
+use super::overlay::merge_mode::MergeMode;
+use super::workspace::addressed::{Addressed, LibraryRef, ValuesDoc};
 use crate::finding::Finding;
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span, display_name};
 use crate::yaml::{self, DocumentSet, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value};
+use kinds::{FLAG_MODE, FlagKind, FlagSource, LibraryTarget};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The data-value flags of one run, with what they need from outside.
@@ -29,12 +33,28 @@ pub struct DataValueFlags {
 
 impl DataValueFlags {
     pub fn is_empty(&self) -> bool {
-        self.data_value.is_empty()
-            && self.data_value_yaml.is_empty()
-            && self.data_value_file.is_empty()
-            && self.data_values_file.is_empty()
-            && self.data_values_env.is_empty()
-            && self.data_values_env_yaml.is_empty()
+        FlagKind::IN_ORDER
+            .iter()
+            .all(|kind| self.args(*kind).is_empty())
+    }
+
+    /// The arguments given to flag `kind`, as written.
+    fn args(&self, kind: FlagKind) -> Vec<Cow<'_, str>> {
+        fn texts(args: &[String]) -> Vec<Cow<'_, str>> {
+            args.iter().map(|a| Cow::Borrowed(a.as_str())).collect()
+        }
+        match kind {
+            FlagKind::ValuesFile => self
+                .data_values_file
+                .iter()
+                .map(|p| p.to_string_lossy())
+                .collect(),
+            FlagKind::ValuesEnv => texts(&self.data_values_env),
+            FlagKind::ValuesEnvYaml => texts(&self.data_values_env_yaml),
+            FlagKind::Value => texts(&self.data_value),
+            FlagKind::ValueYaml => texts(&self.data_value_yaml),
+            FlagKind::ValueFile => texts(&self.data_value_file),
+        }
     }
 
     /// Every command-line source as a document to merge, in ytt's order:
@@ -42,9 +62,15 @@ impl DataValueFlags {
     /// (`@lib:key=value`).
     pub fn overlays(&self, sources: &Sources, findings: &mut Vec<Finding>) -> FlagOverlays {
         let mut out = FlagOverlays::default();
-        for (library, node, mode, at, starts_at) in self.sources(sources, findings) {
-            let Some((library, id, arg)) = library else {
-                out.own.push((node, mode, starts_at));
+        for FlagSource {
+            target,
+            node,
+            at,
+            starts_at,
+        } in self.sources(sources, findings)
+        {
+            let Some(LibraryTarget { library, id, arg }) = target else {
+                out.own.push((node, FLAG_MODE, starts_at));
                 continue;
             };
             match LibraryRef::parse(&library) {
@@ -53,7 +79,7 @@ impl DataValueFlags {
                     let doc = ValuesDoc {
                         node,
                         comments: Vec::new(),
-                        mode,
+                        mode: FLAG_MODE,
                     };
                     out.addressed
                         .push(Addressed::new(doc, refs, false, at, span));
@@ -68,196 +94,23 @@ impl DataValueFlags {
         out
     }
 
-    /// Each source with the library it is addressed to (the library ref,
-    /// the flag's pseudo file and its text), its document, how it merges
-    /// and where ytt says it is.
+    /// Each source, flag by flag in ytt's order.
     fn sources(&self, sources: &Sources, findings: &mut Vec<Finding>) -> Vec<FlagSource> {
-        let plain_file = MergeMode {
-            implicit_missing_ok: true,
-            arrays_replace: true,
-        };
-        let flag = plain_file;
         let mut out = Vec::new();
-        // A flag that names a library it cannot: ytt's error, in the flag.
-        let refused = |findings: &mut Vec<Finding>, name: String, arg: &str, message: String| {
-            let id = sources.add(SourceFile::new(name, None, arg.to_string()));
-            findings.push(Finding::new(
-                &rules::ytt::FLAG,
-                Span::new(id, 0, arg.len()),
-                message,
-            ));
-        };
-        for given in &self.data_values_file {
-            let given = given.to_string_lossy();
-            let (library, path) = match split_library(&given) {
-                Ok(split) => split,
-                Err(message) => {
-                    let text = format!("--data-values-file {given}: {message}");
-                    refused(findings, "(data-values-file arg)".into(), &given, text);
-                    continue;
-                }
-            };
-            let (files, links) = expand_values_path(&self.cwd.join(path));
-            findings.extend(links.iter().map(|link| {
-                crate::discover::link_not_followed(
-                    link,
-                    "confvet reads no link in a data values folder, whose files are the repository's",
-                    "put the file itself in the folder, or name the destination with its own --data-values-file",
+        for kind in FlagKind::IN_ORDER {
+            for arg in self.args(kind) {
+                let mut read = Reading {
+                    kind,
+                    arg: &arg,
                     sources,
-                    &self.cwd,
-                )
-            }));
-            for file in files {
-                let name = display_name(&file, &self.cwd);
-                let text = match crate::source::read_limited(&file) {
-                    Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-                    Err(err) => {
-                        let id = sources.add(SourceFile::new(
-                            name.clone(),
-                            Some(file.clone()),
-                            String::new(),
-                        ));
-                        findings.push(Finding::new(
-                            &rules::yaml::SYNTAX,
-                            Span::file_start(id),
-                            format!("cannot read --data-values-file {name}: {err}"),
-                        ));
-                        continue;
-                    }
+                    findings: &mut *findings,
+                    out: &mut out,
                 };
-                let id = sources.add(SourceFile::new(name.clone(), Some(file.clone()), text));
-                if let Some(set) = parse_source(sources, id, findings) {
-                    // ytt merges the file as plain YAML, and refuses one
-                    // that holds templating.
-                    if let Some(span) = first_templating(&set) {
-                        findings.push(Finding::new(&rules::ytt::FLAG, span,
-                            format!(
-                                "Checking data values file '{path}': Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)"
-                            ),
-                        ));
-                        continue;
-                    }
-                    let source = sources.get(id);
-                    for doc in set.docs.into_iter().filter(|d| !d.value.is_null()) {
-                        let line = source.line_col(doc.span.start as usize).line;
-                        let target = library.map(|l| (l.to_string(), id, given.to_string()));
-                        let starts_at = document_start(&doc);
-                        let at = format!("{name}:{line}");
-                        out.push((target, doc.value, plain_file, at, starts_at));
-                    }
-                }
-            }
-        }
-        for (prefixes, as_yaml) in [
-            (&self.data_values_env, false),
-            (&self.data_values_env_yaml, true),
-        ] {
-            for given in prefixes {
-                let kind = if as_yaml {
-                    "data-values-env-yaml"
-                } else {
-                    "data-values-env"
-                };
-                let (library, prefix) = match split_library_key(given) {
-                    Ok(split) => split,
-                    Err(message) => {
-                        let text = format!("--{kind} {given}: {message}");
-                        refused(findings, format!("({kind} arg)"), given, text);
-                        continue;
-                    }
-                };
-                for (key, value) in env_vars_with_prefix(prefix, &self.env) {
-                    let path = key[prefix.len() + 1..].replace("__", ".");
-                    // The environment holds CI's secrets: the pseudo file
-                    // that findings show holds the value masked (messages
-                    // name it, see `redact`).
-                    let text = format!("{key}={}", masked(value));
-                    let name = format!("({kind} arg) {prefix}");
-                    let id = sources.add(SourceFile::new(name.clone(), None, text));
-                    let offset = key.len() + 1;
-                    let value = FlagValue {
-                        text: value,
-                        offset,
-                        as_yaml,
-                        secret: true,
-                    };
-                    if let Some(node) = flag_node(sources, id, &path, value, findings) {
-                        let target = library.map(|l| (l.to_string(), id, given.clone()));
-                        let starts_at = node.span;
-                        out.push((target, node, flag, format!("{name}:1"), starts_at));
-                    }
-                }
-            }
-        }
-        for (args, kind, as_yaml) in [
-            (&self.data_value, "data-value", false),
-            (&self.data_value_yaml, "data-value-yaml", true),
-        ] {
-            for arg in args {
-                let name = format!("({kind} arg)");
-                let id = sources.add(SourceFile::new(name.clone(), None, arg.clone()));
-                let Some((key, value)) = arg.split_once('=') else {
-                    findings.push(Finding::new(
-                        &rules::ytt::FLAG,
-                        Span::new(id, 0, arg.len()),
-                        format!("--{kind} {arg}: expected KEY=VALUE"),
-                    ));
-                    continue;
-                };
-                let (library, key) = match split_library_key(key) {
-                    Ok(split) => split,
-                    Err(message) => {
-                        refused(findings, name, arg, format!("--{kind} {arg}: {message}"));
-                        continue;
-                    }
-                };
-                let value = FlagValue {
-                    text: value,
-                    offset: arg.len() - value.len(),
-                    as_yaml,
-                    secret: false,
-                };
-                if let Some(node) = flag_node(sources, id, key, value, findings) {
-                    let target = library.map(|l| (l.to_string(), id, arg.clone()));
-                    let starts_at = node.span;
-                    out.push((target, node, flag, format!("{name}:1"), starts_at));
-                }
-            }
-        }
-        for arg in &self.data_value_file {
-            let Some((key, path)) = arg.split_once('=') else {
-                let message = format!("--data-value-file {arg}: expected KEY=PATH");
-                refused(findings, "(data-value-file arg)".into(), arg, message);
-                continue;
-            };
-            let (library, key) = match split_library_key(key) {
-                Ok(split) => split,
-                Err(message) => {
-                    let text = format!("--data-value-file {arg}: {message}");
-                    refused(findings, "(data-value-file arg)".into(), arg, text);
-                    continue;
-                }
-            };
-            let name = format!("(data-value-file arg) {key}={path}");
-            match crate::source::read_limited(&self.cwd.join(path)) {
-                Ok(bytes) => {
-                    let contents = String::from_utf8_lossy(&bytes).into_owned();
-                    let id = sources.add(SourceFile::new(name.clone(), None, contents.clone()));
-                    let value = FlagValue {
-                        text: &contents,
-                        offset: 0,
-                        as_yaml: false,
-                        secret: false,
-                    };
-                    if let Some(node) = flag_node(sources, id, key, value, findings) {
-                        let target = library.map(|l| (l.to_string(), id, arg.clone()));
-                        let starts_at = node.span;
-                        out.push((target, node, flag, format!("{name}:1"), starts_at));
-                    }
-                }
-                Err(err) => {
-                    let message = format!("--data-value-file {arg}: cannot read {path}: {err}");
-                    refused(findings, name, arg, message);
+                match kind {
+                    FlagKind::ValuesFile => read.values_file(&self.cwd),
+                    FlagKind::ValuesEnv | FlagKind::ValuesEnvYaml => read.values_env(&self.env),
+                    FlagKind::Value | FlagKind::ValueYaml => read.value(),
+                    FlagKind::ValueFile => read.value_file(&self.cwd),
                 }
             }
         }
@@ -265,16 +118,225 @@ impl DataValueFlags {
     }
 }
 
-/// One command-line source: the library it is addressed to (the library
-/// ref, the flag's pseudo file and its text), its document, how it merges
-/// and where ytt says it is (as text, and where the source starts).
-type FlagSource = (
-    Option<(String, FileId, String)>,
-    Node,
-    MergeMode,
-    String,
-    Span,
-);
+/// One flag argument being read into sources.
+struct Reading<'r> {
+    kind: FlagKind,
+    arg: &'r str,
+    sources: &'r Sources,
+    findings: &'r mut Vec<Finding>,
+    out: &'r mut Vec<FlagSource>,
+}
+
+impl Reading<'_> {
+    /// A flag that names a library it cannot, or that cannot be read:
+    /// ytt's error, in a pseudo file `name` holding the argument.
+    fn refuse(&mut self, name: String, message: String) {
+        let id = self
+            .sources
+            .add(SourceFile::new(name, None, self.arg.to_string()));
+        self.findings.push(Finding::new(
+            &rules::ytt::FLAG,
+            Span::new(id, 0, self.arg.len()),
+            message,
+        ));
+    }
+
+    /// The library the argument addresses (`@lib:`) and the rest; None,
+    /// with ytt's error, when it addresses one wrongly.
+    fn addressed<'a>(
+        &mut self,
+        split: Result<(Option<&'a str>, &'a str), String>,
+    ) -> Option<(Option<&'a str>, &'a str)> {
+        match split {
+            Ok(split) => Some(split),
+            Err(message) => {
+                let text = format!("--{} {}: {message}", self.kind.name(), self.arg);
+                self.refuse(self.kind.pseudo_file(), text);
+                None
+            }
+        }
+    }
+
+    /// The target of a source for `library`, if the flag names one.
+    fn target(&self, library: Option<&str>, id: FileId) -> Option<LibraryTarget> {
+        library.map(|l| LibraryTarget {
+            library: l.to_string(),
+            id,
+            arg: self.arg.to_string(),
+        })
+    }
+
+    /// `--data-values-file [@lib:]PATH`: each document of the file, or of
+    /// each file of the folder.
+    fn values_file(&mut self, cwd: &Path) {
+        let given = self.arg;
+        let Some((library, path)) = self.addressed(split_library(given)) else {
+            return;
+        };
+        let sources = self.sources;
+        let (files, links) = expand_values_path(&cwd.join(path));
+        self.findings.extend(links.iter().map(|link| {
+            crate::discover::link_not_followed(
+                link,
+                "confvet reads no link in a data values folder, whose files are the repository's",
+                "put the file itself in the folder, or name the destination with its own --data-values-file",
+                sources,
+                cwd,
+            )
+        }));
+        for file in files {
+            let name = display_name(&file, cwd);
+            let text = match crate::source::read_limited(&file) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(err) => {
+                    let id = sources.add(SourceFile::new(
+                        name.clone(),
+                        Some(file.clone()),
+                        String::new(),
+                    ));
+                    self.findings.push(Finding::new(
+                        &rules::yaml::SYNTAX,
+                        Span::file_start(id),
+                        format!("cannot read --data-values-file {name}: {err}"),
+                    ));
+                    continue;
+                }
+            };
+            let id = sources.add(SourceFile::new(name.clone(), Some(file.clone()), text));
+            if let Some(set) = parse_source(sources, id, self.findings) {
+                // ytt merges the file as plain YAML, and refuses one
+                // that holds templating.
+                if let Some(span) = first_templating(&set) {
+                    self.findings.push(Finding::new(&rules::ytt::FLAG, span,
+                        format!(
+                            "Checking data values file '{path}': Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)"
+                        ),
+                    ));
+                    continue;
+                }
+                let source = sources.get(id);
+                for doc in set.docs.into_iter().filter(|d| !d.value.is_null()) {
+                    let line = source.line_col(doc.span.start as usize).line;
+                    let starts_at = document_start(&doc);
+                    let target = self.target(library, id);
+                    self.out.push(FlagSource {
+                        target,
+                        node: doc.value,
+                        at: format!("{name}:{line}"),
+                        starts_at,
+                    });
+                }
+            }
+        }
+    }
+
+    /// `--data-values-env[-yaml] [@lib:]PREFIX`: a value for each variable
+    /// `PREFIX_…`.
+    fn values_env(&mut self, env: &[(String, String)]) {
+        let given = self.arg;
+        let Some((library, prefix)) = self.addressed(split_library_key(given)) else {
+            return;
+        };
+        for (key, value) in env_vars_with_prefix(prefix, env) {
+            let path = key[prefix.len() + 1..].replace("__", ".");
+            // The environment holds CI's secrets: the pseudo file
+            // that findings show holds the value masked (messages
+            // name it, see `redact`).
+            let text = format!("{key}={}", masked(value));
+            let name = format!("{} {prefix}", self.kind.pseudo_file());
+            let id = self.sources.add(SourceFile::new(name.clone(), None, text));
+            let offset = key.len() + 1;
+            let value = FlagValue {
+                text: value,
+                offset,
+                as_yaml: self.kind.as_yaml(),
+                secret: true,
+            };
+            self.push(library, id, &path, value, format!("{name}:1"));
+        }
+    }
+
+    /// `--data-value[-yaml] [@lib:]KEY=VALUE`.
+    fn value(&mut self) {
+        let (arg, kind) = (self.arg, self.kind.name());
+        let name = self.kind.pseudo_file();
+        let id = self
+            .sources
+            .add(SourceFile::new(name.clone(), None, arg.to_string()));
+        let Some((key, value)) = arg.split_once('=') else {
+            self.findings.push(Finding::new(
+                &rules::ytt::FLAG,
+                Span::new(id, 0, arg.len()),
+                format!("--{kind} {arg}: expected KEY=VALUE"),
+            ));
+            return;
+        };
+        let Some((library, key)) = self.addressed(split_library_key(key)) else {
+            return;
+        };
+        let value = FlagValue {
+            text: value,
+            offset: arg.len() - value.len(),
+            as_yaml: self.kind.as_yaml(),
+            secret: false,
+        };
+        self.push(library, id, key, value, format!("{name}:1"));
+    }
+
+    /// `--data-value-file [@lib:]KEY=PATH`: the file's text as the value.
+    fn value_file(&mut self, cwd: &Path) {
+        let arg = self.arg;
+        let Some((key, path)) = arg.split_once('=') else {
+            let message = format!("--data-value-file {arg}: expected KEY=PATH");
+            self.refuse(self.kind.pseudo_file(), message);
+            return;
+        };
+        let Some((library, key)) = self.addressed(split_library_key(key)) else {
+            return;
+        };
+        let name = format!("{} {key}={path}", self.kind.pseudo_file());
+        match crate::source::read_limited(&cwd.join(path)) {
+            Ok(bytes) => {
+                let contents = String::from_utf8_lossy(&bytes).into_owned();
+                let id = self
+                    .sources
+                    .add(SourceFile::new(name.clone(), None, contents.clone()));
+                let value = FlagValue {
+                    text: &contents,
+                    offset: 0,
+                    as_yaml: false,
+                    secret: false,
+                };
+                self.push(library, id, key, value, format!("{name}:1"));
+            }
+            Err(err) => {
+                let message = format!("--data-value-file {arg}: cannot read {path}: {err}");
+                self.refuse(name, message);
+            }
+        }
+    }
+
+    /// The node `value` makes at `key`, as a source.
+    fn push(
+        &mut self,
+        library: Option<&str>,
+        id: FileId,
+        key: &str,
+        value: FlagValue<'_>,
+        at: String,
+    ) {
+        if let Some(node) = flag_node(self.sources, id, key, value, self.findings) {
+            let target = self.target(library, id);
+            let starts_at = node.span;
+            self.out.push(FlagSource {
+                target,
+                node,
+                at,
+                starts_at,
+            });
+        }
+    }
+}
 
 /// Where ytt places a document: at its `---`, or at its file's start when
 /// it has none (only a file's first document may go without).

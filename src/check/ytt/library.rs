@@ -6,12 +6,11 @@
 //! Also what a package addresses to its libraries (`#@library/ref`
 //! documents, `--data-value @lib:...`), and ytt's error when nobody used it.
 
+use super::overlay::merge_mode::MergeMode;
+use super::settings::{CheckPackage, YttSettings};
 use super::starlark::{StarValue, eval_annotation_args};
-use super::template::runtime::{
-    Addressed, EvaluatedLibrary, LibraryInputs, LibraryOptions, LibraryRef, ValuesDoc, unused_error,
-};
-use super::values::MergeMode;
-use super::{YttSettings, check_package_exporting};
+use super::workspace::addressed::{Addressed, LibraryOptions, LibraryRef, ValuesDoc, unused_error};
+use super::workspace::execution::{EvaluatedLibrary, LibraryInputs};
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::{FileId, Sources, Span};
@@ -28,8 +27,13 @@ thread_local! {
     static NESTING: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
 }
 
-/// Render the library in `dir` with the data values and schemas given.
-pub fn evaluate(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, String> {
+/// Render the library in `dir` with the data values and schemas given,
+/// checked as a package by `check_package`.
+pub fn evaluate(
+    dir: &Path,
+    inputs: &LibraryInputs,
+    check_package: CheckPackage,
+) -> Result<EvaluatedLibrary, String> {
     let (depth, count) = NESTING.with(|n| n.get());
     let count = if depth == 0 { 0 } else { count + 1 };
     if depth >= MAX_DEPTH || count > MAX_NESTED {
@@ -38,12 +42,16 @@ pub fn evaluate(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, 
         ));
     }
     NESTING.with(|n| n.set((depth + 1, count)));
-    let result = evaluate_at(dir, inputs);
+    let result = evaluate_at(dir, inputs, check_package);
     NESTING.with(|n| n.set((depth, n.get().1)));
     result
 }
 
-fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, String> {
+fn evaluate_at(
+    dir: &Path,
+    inputs: &LibraryInputs,
+    check_package: CheckPackage,
+) -> Result<EvaluatedLibrary, String> {
     // The library's files get ids of their own: its documents leave with
     // no position (ytt's library documents keep theirs; messages differ).
     let sources = Sources::new();
@@ -56,7 +64,7 @@ fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, S
             .filter(|f| f.file_type() == super::marks::FileType::Yaml)
             .map(|f| f.path.clone())
             .collect(),
-        None => super::package_files(dir),
+        None => super::package::package_files(dir),
     };
     let files: Vec<_> = paths
         .into_iter()
@@ -98,7 +106,7 @@ fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, S
     };
     let refs: Vec<_> = files.iter().collect();
     let mut exported = None;
-    let outcome = check_package_exporting(dir, &refs, &sources, &settings, &mut exported);
+    let outcome = check_package(dir, &refs, &sources, &settings, &mut exported);
     let stop = outcome.findings.iter().find(|f| {
         f.severity == Severity::Error
             || (f.is(&rules::ytt::TEMPLATE_FAIL) || f.is(&rules::ytt::TEMPLATE_ERROR))
@@ -135,7 +143,7 @@ fn evaluate_at(dir: &Path, inputs: &LibraryInputs) -> Result<EvaluatedLibrary, S
     // ytt's documents keep their annotations (an `#@overlay/...` acts
     // when the package applies them as an overlay); the arguments they
     // were evaluated with stay with the library's runs, which the package
-    // adopts (`overlay::registry::adopt_runs`).
+    // adopts (`template::annotation_args::adopt_runs`).
     for doc in &mut docs {
         doc.span = nowhere();
         unplace_comments(&mut doc.comments);

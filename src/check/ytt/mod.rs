@@ -35,6 +35,7 @@ pub mod render;
 pub mod rule;
 pub mod scenarios;
 pub mod schema;
+mod settings;
 pub mod starlark;
 pub mod template;
 pub mod translate;
@@ -42,6 +43,7 @@ mod undefined;
 pub mod validate;
 mod value_code;
 pub mod values;
+pub mod workspace;
 
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Severity};
@@ -49,13 +51,13 @@ use crate::rules;
 use crate::source::{Sources, Span};
 use crate::yaml::{Annotated, Document, DocumentSet, Node, Value};
 use engine::{Code, Engine};
-use flags::DataValueFlags;
+use overlay::merge_mode::MergeMode;
 use path::DataPath;
 use schema::{SchemaBuilder, SchemaType};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use validate::Validator;
-use values::{MergeMode, Merger, TypeChecker};
+use values::{Merger, TypeChecker};
 
 pub(crate) use asserts::assert_validation;
 pub(crate) use asserts::run_asserts;
@@ -65,66 +67,17 @@ use package::{
     classify_documents, first_plain_comment, holds_data_values, in_ytt_lib, is_template,
     is_yaml_template, text_templates,
 };
+pub(crate) use settings::LibraryExports;
+pub use settings::{PackageOutcome, YttSettings};
 use undefined::check_templates;
 
-/// What checking one package gives.
-#[derive(Debug, Default)]
-pub struct PackageOutcome {
-    pub findings: Vec<Finding>,
-    /// The final data values, when the checks got that far.
-    pub values: Option<Node>,
-    /// Each template file's output documents, when rendering got that far.
-    pub rendered: Option<Vec<(crate::source::FileId, Vec<Document>)>>,
-    /// Each text template's (`.txt`) output, when rendering got that far.
-    pub rendered_texts: Option<Vec<(crate::source::FileId, String)>>,
-    /// The package's schema once the schema phase is through: `Some(None)`
-    /// for a package without one; `None` when the phase was not reached or
-    /// failed.
-    pub schema: Option<Option<SchemaType>>,
-}
-
-/// A library's library files, evaluated (by path in the library), and the
-/// session their functions run in.
-pub(crate) type LibraryExports = (
-    Vec<(String, ::starlark::environment::FrozenModule)>,
-    template::runtime::SharedSession,
-);
-
-/// Settings of a ytt check.
-#[derive(Debug, Clone, Default)]
-pub struct YttSettings {
-    pub flags: DataValueFlags,
-    pub disable_validation: bool,
-    pub strict: bool,
-    /// ytt's `--ignore-unknown-comments`: plain `#` comments are allowed.
-    pub ignore_unknown_comments: bool,
-    /// Skip rendering templates, as `ytt --data-values-inspect` does.
-    pub skip_templates: bool,
-    /// Stop once the data values are known, as `ytt --data-values-inspect`
-    /// does: the templates are not checked either.
-    pub values_only: bool,
-    /// ytt's `--implicit-map-key-overrides`.
-    pub implicit_map_key_overrides: bool,
-    /// `render` given files one by one (no directory): ytt knows them by
-    /// their base names only.
-    pub flat_files: Option<Vec<std::path::PathBuf>>,
-    /// The text templates (`.txt`) of the package, already read into the
-    /// sources; None to find them below the package root.
-    pub text_templates: Option<Vec<(crate::source::FileId, std::path::PathBuf)>>,
-    /// `render`'s files by the names ytt gives them (for `data.list` and
-    /// `data.read`); None: every file below the package root.
-    pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
-    /// ytt's `--file-mark`s.
-    pub marks: Vec<marks::FileMark>,
-    /// ytt's symlink flags.
-    pub symlinks: marks::SymlinkPolicy,
-    /// The package's input files after the marks (what each is to ytt);
-    /// None when no mark applies.
-    pub inputs: Option<std::sync::Arc<marks::Inputs>>,
-    /// What a private library is evaluated with when this package is one
-    /// (`library.get(...)`): data values and schemas merged after its own,
-    /// and those it passes on to its own libraries.
-    pub library: template::runtime::LibraryInputs,
+/// A private library evaluated (`library.get(...).eval()`): checked as a
+/// package of its own.
+fn evaluate_library(
+    dir: &Path,
+    inputs: &workspace::execution::LibraryInputs,
+) -> Result<workspace::execution::EvaluatedLibrary, String> {
+    library::evaluate(dir, inputs, check_package_exporting)
 }
 
 /// Check one ytt package: `files` in ytt's merge order.
@@ -224,7 +177,7 @@ pub(crate) fn check_package_exporting(
 
     // 3. The code of schema and data-values files, compiled once; annotation
     // arguments are evaluated in their file's scope.
-    let engine = Engine::new(root);
+    let engine = Engine::new(root, workspace::MODULES);
     let mut scopes = HashMap::new();
     // A data-values file that ytt cannot template stops the data values,
     // not the schema: ytt builds (and exports) the schema first.
@@ -555,7 +508,7 @@ pub(crate) fn check_package_exporting(
                 renderer.with_inputs(inputs.clone());
             }
             let failures_before = render_failures(findings);
-            renderer.with_libraries(library::evaluate, &given);
+            renderer.with_libraries(evaluate_library, &given);
             outcome.rendered = Some(renderer.check(&templates, sources, findings));
             // Text templates render after the YAML ones, as in ytt.
             if !texts.is_empty() && !has_errors(findings) {

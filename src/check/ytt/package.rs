@@ -3,7 +3,6 @@
 //! its order. Documents are sorted into schema and data values here, with
 //! the shape checks ytt makes on them.
 
-use super::render;
 use crate::discover::DiscoveredFile;
 use crate::finding::Finding;
 use crate::rules;
@@ -244,7 +243,7 @@ pub(super) fn text_templates(
             .filter(|f| f.file_type() == super::marks::FileType::Text && f.is_for_output())
             .map(|f| f.path.clone())
             .collect(),
-        None => render::text_template_files(root)
+        None => text_template_files(root)
             .into_iter()
             .map(|(path, _)| path)
             .collect(),
@@ -275,4 +274,42 @@ pub(super) fn text_templates(
             Some((id, path))
         })
         .collect()
+}
+
+/// The text templates `ytt -f path` renders: `.txt` files that are not
+/// libraries (`x.lib.txt`) nor in a private library (`_ytt_lib`); a file
+/// itself, or a directory's, by path relative to it (ytt's order). Each
+/// comes with that relative path, its name among ytt's output files.
+pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
+    let is_text_template =
+        |name: &str| name.ends_with(".txt") && !super::template::text::is_library(name);
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    if !path.is_dir() {
+        let name = name_of(path);
+        return if is_text_template(&name) {
+            vec![(path.to_path_buf(), name)]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut found = Vec::new();
+    for p in crate::source::files_below(path) {
+        let Ok(relative) = p.strip_prefix(path) else {
+            continue;
+        };
+        let parts: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let in_library = crate::discover::name_in_ytt_lib(&parts.join("/"));
+        if is_text_template(&name_of(&p)) && !in_library {
+            found.push((p.clone(), parts.join("/")));
+        }
+    }
+    found.sort_by(|a, b| a.1.cmp(&b.1));
+    found
 }

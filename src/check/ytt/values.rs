@@ -6,6 +6,7 @@
 
 use super::engine::Code;
 use super::overlay::explain;
+use super::overlay::merge_mode::MergeMode;
 use super::path::DataPath;
 use super::schema::{SchemaType, TypeKind, fill_defaults};
 use super::starlark::star_nodes::node_to_star;
@@ -15,15 +16,6 @@ use crate::rules;
 use crate::source::Span;
 use crate::suggest::did_you_mean;
 use crate::yaml::{Annotated, ArrayItem, Comment, MapItem, Node, Value};
-
-/// How one data-values source merges.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct MergeMode {
-    /// Every map key may be added (`--data-values-file`, command-line flags).
-    pub implicit_missing_ok: bool,
-    /// Arrays replace instead of appending (`--data-values-file`).
-    pub arrays_replace: bool,
-}
 
 /// Overlay annotations read from one node's comments.
 #[derive(Debug, Default, Clone)]

@@ -14,7 +14,11 @@ fn templates_see_the_data_values_as_structs() {
     .docs
     .remove(0)
     .value;
-    let engine = Engine::for_templates(Path::new("."), &values);
+    let engine = Engine::for_templates(
+        Path::new("."),
+        &values,
+        crate::check::ytt::workspace::MODULES,
+    );
     let text = "#@ load(\"@ytt:data\", \"data\")\n#@ port = data.values.db.port\n#@ odd = getattr(data.values.db, \"my-key\")\n#@ n = data.values.ports[0].num\n";
     let module = engine
         .compile_yaml_file("t.yml", text, Path::new("."))
@@ -26,7 +30,7 @@ fn templates_see_the_data_values_as_structs() {
     assert_eq!(get("odd"), StarValue::Str("x".into()));
     assert_eq!(get("n"), StarValue::Int(1));
     // Schema and data-values files still see an empty struct.
-    let plain = Engine::new(Path::new("."));
+    let plain = Engine::new(Path::new("."), crate::check::ytt::workspace::MODULES);
     let empty = plain.compile_yaml_file(
         "t.yml",
         "#@ load(\"@ytt:data\", \"data\")\n#@ x = hasattr(data.values, \"db\")\n",
@@ -39,7 +43,10 @@ fn templates_see_the_data_values_as_structs() {
 
 #[test]
 fn loads_stay_inside_the_package() {
-    let engine = Engine::new(Path::new("/nonexistent/package"));
+    let engine = Engine::new(
+        Path::new("/nonexistent/package"),
+        crate::check::ytt::workspace::MODULES,
+    );
     let err = engine
         .compile_yaml_file(
             "t.yml",

@@ -13,10 +13,8 @@
 
 use super::builtins::to_str;
 use super::context::Context;
-use super::native::{
-    Call, Failure, Native, NativeFn, Outcome, as_str, error_text, go_type, is_callable,
-    is_sequence, native,
-};
+use super::native::{Call, Failure, Native, NativeFn, Outcome, as_str, native};
+use crate::check::ytt::starlark::go::{error_text, go_type, is_callable, is_sequence};
 use crate::check::ytt::starlark::ytt_struct::YttStruct;
 use starlark::eval::Evaluator;
 use starlark::values::dict::DictRef;

@@ -6,9 +6,10 @@
 //! is that data, so every module converts the same way and refuses what
 //! ytt refuses.
 
-use super::native::go_type;
-use crate::check::ytt::starlark::convert::{self, scalar_to_value, value_to_scalar};
+use crate::check::ytt::starlark::convert;
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
+use crate::check::ytt::starlark::go::go_type;
+use crate::check::ytt::starlark::scalars::{self, scalar_to_value, value_to_scalar};
 use crate::check::ytt::starlark::ytt_struct::YttStruct;
 use crate::source::Span;
 use crate::yaml::{ArrayItem, Document, MapItem, Node, ScalarValue, Value as NodeValue};
@@ -212,7 +213,7 @@ pub fn to_node(go: &Go, span: Span) -> Result<Node, String> {
                         .ok_or("map keys must be scalars for conversion to YAML")?;
                     Ok(MapItem {
                         key_span: span,
-                        key: convert::scalar(key),
+                        key: scalars::scalar(key),
                         value: to_node(v, span)?,
                         comments: Vec::new(),
                     })
@@ -220,7 +221,7 @@ pub fn to_node(go: &Go, span: Span) -> Result<Node, String> {
                 .collect::<Result<_, String>>()?,
         ),
         scalar => {
-            return Ok(convert::scalar_node(
+            return Ok(scalars::scalar_node(
                 scalar.as_scalar().unwrap_or(ScalarValue::Null),
                 span,
             ));

@@ -9,7 +9,8 @@
 //! are not bit-identical across CPU architectures either).
 
 use super::context::Context;
-use super::native::{Call, Failure, Native, NativeFn, Outcome, YttModule, go_type, native};
+use super::native::{Call, Failure, Native, NativeFn, Outcome, YttModule, native};
+use crate::check::ytt::starlark::go::go_type;
 use starlark::eval::Evaluator;
 use starlark::values::float::StarlarkFloat;
 use starlark::values::{Heap, UnpackValue, Value};

@@ -1,5 +1,7 @@
 //! ytt's standard library, the `@ytt:` modules (ytt's `pkg/yttlibrary` and
-//! `pkg/yttlibraryext`), one file per module. Each builds its module value
+//! `pkg/yttlibraryext`), one file per module; `data` and `library`, which
+//! need the package's files, come from the workspace in a [`ModuleTable`]
+//! the engine passes to [`load`]. Each builds its module value
 //! (a `module` of builtins, as ytt's `starlarkstruct.Module`) on a heap;
 //! [`load`] maps a load path such as `@ytt:json` to it. The functions keep
 //! ytt's behaviour at the edges: argument checks, the errors they give
@@ -10,11 +12,9 @@ pub mod assert;
 pub mod base64;
 pub mod builtins;
 pub mod context;
-pub mod data;
 pub mod go_value;
 pub mod ip;
 pub mod json;
-pub mod library;
 pub mod math;
 pub mod md5;
 pub mod module;
@@ -34,21 +34,24 @@ use starlark::values::{Heap, Value};
 
 pub use context::Context;
 
-type Build = for<'v> fn(Heap<'v>, &Context) -> Value<'v>;
+/// What builds a module's value on a heap.
+pub type Build = for<'v> fn(Heap<'v>, &Context) -> Value<'v>;
 
-/// The builder of `@ytt:name`.
-fn builder(name: &str) -> Option<Build> {
+/// Modules a layer above adds (`data` and `library`, from the workspace),
+/// by name.
+pub type ModuleTable = &'static [(&'static str, Build)];
+
+/// The builder of `@ytt:name`: one of ytt's library, else one of `added`.
+fn builder(name: &str, added: ModuleTable) -> Option<Build> {
     Some(match name {
         "assert" => assert::module,
         "base64" => base64::module,
-        "data" => data::module,
         "ip" => ip::module,
         "json" => json::module,
         "math" => math::module,
         "md5" => md5::module,
         "module" => module::module,
         "overlay" => overlay::module,
-        "library" => library::module,
         "regexp" => regexp::module,
         "sha256" => sha256::module,
         "struct" => structs::module,
@@ -57,15 +60,24 @@ fn builder(name: &str) -> Option<Build> {
         "url" => url::module,
         "version" => version::module,
         "yaml" => yaml::module,
-        _ => return None,
+        _ => {
+            return added
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, build)| *build);
+        }
     })
 }
 
 /// The module a `load()` path names, when it is one of ytt's (`@ytt:...`):
 /// `None` for other paths.
-pub fn load(path: &str, context: &Context) -> Option<Result<FrozenModule, String>> {
+pub fn load(
+    path: &str,
+    context: &Context,
+    added: ModuleTable,
+) -> Option<Result<FrozenModule, String>> {
     let name = path.strip_prefix("@ytt:")?;
-    let Some(build) = builder(name) else {
+    let Some(build) = builder(name, added) else {
         return Some(Err(format!(
             "cannot load {path}: builtin ytt library does not have module '{name}' \
              (hint: is it available in newer version of ytt?)"

@@ -186,7 +186,7 @@ fn as_int(value: Value<'_>) -> Result<i64, Failure> {
     if value.get_type() != "int" {
         return Err(Failure::Message(format!(
             "expected starlark.Int, but was {}",
-            super::native::go_type(value)
+            crate::check::ytt::starlark::go::go_type(value)
         )));
     }
     value
@@ -322,7 +322,7 @@ fn each_match<'v>(
         let result = result.unpack_bool().ok_or_else(|| {
             Failure::Message(format!(
                 "expected starlark.Bool, but was {}",
-                super::native::go_type(result)
+                crate::check::ytt::starlark::go::go_type(result)
             ))
         })?;
         if result == stop {

@@ -4,8 +4,9 @@
 //! RE2 syntax; `\d`, `\w`, `\s` and `\b` keep Go's ASCII meaning.
 
 use super::context::Context;
-use super::native::{Call, Outcome, as_str, is_callable, native};
+use super::native::{Call, Outcome, as_str, native};
 use crate::check::ytt::starlark::convert::OUTPUT_LIMIT_BYTES;
+use crate::check::ytt::starlark::go::is_callable;
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};
 

@@ -6,7 +6,8 @@
 
 use super::context::Context;
 use super::go_value;
-use super::native::{Call, Native, Outcome, is_callable, native};
+use super::native::{Call, Native, Outcome, native};
+use crate::check::ytt::starlark::go::is_callable;
 use crate::check::ytt::starlark::ytt_struct::YttStruct;
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};

@@ -25,7 +25,7 @@ end
 
 /// The values of `expressions`, evaluated in a template after the loads.
 fn values(expressions: &[&str]) -> Vec<StarValue> {
-    let engine = Engine::new(Path::new("."));
+    let engine = Engine::new(Path::new("."), crate::check::ytt::workspace::MODULES);
     let code = format!("{LOADS}out = [\n{}\n]", expressions.join(",\n"));
     let text: String = code.lines().map(|l| format!("#@ {l}\n")).collect();
     let module = engine

@@ -2,10 +2,10 @@
 //! which operation it asks for, and an annotation's keyword arguments as
 //! evaluated when the node was built.
 
-use super::registry;
 use super::{Outcome, OverlayError};
 use crate::check::ytt::starlark::convert::star_to_value;
 use crate::check::ytt::starlark::eval_annotation_args;
+use crate::check::ytt::template::annotation_args;
 use crate::yaml::{Comment, CommentKind};
 use starlark::eval::Evaluator;
 use starlark::values::Value;
@@ -58,7 +58,7 @@ pub fn kwargs<'v>(
         return Ok(Vec::new());
     };
     if let Some(at) = comment.evaluated {
-        return registry::kwargs(eval, at).ok_or_else(|| {
+        return annotation_args::kwargs(eval, at).ok_or_else(|| {
             OverlayError::Message(format!("confvet lost the arguments of annotation '{name}'"))
         });
     }

@@ -3,8 +3,8 @@
 //! its file; indexes are (file, document).
 
 use super::annotations::{self, APPEND, ASSERT, INSERT, MERGE, REMOVE, REPLACE};
-use super::expects::ChildDefaults;
 use super::items::skip_when;
+use super::match_kwargs::ChildDefaults;
 use super::{Outcome, Overlay, Right, position};
 use crate::yaml::Document;
 

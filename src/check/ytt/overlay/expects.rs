@@ -4,42 +4,13 @@
 //! defaults `@overlay/match-child-defaults` gives to the nodes below.
 
 use super::annotations::{self, MATCH, MATCH_CHILD_DEFAULTS};
+use super::match_kwargs::{ChildDefaults, Expects};
 use super::{Outcome, Overlay, OverlayError, position};
-use crate::check::ytt::modules::native::{go_type, is_callable};
+use crate::check::ytt::starlark::go::{go_type, is_callable};
 use crate::source::Span;
 use crate::yaml::Comment;
 use starlark::values::Value;
 use starlark::values::list::ListRef;
-
-/// The three keyword arguments that decide the expected number.
-#[derive(Clone, Copy, Default)]
-pub struct Expects<'v> {
-    pub expects: Option<Value<'v>>,
-    pub missing_ok: Option<Value<'v>>,
-    pub when: Option<Value<'v>>,
-}
-
-/// What `@overlay/match-child-defaults` passes down.
-pub type ChildDefaults<'v> = Expects<'v>;
-
-impl<'v> Expects<'v> {
-    /// Take one keyword argument; false when it is not one of these.
-    pub fn take(&mut self, name: &str, value: Value<'v>) -> bool {
-        match name {
-            "expects" => self.expects = Some(value),
-            "missing_ok" => self.missing_ok = Some(value),
-            "when" => self.when = Some(value),
-            _ => return false,
-        }
-        true
-    }
-
-    pub fn fill_in_defaults(&mut self, defaults: &Expects<'v>) {
-        self.expects = self.expects.or(defaults.expects);
-        self.missing_ok = self.missing_ok.or(defaults.missing_ok);
-        self.when = self.when.or(defaults.when);
-    }
-}
 
 impl<'v> Overlay<'_, 'v, '_, '_> {
     /// The defaults a node gives its children (ytt's

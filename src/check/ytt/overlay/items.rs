@@ -3,7 +3,7 @@
 //! both, insert and append on array items only.
 
 use super::annotations::{self, APPEND, ASSERT, INSERT, MERGE, REMOVE, REPLACE};
-use super::expects::ChildDefaults;
+use super::match_kwargs::ChildDefaults;
 use super::{Outcome, Overlay, OverlayError, Right, position};
 use crate::yaml::{ArrayItem, Comment, MapItem, Node, Value as NodeValue};
 

@@ -4,11 +4,11 @@
 //! of matches checked against `expects=`.
 
 use super::annotations::{self, MATCH};
-use super::expects::{ChildDefaults, Expects};
+use super::match_kwargs::{ChildDefaults, Expects};
 use super::{Outcome, Overlay, OverlayError, explain};
-use crate::check::ytt::modules::native::{go_type, is_callable};
 use crate::check::ytt::modules::overlay::{asked_by, decide_natively, map_key_matcher};
-use crate::check::ytt::starlark::convert::scalar_to_value;
+use crate::check::ytt::starlark::go::{go_type, is_callable};
+use crate::check::ytt::starlark::scalars::scalar_to_value;
 use crate::source::Span;
 use crate::yaml::{ArrayItem, Comment, Document, MapItem, Node, Value as NodeValue};
 use starlark::values::Value;

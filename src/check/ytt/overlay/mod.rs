@@ -2,7 +2,8 @@
 //! `@overlay/...` annotations say how it changes a left-hand tree, applied
 //! by `overlay.apply(left, right...)` and, for overlay documents, to the
 //! documents of a package's other templates (`post`). Annotation arguments
-//! were evaluated when the right-hand nodes were built (`registry`);
+//! were evaluated when the right-hand nodes were built
+//! (`template::annotation_args`);
 //! matchers and `via=` functions are called on the evaluator given.
 
 pub mod annotations;
@@ -11,17 +12,19 @@ mod documents;
 pub mod expects;
 pub mod explain;
 mod items;
+mod match_kwargs;
 mod matching;
+pub mod merge_mode;
 pub mod post;
-pub mod registry;
 mod via;
 
-use crate::check::ytt::modules::native::error_text;
-use crate::check::ytt::starlark::convert::{fragment_child, value_to_node};
+use crate::check::ytt::starlark::convert::value_to_node;
+use crate::check::ytt::starlark::fragment::fragment_child;
+use crate::check::ytt::starlark::go::error_text;
 use crate::check::ytt::template::runtime::with_current;
 use crate::source::Span;
 use crate::yaml::{Comment, CommentKind, Document, Node, Value as NodeValue};
-use expects::ChildDefaults;
+use match_kwargs::ChildDefaults;
 use starlark::eval::Evaluator;
 use starlark::values::Value;
 

@@ -5,7 +5,7 @@
 use super::annotations::{self, ASSERT, INSERT, REPLACE};
 use super::compare::compare;
 use super::{Outcome, Overlay, OverlayError};
-use crate::check::ytt::modules::native::{go_type, is_callable};
+use crate::check::ytt::starlark::go::{go_type, is_callable};
 use crate::yaml::{Comment, Node};
 use starlark::values::Value;
 use starlark::values::list::ListRef;

@@ -168,7 +168,8 @@ impl Renderer {
             .map(|(path, (id, source))| (path.clone(), *id, source.clone()))
             .collect();
         Renderer {
-            engine: Engine::for_templates(root, values).with_known_files(known_files, fallback),
+            engine: Engine::for_templates(root, values, super::workspace::MODULES)
+                .with_known_files(known_files, fallback),
             options,
             values: values.clone(),
             consumer_values,
@@ -216,14 +217,15 @@ impl Renderer {
     /// what the package gives its libraries.
     pub fn with_libraries(
         &self,
-        evaluate: super::template::runtime::LibraryEvaluator,
+        evaluate: super::workspace::execution::LibraryEvaluator,
         given: &super::library::Given,
     ) {
         let mut session = self.engine.session().borrow_mut();
-        session.library_evaluator = Some(evaluate);
-        session.library_values = given.values.clone();
-        session.library_schemas = given.schemas.clone();
-        session.library_options = given.options;
+        let libraries = session.state::<super::workspace::execution::LibraryState>();
+        libraries.evaluator = Some(evaluate);
+        libraries.values = given.values.clone();
+        libraries.schemas = given.schemas.clone();
+        libraries.options = given.options;
     }
 
     /// The session this package's templates run in.
@@ -523,42 +525,4 @@ fn unchecked_overlays(
         .with_severity(crate::finding::Severity::Warning)
         .with_help("ytt applies overlays to that file's documents too; confvet cannot tell what they match"),
     )
-}
-
-/// The text templates `ytt -f path` renders: `.txt` files that are not
-/// libraries (`x.lib.txt`) nor in a private library (`_ytt_lib`); a file
-/// itself, or a directory's, by path relative to it (ytt's order). Each
-/// comes with that relative path, its name among ytt's output files.
-pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
-    let is_text_template =
-        |name: &str| name.ends_with(".txt") && !super::template::text::is_library(name);
-    let name_of = |p: &Path| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    if !path.is_dir() {
-        let name = name_of(path);
-        return if is_text_template(&name) {
-            vec![(path.to_path_buf(), name)]
-        } else {
-            Vec::new()
-        };
-    }
-    let mut found = Vec::new();
-    for p in crate::source::files_below(path) {
-        let Ok(relative) = p.strip_prefix(path) else {
-            continue;
-        };
-        let parts: Vec<String> = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let in_library = crate::discover::name_in_ytt_lib(&parts.join("/"));
-        if is_text_template(&name_of(&p)) && !in_library {
-            found.push((p.clone(), parts.join("/")));
-        }
-    }
-    found.sort_by(|a, b| a.1.cmp(&b.1));
-    found
 }

@@ -3,14 +3,14 @@
 //! on a node (`key: #@ expr`), what `data.values` and fragments read as.
 
 use super::fragment::{Fragment, FragmentData};
+use super::scalars::{scalar, scalar_node, scalar_to_value, value_to_scalar};
 use super::ytt_struct::YttStruct;
 use crate::source::Span;
-use crate::yaml::{ArrayItem, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value as NodeValue};
+use crate::yaml::{ArrayItem, MapItem, Node, ScalarValue, Value as NodeValue};
 use starlark::values::dict::DictRef;
-use starlark::values::float::StarlarkFloat;
 use starlark::values::list::ListRef;
 use starlark::values::tuple::TupleRef;
-use starlark::values::{Heap, UnpackValue, Value};
+use starlark::values::{Heap, Value};
 
 /// Nesting past this is refused rather than recursed into.
 const MAX_DEPTH: usize = 200;
@@ -68,74 +68,6 @@ pub fn written_size(value: Value<'_>, cap: u64) -> u64 {
         }
     }
     total
-}
-
-/// A scalar node holding `value`, at `span`.
-pub fn scalar_node(value: ScalarValue, span: Span) -> Node {
-    Node {
-        span,
-        value: NodeValue::Scalar(scalar(value)),
-    }
-}
-
-/// A scalar with no source text of its own (the output writes `resolved`).
-pub fn scalar(value: ScalarValue) -> Scalar {
-    let text = match &value {
-        ScalarValue::Null => "null".to_string(),
-        ScalarValue::Bool(b) => b.to_string(),
-        ScalarValue::Int(i) => i.to_string(),
-        ScalarValue::Float(f) => crate::yaml::float::format_float(*f),
-        ScalarValue::Str(s) => s.clone(),
-    };
-    Scalar {
-        text,
-        style: ScalarStyle::Plain,
-        tag: None,
-        resolved: value,
-    }
-}
-
-/// The scalar a Starlark value is, if it is one.
-pub fn value_to_scalar(value: Value<'_>) -> Option<ScalarValue> {
-    if value.is_none() {
-        return Some(ScalarValue::Null);
-    }
-    if let Some(b) = value.unpack_bool() {
-        return Some(ScalarValue::Bool(b));
-    }
-    if let Some(s) = value.unpack_str() {
-        return Some(ScalarValue::Str(s.to_string()));
-    }
-    match value.get_type() {
-        "int" => i64::unpack_value(value)
-            .ok()
-            .flatten()
-            .map(ScalarValue::Int),
-        "float" => StarlarkFloat::unpack_value(value)
-            .ok()
-            .flatten()
-            .map(|f| ScalarValue::Float(f.0)),
-        _ => None,
-    }
-}
-
-pub fn scalar_to_value<'v>(scalar: &ScalarValue, heap: Heap<'v>) -> Value<'v> {
-    match scalar {
-        ScalarValue::Null => Value::new_none(),
-        ScalarValue::Bool(b) => Value::new_bool(*b),
-        ScalarValue::Int(i) => heap.alloc(*i),
-        ScalarValue::Float(f) => heap.alloc(StarlarkFloat(*f)),
-        ScalarValue::Str(s) => heap.alloc(s.as_str()),
-    }
-}
-
-/// A node read from a fragment: scalars as values, maps and arrays as
-/// fragments again (ytt's `NewGoValueWithYAML`).
-pub fn fragment_child<'v>(node: &Node, heap: Heap<'v>) -> Value<'v> {
-    match &node.value {
-        NodeValue::Scalar(s) => scalar_to_value(&s.resolved, heap),
-        _ => heap.alloc(Fragment::new(FragmentData::Node(node.clone()))),
-    }
 }
 
 /// A node as templates see data values: maps as structs, arrays as lists.

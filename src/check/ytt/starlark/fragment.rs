@@ -3,7 +3,7 @@
 //! reads like a mapping (a map) or a sequence (an array, a document set),
 //! as ytt's `StarlarkFragment` does; its children read as fragments again.
 
-use super::convert::fragment_child;
+use super::scalars::{scalar_to_value, value_to_scalar};
 use crate::yaml::{Document, Node, Value as NodeValue};
 use allocative::Allocative;
 use starlark::values::{
@@ -77,6 +77,15 @@ impl fmt::Display for Fragment {
     }
 }
 
+/// A node read from a fragment: scalars as values, maps and arrays as
+/// fragments again (ytt's `NewGoValueWithYAML`).
+pub fn fragment_child<'v>(node: &Node, heap: Heap<'v>) -> Value<'v> {
+    match &node.value {
+        NodeValue::Scalar(s) => scalar_to_value(&s.resolved, heap),
+        _ => heap.alloc(Fragment::new(FragmentData::Node(node.clone()))),
+    }
+}
+
 fn error(message: String) -> starlark::Error {
     starlark::Error::new_other(anyhow::anyhow!(message))
 }
@@ -95,7 +104,7 @@ impl<'v> StarlarkValue<'v> for Fragment {
         if let FragmentData::Node(node) = &*self.data
             && let NodeValue::Map(items) = &node.value
         {
-            let wanted = super::convert::value_to_scalar(index);
+            let wanted = value_to_scalar(index);
             return items
                 .iter()
                 .find(|i| Some(&i.key.resolved) == wanted.as_ref())
@@ -126,7 +135,7 @@ impl<'v> StarlarkValue<'v> for Fragment {
     /// ytt's fragment is a mapping first: `x in fragment` looks `x` up as
     /// a key, so for an array or a document set it asks for an index.
     fn is_in(&self, other: Value<'v>) -> starlark::Result<bool> {
-        let wanted = super::convert::value_to_scalar(other);
+        let wanted = value_to_scalar(other);
         Ok(match &*self.data {
             FragmentData::Node(node) => match &node.value {
                 NodeValue::Map(items) => items
@@ -150,7 +159,7 @@ impl<'v> StarlarkValue<'v> for Fragment {
             FragmentData::Node(node) => match &node.value {
                 NodeValue::Map(items) => items
                     .iter()
-                    .map(|i| super::convert::scalar_to_value(&i.key.resolved, heap))
+                    .map(|i| scalar_to_value(&i.key.resolved, heap))
                     .collect(),
                 NodeValue::Array(items) => items
                     .iter()

@@ -6,6 +6,8 @@
 
 pub mod convert;
 pub mod fragment;
+pub mod go;
+pub mod scalars;
 pub mod star_nodes;
 pub mod ytt_struct;
 

@@ -3,7 +3,7 @@
 //! or an evaluated annotation argument becomes.
 
 use super::StarValue;
-use super::convert::{scalar, scalar_node};
+use super::scalars::{scalar, scalar_node};
 use crate::source::Span;
 use crate::yaml::{ArrayItem, MapItem, Node, ScalarValue, Value};
 

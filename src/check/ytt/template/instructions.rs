@@ -76,7 +76,7 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
 
     /// An annotation's arguments are evaluated where ytt evaluates them;
     /// the annotation itself travels with the node's comments, and an
-    /// overlay annotation's keyword arguments with it (`overlay::registry`).
+    /// overlay annotation's keyword arguments with it (`annotation_args`).
     fn __ytt_annotation<'v>(
         #[starlark(args)] args: starlark::values::tuple::UnpackTuple<Value<'v>>,
         #[starlark(kwargs)] kwargs: starlark::values::dict::DictRef<'v>,
@@ -97,7 +97,7 @@ pub fn template_instructions(builder: &mut GlobalsBuilder) {
                 .iter()
                 .map(|(k, v)| (k.unpack_str().unwrap_or_default().to_string(), v))
                 .collect();
-            let handle = crate::check::ytt::overlay::registry::record(eval, pairs).map_err(fail)?;
+            let handle = super::annotation_args::record(eval, pairs).map_err(fail)?;
             runtime::set_annotation_args(id as usize, tag as usize, name, handle).map_err(fail)?;
         }
         Ok(starlark::values::none::NoneType)

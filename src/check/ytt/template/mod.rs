@@ -2,6 +2,7 @@
 //! a YAML template is compiled into a Starlark program (`compile`, `ctxs`)
 //! whose instructions (`instructions`, `runtime`) build the output nodes.
 
+pub mod annotation_args;
 pub mod compile;
 pub mod ctxs;
 pub mod instructions;

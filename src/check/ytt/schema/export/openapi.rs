@@ -160,7 +160,7 @@ fn scalar(value: ScalarValue) -> Node {
 }
 
 fn plain(value: ScalarValue) -> Scalar {
-    super::super::super::starlark::convert::scalar(value)
+    super::super::super::starlark::scalars::scalar(value)
 }
 
 fn string(text: &str) -> Node {

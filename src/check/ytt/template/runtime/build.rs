@@ -4,9 +4,9 @@
 
 use super::super::nodes::{Kind, Tag, TemplateNode, TemplateNodes};
 use super::super::text::TextBuild;
-use super::MAP_KEY_OVERRIDE;
-use crate::check::ytt::starlark::convert::{self, Converted, scalar_node};
+use crate::check::ytt::starlark::convert::{self, Converted};
 use crate::check::ytt::starlark::fragment::Fragment;
+use crate::check::ytt::starlark::scalars::{self, scalar_node};
 use crate::source::Span;
 use crate::yaml::{
     ArrayItem, Comment, CommentKind, Document, MapItem, Node, Scalar, ScalarValue,
@@ -14,6 +14,10 @@ use crate::yaml::{
 };
 use starlark::values::Value;
 use std::collections::HashMap;
+
+/// The annotation that lets a map item override an earlier one of its key
+/// (split so it does not read as a rule id).
+const MAP_KEY_OVERRIDE: &str = concat!("yaml", "/map-key-override");
 
 /// What a context slot holds.
 #[derive(Debug, Clone)]
@@ -50,10 +54,6 @@ pub(super) struct Ctx {
     pub(super) pending_annotations: HashMap<Tag, Vec<(String, crate::yaml::EvaluatedArgs)>>,
     /// The context of a text template (ytt's text dialect).
     pub(super) text: Option<TextBuild>,
-    /// The session that ran before this context's, when its template is
-    /// another session's (a library's function called by the package, or
-    /// the package's by a library): it runs again when the context ends.
-    pub(super) return_to: Option<super::SharedSession>,
 }
 
 pub(super) enum Materialized {
@@ -236,7 +236,7 @@ impl Ctx {
                             key: self.arena[*c]
                                 .key
                                 .clone()
-                                .unwrap_or_else(|| convert::scalar(ScalarValue::Null)),
+                                .unwrap_or_else(|| scalars::scalar(ScalarValue::Null)),
                             value: self.slot_node(*c),
                             comments: self.arena[*c].comments.clone(),
                         })

@@ -2,8 +2,9 @@
 //! an empty struct where ytt gives one: schema and data-values files),
 //! `data.read(path)` and `data.list(path="")` over the package's files.
 
-use super::context::Context;
-use super::native::{Call, Outcome, YttModule, as_str, builtin, native};
+use super::files::{list_package_files, read_package_file};
+use crate::check::ytt::modules::context::Context;
+use crate::check::ytt::modules::native::{Call, Outcome, YttModule, as_str, builtin, native};
 use crate::check::ytt::starlark::convert::node_to_struct_value;
 use crate::check::ytt::starlark::ytt_struct::YttStruct;
 use crate::check::ytt::template::runtime;
@@ -47,12 +48,12 @@ fn list<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v
         Some(v) => as_str(*v)?,
         None => "",
     };
-    let files = runtime::list_package_files(path, caller_dir(eval).as_deref())?;
+    let files = list_package_files(path, caller_dir(eval).as_deref())?;
     Ok(call.heap.alloc(files))
 }
 
 fn read<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     let path = as_str(call.one()?)?;
-    let text = runtime::read_package_file(path, caller_dir(eval).as_deref())?;
+    let text = read_package_file(path, caller_dir(eval).as_deref())?;
     Ok(call.heap.alloc(text))
 }

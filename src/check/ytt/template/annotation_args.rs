@@ -4,7 +4,8 @@
 //! extra value, `[run number, kwargs, kwargs, ...]`, each `kwargs` a list of
 //! `(name, value)` pairs. Output nodes carry only the handle
 //! ([`EvaluatedArgs`]); once a run is frozen, the session keeps its module
-//! by number so later overlays (other templates, post-processing) find it.
+//! by number ([`FrozenRuns`]) so later overlays (other templates,
+//! post-processing) find it.
 
 use crate::check::ytt::template::runtime::with_current;
 use crate::yaml::EvaluatedArgs;
@@ -13,7 +14,13 @@ use starlark::eval::Evaluator;
 use starlark::values::Value;
 use starlark::values::list::{AllocList, ListRef};
 use starlark::values::tuple::TupleRef;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The runs that evaluated overlay annotations, once frozen, by number:
+/// the registry's state in a render's session.
+#[derive(Default)]
+pub struct FrozenRuns(HashMap<u32, FrozenModule>);
 
 /// The number the next run recording annotations gets.
 static NEXT_RUN: AtomicU32 = AtomicU32::new(0);
@@ -67,7 +74,7 @@ pub fn keep_frozen(module: &FrozenModule) {
     let run = ListRef::from_value(store.to_value())
         .and_then(|l| l.content().first().and_then(|v| v.unpack_i32()));
     if let Some(run) = run {
-        let _ = with_current(|s| s.frozen_runs.insert(run as u32, module.clone()));
+        let _ = with_current(|s| s.state::<FrozenRuns>().0.insert(run as u32, module.clone()));
     }
 }
 
@@ -79,8 +86,12 @@ pub fn adopt_runs(library: &crate::check::ytt::template::runtime::SharedSession)
         return;
     };
     let _ = with_current(|s| {
-        for (run, module) in &library.frozen_runs {
-            s.frozen_runs.entry(*run).or_insert_with(|| module.clone());
+        let Some(FrozenRuns(runs)) = library.state_ref::<FrozenRuns>() else {
+            return;
+        };
+        let own = &mut s.state::<FrozenRuns>().0;
+        for (run, module) in runs {
+            own.entry(*run).or_insert_with(|| module.clone());
         }
     });
 }
@@ -98,7 +109,7 @@ pub fn kwargs<'v>(
     let store = match live {
         Some(store) => store,
         None => {
-            let module = with_current(|s| s.frozen_runs.get(&at.run).cloned())
+            let module = with_current(|s| s.state::<FrozenRuns>().0.get(&at.run).cloned())
                 .ok()
                 .flatten()?;
             eval.frozen_heap().add_reference(module.frozen_heap());

@@ -12,19 +12,18 @@
 //! addressed documents and flags, then `with_data_values(...)`, then
 //! documents marked `after_library_module=True`.
 
-use super::context::Context;
-use super::native::{
+use super::addressed::{Addressed, LibraryOptions, LibraryRef, ValuesDoc};
+use super::execution::{EvaluatedLibrary, LibraryInputs, LibraryState};
+use crate::check::ytt::modules::context::Context;
+use crate::check::ytt::modules::native::{
     Call, Failure, FrozenNative, Native, NativeFn, Outcome, YttModule, as_str, native,
 };
+use crate::check::ytt::overlay::merge_mode::MergeMode;
 use crate::check::ytt::starlark::NOT_RENDERED;
 use crate::check::ytt::starlark::convert::{node_to_struct_value, value_to_node};
 use crate::check::ytt::starlark::fragment::{Fragment, FragmentData};
 use crate::check::ytt::starlark::ytt_struct::FrozenYttStruct;
-use crate::check::ytt::template::runtime::{
-    Addressed, EvaluatedLibrary, LibraryInputs, LibraryOptions, LibraryRef, SessionGuard,
-    ValuesDoc, with_current,
-};
-use crate::check::ytt::values::MergeMode;
+use crate::check::ytt::template::runtime::{SessionGuard, with_current};
 use crate::source::{FileId, Span};
 use crate::yaml::Document;
 use starlark::eval::Evaluator;
@@ -41,7 +40,7 @@ const MAX_EVALUATIONS: usize = 100;
 
 pub fn module<'v>(heap: Heap<'v>, _: &Context) -> Value<'v> {
     let members = [("get", "library.get", native!(get))];
-    super::native::module(heap, "library", &members)
+    crate::check::ytt::modules::native::module(heap, "library", &members)
 }
 
 /// One library value: where the library is and what was given to it.
@@ -66,6 +65,12 @@ fn get<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         .call_stack_top_location()
         .map(|at| at.filename().to_string());
     let (values, schemas, mut options, root, named) = with_current(|s| {
+        let libraries = s.state::<LibraryState>();
+        let (values, schemas, options) = (
+            libraries.values.clone(),
+            libraries.schemas.clone(),
+            libraries.options,
+        );
         let dir = caller
             .and_then(|module| s.module_dirs.get(&module))
             .filter(|dir| dir.starts_with(&s.root))
@@ -79,13 +84,7 @@ fn get<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
                     && crate::discover::name_in_ytt_lib(name)
             })
         });
-        (
-            s.library_values.clone(),
-            s.library_schemas.clone(),
-            s.library_options,
-            dir.clone(),
-            named,
-        )
+        (values, schemas, options, dir.clone(), named)
     })
     .map_err(Failure::Message)?;
     let mut alias = String::new();
@@ -266,7 +265,8 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
     // template calling `export()` in a loop evaluates it once.
     let key = format!("{}\n{inputs:?}", library.dir.display());
     let cached = with_current(|s| {
-        s.library_cache
+        s.state::<LibraryState>()
+            .cache
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, found)| found.clone())
@@ -276,8 +276,9 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
         return Ok(found);
     }
     let (evaluator, files) = with_current(|s| {
-        s.library_evaluations += 1;
-        let evaluator = (s.library_evaluations <= MAX_EVALUATIONS).then_some(s.library_evaluator);
+        let libraries = s.state::<LibraryState>();
+        libraries.evaluations += 1;
+        let evaluator = (libraries.evaluations <= MAX_EVALUATIONS).then_some(libraries.evaluator);
         (evaluator, s.inputs.clone())
     })
     .map_err(Failure::Message)?;
@@ -292,7 +293,12 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
     };
     let inputs = LibraryInputs { files, ..inputs };
     let evaluated = evaluator(&library.dir, &inputs).map_err(Failure::Message)?;
-    with_current(|s| s.library_cache.push((key, evaluated.clone()))).map_err(Failure::Message)?;
+    with_current(|s| {
+        s.state::<LibraryState>()
+            .cache
+            .push((key, evaluated.clone()))
+    })
+    .map_err(Failure::Message)?;
     Ok(evaluated)
 }
 
@@ -324,7 +330,7 @@ fn eval<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
         .and_then(|()| evaluate(call, false))
         .map_err(|f| described(call, "Evaluating", f))?;
     if let Some(session) = &evaluated.session {
-        crate::check::ytt::overlay::registry::adopt_runs(session);
+        crate::check::ytt::template::annotation_args::adopt_runs(session);
     }
     Ok(call
         .heap
@@ -349,7 +355,8 @@ fn export<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<
     // also for what the library re-exports.
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let key = NEXT.fetch_add(1, Ordering::Relaxed);
-    with_current(|s| s.library_sessions.push((key, session))).map_err(Failure::Message)?;
+    with_current(|s| s.state::<LibraryState>().sessions.push((key, session)))
+        .map_err(Failure::Message)?;
     Ok(in_library(call.heap, eval.frozen_heap(), value, key, 0).to_value())
 }
 
@@ -365,7 +372,7 @@ fn in_library<'v>(
     depth: usize,
 ) -> FrozenValue {
     let live = value.to_value();
-    if super::native::is_callable(live) {
+    if crate::check::ytt::starlark::go::is_callable(live) {
         let data: Arc<dyn std::any::Any + Send + Sync> = Arc::new(key);
         let call = native!(call_exported);
         return frozen.alloc_simple(FrozenNative::with(
@@ -491,15 +498,18 @@ fn find_session(
     }
     sessions.iter().find_map(|(_, session)| {
         let inner = session.try_borrow().ok()?;
-        find_session(&inner.library_sessions, key, depth + 1)
+        let sessions = inner
+            .state_ref::<LibraryState>()
+            .map_or(&[][..], |l| &l.sessions);
+        find_session(sessions, key, depth + 1)
     })
 }
 
 /// An exported function called: it runs in its library's session.
 fn call_exported<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     let key = *call.data::<u64>()?;
-    let session =
-        with_current(|s| find_session(&s.library_sessions, key, 0)).map_err(Failure::Message)?;
+    let session = with_current(|s| find_session(&s.state::<LibraryState>().sessions, key, 0))
+        .map_err(Failure::Message)?;
     // Not exported to this session nor through its libraries: confvet
     // does not know which session to run it in.
     let Some(session) = session else {

@@ -5,7 +5,7 @@
 //! library they are for; one nobody used is an error once the package that
 //! holds them has rendered.
 
-use crate::check::ytt::values::MergeMode;
+use crate::check::ytt::overlay::merge_mode::MergeMode;
 use crate::source::Span;
 use crate::yaml::{Comment, Node};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! `data.read` and `data.list`: the package's files as the running
 //! template's library sees them.
 
-use super::with_session;
+use crate::check::ytt::template::runtime::with_current;
 use std::path::{Path, PathBuf};
 
 /// Where the running template's files are.
@@ -25,7 +25,7 @@ fn joined(path: &Path) -> String {
 impl Package {
     fn running_in(dir: Option<&Path>) -> Result<Package, String> {
         let (root, listed, inputs) =
-            with_session(|s| Ok((s.root.clone(), s.library_files.clone(), s.inputs.clone())))?;
+            with_current(|s| (s.root.clone(), s.library_files.clone(), s.inputs.clone()))?;
         let dir = dir.map(crate::source::normalize_path);
         let current = dir
             .and_then(|dir| {

@@ -1,0 +1,81 @@
+//! What a ytt package check is given and gives: its settings, its outcome,
+//! and the shape of the check itself, which a private library's evaluation
+//! is handed (a library is a package checked on its own) rather than
+//! reaching back up to it.
+
+use super::schema::SchemaType;
+use crate::discover::DiscoveredFile;
+use crate::finding::Finding;
+use crate::source::Sources;
+use crate::yaml::{Document, Node};
+use std::path::Path;
+
+/// What checking one package gives.
+#[derive(Debug, Default)]
+pub struct PackageOutcome {
+    pub findings: Vec<Finding>,
+    /// The final data values, when the checks got that far.
+    pub values: Option<Node>,
+    /// Each template file's output documents, when rendering got that far.
+    pub rendered: Option<Vec<(crate::source::FileId, Vec<Document>)>>,
+    /// Each text template's (`.txt`) output, when rendering got that far.
+    pub rendered_texts: Option<Vec<(crate::source::FileId, String)>>,
+    /// The package's schema once the schema phase is through: `Some(None)`
+    /// for a package without one; `None` when the phase was not reached or
+    /// failed.
+    pub schema: Option<Option<SchemaType>>,
+}
+
+/// A library's library files, evaluated (by path in the library), and the
+/// session their functions run in.
+pub(crate) type LibraryExports = (
+    Vec<(String, ::starlark::environment::FrozenModule)>,
+    crate::check::ytt::template::runtime::SharedSession,
+);
+
+/// Settings of a ytt check.
+#[derive(Debug, Clone, Default)]
+pub struct YttSettings {
+    pub flags: super::flags::DataValueFlags,
+    pub disable_validation: bool,
+    pub strict: bool,
+    /// ytt's `--ignore-unknown-comments`: plain `#` comments are allowed.
+    pub ignore_unknown_comments: bool,
+    /// Skip rendering templates, as `ytt --data-values-inspect` does.
+    pub skip_templates: bool,
+    /// Stop once the data values are known, as `ytt --data-values-inspect`
+    /// does: the templates are not checked either.
+    pub values_only: bool,
+    /// ytt's `--implicit-map-key-overrides`.
+    pub implicit_map_key_overrides: bool,
+    /// `render` given files one by one (no directory): ytt knows them by
+    /// their base names only.
+    pub flat_files: Option<Vec<std::path::PathBuf>>,
+    /// The text templates (`.txt`) of the package, already read into the
+    /// sources; None to find them below the package root.
+    pub text_templates: Option<Vec<(crate::source::FileId, std::path::PathBuf)>>,
+    /// `render`'s files by the names ytt gives them (for `data.list` and
+    /// `data.read`); None: every file below the package root.
+    pub library_files: Option<Vec<(String, std::path::PathBuf)>>,
+    /// ytt's `--file-mark`s.
+    pub marks: Vec<super::marks::FileMark>,
+    /// ytt's symlink flags.
+    pub symlinks: super::marks::SymlinkPolicy,
+    /// The package's input files after the marks (what each is to ytt);
+    /// None when no mark applies.
+    pub inputs: Option<std::sync::Arc<super::marks::Inputs>>,
+    /// What a private library is evaluated with when this package is one
+    /// (`library.get(...)`): data values and schemas merged after its own,
+    /// and those it passes on to its own libraries.
+    pub library: super::workspace::execution::LibraryInputs,
+}
+
+/// The package check (`check_package_exporting`), as a library evaluation
+/// gets it.
+pub(crate) type CheckPackage = fn(
+    &Path,
+    &[&DiscoveredFile],
+    &Sources,
+    &YttSettings,
+    &mut Option<LibraryExports>,
+) -> PackageOutcome;
