@@ -397,15 +397,8 @@ fn render_package(
     let (outcome, printed) = confvet::check::ytt::engine::prints::capture(|| {
         confvet::check::ytt::check_package(&root, &refs, &sources, &settings)
     });
-    let stops = |f: &confvet::finding::Finding| {
-        f.severity == Severity::Error
-            || (f.is(&confvet::rules::ytt::TEMPLATE_FAIL)
-                || f.is(&confvet::rules::ytt::TEMPLATE_ERROR))
-    };
     let findings: Vec<_> = outcome
-        .findings
-        .iter()
-        .filter(|f| stops(f))
+        .stops()
         .map(|f| f.clone().with_severity(Severity::Error))
         .collect();
     if !findings.is_empty() || outcome.rendered.is_none() && outcome.values.is_none() {

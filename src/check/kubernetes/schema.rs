@@ -40,7 +40,7 @@ pub struct Schema {
     pub min_length: Option<u64>,
     #[serde(rename = "maxLength")]
     pub max_length: Option<u64>,
-    pub pattern: Option<String>,
+    pub pattern: Option<Pattern>,
     #[serde(rename = "minItems")]
     pub min_items: Option<u64>,
     #[serde(rename = "maxItems")]
@@ -84,6 +84,34 @@ impl Type {
             Type::Number => "number",
             Type::Boolean => "boolean",
         }
+    }
+}
+
+/// A `pattern`, compiled the first time a value is matched against it and
+/// kept with its schema for the rest of the run.
+#[derive(Debug, Deserialize)]
+#[serde(from = "String")]
+pub struct Pattern {
+    pub source: String,
+    compiled: OnceLock<Option<regex::Regex>>,
+}
+
+impl From<String> for Pattern {
+    fn from(source: String) -> Pattern {
+        Pattern {
+            source,
+            compiled: OnceLock::new(),
+        }
+    }
+}
+
+impl Pattern {
+    /// The compiled pattern; `None` when it does not compile here (then
+    /// nothing is said about the value).
+    pub fn regex(&self) -> Option<&regex::Regex> {
+        self.compiled
+            .get_or_init(|| regex::Regex::new(&self.source).ok())
+            .as_ref()
     }
 }
 

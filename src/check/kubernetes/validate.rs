@@ -383,10 +383,10 @@ fn string_problem(text: &str, schema: &Schema) -> Option<String> {
         return Some(format!("must be at least {min} characters, is {length}"));
     }
     if let Some(pattern) = &schema.pattern
-        && let Ok(regex) = regex::Regex::new(pattern)
+        && let Some(regex) = pattern.regex()
         && !regex.is_match(text)
     {
-        return Some(format!("does not match the pattern {pattern:?}"));
+        return Some(format!("does not match the pattern {:?}", pattern.source));
     }
     match schema.format.as_deref() {
         Some("byte") => {

@@ -107,11 +107,7 @@ fn evaluate_at(
     let refs: Vec<_> = files.iter().collect();
     let mut exported = None;
     let outcome = check_package(dir, &refs, &sources, &settings, &mut exported);
-    let stop = outcome.findings.iter().find(|f| {
-        f.severity == Severity::Error
-            || (f.is(&rules::ytt::TEMPLATE_FAIL) || f.is(&rules::ytt::TEMPLATE_ERROR))
-    });
-    if let Some(stop) = stop {
+    if let Some(stop) = outcome.stops().next() {
         return Err(match placed(dir, &sources, stop.span) {
             Some(at) => format!("{} (at {at})", stop.message),
             None => stop.message.clone(),

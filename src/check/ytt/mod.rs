@@ -99,6 +99,8 @@ pub(crate) fn check_package_exporting(
     exported: &mut Option<LibraryExports>,
 ) -> PackageOutcome {
     let mut outcome = PackageOutcome::default();
+    // Where a finding about the package as a whole points: its first file.
+    let package_start = Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id));
     let findings = &mut outcome.findings;
 
     // 1. Every file must parse; ytt stops at the first that does not.
@@ -373,7 +375,7 @@ pub(crate) fn check_package_exporting(
         }
     }
     let values = current.unwrap_or_else(|| Node {
-        span: Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
+        span: package_start,
         value: Value::Map(Vec::new()),
     });
     // 5. Validations on the final values. ytt never gets here after a type
@@ -522,7 +524,7 @@ pub(crate) fn check_package_exporting(
                     }
                     Err(message) => findings.push(Finding::new(
                         &rules::ytt::TEMPLATE_ERROR,
-                        Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
+                        package_start,
                         message,
                     )),
                 }
@@ -559,7 +561,7 @@ pub(crate) fn check_package_exporting(
                 findings.push(
                     Finding::new(
                         rule,
-                        Span::file_start(files.first().map_or(crate::source::FileId(0), |f| f.id)),
+                        package_start,
                         format!("library file {name}: {message}"),
                     )
                     .with_severity(severity)
@@ -581,7 +583,7 @@ pub(crate) fn check_package_exporting(
 fn render_failures(findings: &[Finding]) -> usize {
     findings
         .iter()
-        .filter(|f| f.is(&rules::ytt::TEMPLATE_FAIL) || f.is(&rules::ytt::TEMPLATE_ERROR))
+        .filter(|f| settings::is_render_failure(f))
         .count()
 }
 

@@ -5,7 +5,8 @@
 
 use super::schema::SchemaType;
 use crate::discover::DiscoveredFile;
-use crate::finding::Finding;
+use crate::finding::{Finding, Severity};
+use crate::rules;
 use crate::source::Sources;
 use crate::yaml::{Document, Node};
 use std::path::Path;
@@ -24,6 +25,22 @@ pub struct PackageOutcome {
     /// for a package without one; `None` when the phase was not reached or
     /// failed.
     pub schema: Option<Option<SchemaType>>,
+}
+
+impl PackageOutcome {
+    /// The findings that stop `ytt -f` on this package: errors, and
+    /// templates that did not render, which lint may give as warnings
+    /// (a consumer's value may be awaited) but ytt stops on.
+    pub fn stops(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error || is_render_failure(f))
+    }
+}
+
+/// Whether `finding` says a template did not render.
+pub(crate) fn is_render_failure(finding: &Finding) -> bool {
+    finding.is(&rules::ytt::TEMPLATE_FAIL) || finding.is(&rules::ytt::TEMPLATE_ERROR)
 }
 
 /// A library's library files, evaluated (by path in the library), and the
