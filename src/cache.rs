@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Bumped whenever what is cached, or how it is read, changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const INDEX: &str = "index.json";
 
 /// What identifies one version of a file: an edit changes its size or its
@@ -50,6 +50,8 @@ pub struct ScanRecord {
     #[serde(default)]
     pub has_overlay: bool,
     pub is_carvel_package: bool,
+    pub is_crd: bool,
+    pub is_manifest: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -217,6 +219,8 @@ mod tests {
             has_values: false,
             has_overlay: false,
             is_carvel_package: false,
+            is_crd: false,
+            is_manifest: false,
         };
         let cache = Cache::open(&dir);
         assert_eq!(cache.scan(path, stamp(10)), None);
@@ -254,6 +258,8 @@ mod tests {
             has_values: false,
             has_overlay: false,
             is_carvel_package: false,
+            is_crd: false,
+            is_manifest: false,
         };
         cache.record_scan(Path::new("/repo/a.yml"), stamp(1), scan);
         cache.save();

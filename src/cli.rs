@@ -126,6 +126,18 @@ pub struct LintArgs {
     #[arg(long)]
     pub no_render: bool,
 
+    /// Check plain Kubernetes manifests of the tree against Kubernetes and CRD schemas too (what ytt packages render and KubeVirt Templates' objects are always checked)
+    #[arg(long, conflicts_with = "no_kubernetes")]
+    pub kubernetes: bool,
+
+    /// Check nothing against Kubernetes and CRD schemas
+    #[arg(long)]
+    pub no_kubernetes: bool,
+
+    /// The Kubernetes minor version whose schemas are used (default: the newest confvet ships)
+    #[arg(long, value_name = "1.NN", value_parser = kubernetes_version)]
+    pub kubernetes_version: Option<crate::check::kubernetes::Version>,
+
     /// Report only findings whose fingerprint is not in this baseline FILE
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -295,6 +307,17 @@ pub struct YttFlags {
     /// Read symbolic links wherever they point
     #[arg(long = "dangerous-allow-all-symlink-destinations")]
     pub allow_all_symlink_destinations: bool,
+}
+
+fn kubernetes_version(text: &str) -> Result<crate::check::kubernetes::Version, String> {
+    use crate::check::kubernetes::Version;
+    Version::parse(text).ok_or_else(|| {
+        let known: Vec<&str> = Version::all().map(Version::name).collect();
+        format!(
+            "confvet has the schemas of Kubernetes {}, not \"{text}\"",
+            known.join(", ")
+        )
+    })
 }
 
 /// `--shard K/N`: one of N disjoint parts of the units.

@@ -4,7 +4,7 @@
 use crate::check::ytt::schema::SchemaType;
 use crate::check::ytt::{PackageOutcome, YttSettings};
 use crate::check::ytt::{drift, marks};
-use crate::check::{kubevirt, tekton};
+use crate::check::{kubernetes, kubevirt, tekton};
 use crate::cli::Shard;
 use crate::config::Config;
 use crate::discover::{self, Discovery, System};
@@ -64,6 +64,8 @@ pub struct LintRequest {
     pub package_roots: Vec<PathBuf>,
     /// The time and memory each ytt package may take.
     pub limits: crate::watchdog::Limits,
+    /// The Kubernetes schema check of rendered output and manifests.
+    pub kubernetes: kubernetes::tree::Options,
 }
 
 impl LintRequest {
@@ -91,6 +93,8 @@ pub struct LintResult {
     /// Each ytt package's schema, as [`PackageOutcome::schema`] (with
     /// [`LintRequest::keep_outputs`], or when a Carvel Package needs it).
     pub schemas: Vec<(PathBuf, Option<Option<SchemaType>>)>,
+    /// Documents the Kubernetes check skipped: no schema knows their kind.
+    pub skipped_kinds: kubernetes::Skipped,
 }
 
 impl LintResult {
@@ -154,7 +158,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         units,
         errors,
         scope,
-        carvel_packages,
+        resources,
         findings: tree_findings,
     } = discover::discover_with(
         &request.paths,
@@ -167,6 +171,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         errors: errors.into_iter().map(RunError::from).collect(),
         ..LintResult::default()
     };
+    let carvel_packages: Vec<&discover::DiscoveredFile> = resources
+        .iter()
+        .filter(|file| file.resource.carvel_package)
+        .collect();
+    let (catalog, crd_findings) = kubernetes_catalog(request, &resources, sources, cwd);
     // Every ytt package's schema files, sharded or not: which package a
     // Carvel Package ships must not depend on the shard.
     let schema_files: Vec<(PathBuf, PathBuf)> = units
@@ -262,7 +271,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     // what it needs is shared, not borrowed, so a package given up on can be
     // left running.
     let ytt_config = Arc::new(request.config.clone());
-    let ytt_settings = Arc::new(request.ytt.clone());
+    let ytt_settings = Arc::new(YttSettings {
+        kubernetes: catalog.clone(),
+        ..request.ytt.clone()
+    });
     let outcomes: Vec<PackageOutcome> = units
         .par_iter()
         .map(|unit| {
@@ -315,13 +327,20 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 System::Kubevirt | System::Tekton => crate::watchdog::catch(|| {
                     panic_when_testing(&unit.root);
                     let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
+                    let mut skipped_kinds = kubernetes::Skipped::new();
                     let findings = if unit.system == System::Kubevirt {
-                        kubevirt::check_unit(&members, sources)
+                        kubevirt::check_unit(
+                            &members,
+                            sources,
+                            catalog.as_deref(),
+                            &mut skipped_kinds,
+                        )
                     } else {
                         tekton::check_unit(&members, &unit.root, sources)
                     };
                     PackageOutcome {
                         findings,
+                        skipped_kinds,
                         ..PackageOutcome::default()
                     }
                 }),
@@ -374,6 +393,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             })
     };
     for (unit, outcome) in units.iter().zip(outcomes) {
+        kubernetes::tree::merge_skipped(&mut result.skipped_kinds, outcome.skipped_kinds);
         let findings = outcome.findings;
         result.units.push(CheckedUnit {
             name: display_name(&unit.key, cwd),
@@ -433,12 +453,37 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .push(refused_link(&link, &root, sources, cwd));
         }
     }
-    let linted = linted_files(&units, &files, in_scope);
+    // Plain manifests (`--kubernetes`): those of no ytt package (whose
+    // files are its input, checked as what it renders), in the shard of
+    // their own path.
+    let mut manifests: Vec<&discover::DiscoveredFile> = Vec::new();
+    if let Some(catalog) = &catalog
+        && kubernetes_manifests(request)
+    {
+        let ytt_roots: Vec<&Path> = package_inputs.keys().map(PathBuf::as_path).collect();
+        manifests = resources
+            .iter()
+            .filter(|file| file.resource.manifest && in_scope(file.id))
+            .filter(|file| !ytt_roots.iter().any(|root| file.path.starts_with(root)))
+            .filter(|file| {
+                request
+                    .shard
+                    .is_none_or(|shard| in_shard(&file.path, cwd, shard))
+            })
+            .collect();
+        let (findings, skipped) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
+        result.findings.extend(findings);
+        kubernetes::tree::merge_skipped(&mut result.skipped_kinds, skipped);
+    }
+    let mut linted = linted_files(&units, &files, in_scope);
+    linted.push(manifests.iter().map(|file| file.id).collect());
     // The configuration's own findings belong to one shard.
     let is_first_shard = request.shard.is_none_or(|shard| shard.index == 1);
     if is_first_shard {
-        let tree = tree_findings.into_iter().filter(|f| in_scope(f.span.file));
-        result.findings.extend(tree);
+        let tree = tree_findings.into_iter().chain(crd_findings);
+        result
+            .findings
+            .extend(tree.filter(|f| in_scope(f.span.file)));
     }
     if let Some(config) = &request.config {
         if is_first_shard {
@@ -481,7 +526,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     sort_findings(&mut result.findings, sources);
     number_alike(&mut result.findings, sources);
     result.summary = Summary {
-        files: units.iter().map(|u| u.files.len()).sum(),
+        files: units.iter().map(|u| u.files.len()).sum::<usize>() + manifests.len(),
         units: units.len(),
         errors: result
             .findings
@@ -498,6 +543,47 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         suppressed,
     };
     result
+}
+
+/// The catalog the Kubernetes check of this run uses, built once, with the
+/// problems of the CRDs it read; None when the check is off (by the
+/// command, the configuration, or every `kubernetes/*` rule turned off).
+fn kubernetes_catalog(
+    request: &LintRequest,
+    resources: &[discover::DiscoveredFile],
+    sources: &Sources,
+    cwd: &Path,
+) -> (Option<Arc<kubernetes::Catalog>>, Vec<Finding>) {
+    let config = request.config.as_ref();
+    let wanted = request.kubernetes.check
+        && config.is_none_or(Config::kubernetes_check)
+        && rules::RULES
+            .iter()
+            .any(|rule| rule.id.starts_with("kubernetes/") && request.reports(rule.id));
+    if !wanted {
+        return (None, Vec::new());
+    }
+    let version = request
+        .kubernetes
+        .version
+        .or_else(|| config.and_then(Config::kubernetes_version))
+        .unwrap_or_else(kubernetes::Version::newest);
+    let crd_files: Vec<&discover::DiscoveredFile> =
+        resources.iter().filter(|file| file.resource.crd).collect();
+    let schema_paths = config.map_or(&[][..], Config::kubernetes_schemas);
+    let (catalog, findings) =
+        kubernetes::tree::catalog(version, &crd_files, schema_paths, sources, cwd);
+    (Some(Arc::new(catalog)), findings)
+}
+
+/// Whether plain manifests are checked: `--kubernetes`, or `kubernetes:
+/// true` in the configuration.
+fn kubernetes_manifests(request: &LintRequest) -> bool {
+    request.kubernetes.manifests
+        || request
+            .config
+            .as_ref()
+            .is_some_and(Config::kubernetes_manifests)
 }
 
 /// The `confvet/symlink` warning for a link among the files of the ytt

@@ -190,6 +190,11 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         keep_outputs: false,
         package_roots: Vec::new(),
         limits: limits(),
+        kubernetes: confvet::check::kubernetes::tree::Options {
+            check: !args.no_kubernetes,
+            manifests: args.kubernetes,
+            version: args.kubernetes_version,
+        },
         ytt: YttSettings {
             skip_templates: args.no_render,
             ..ytt_settings(&args.ytt, cwd)
@@ -259,6 +264,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         fail_on: threshold,
         category: category.as_deref(),
         base_dir: Some(cwd),
+        unchecked_kinds: &result.skipped_kinds,
         ..Report::new(&result.findings, &sources, &result.units, result.summary)
     };
     let color = use_color(args.color);

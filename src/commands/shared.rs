@@ -75,6 +75,7 @@ pub fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
             cwd,
         ),
         inputs: None,
+        kubernetes: None,
     }
 }
 

@@ -15,7 +15,9 @@ mod parse;
 mod tests;
 
 pub use self::model::{Config, LoadOptions, Scenario};
-pub use self::parse::{PACKAGE_KEYS, RULE_SETTINGS, SCENARIO_KEYS, TOP_KEYS, YTT_KEYS};
+pub use self::parse::{
+    KUBERNETES_KEYS, PACKAGE_KEYS, RULE_SETTINGS, SCENARIO_KEYS, TOP_KEYS, YTT_KEYS,
+};
 
 use crate::error::{Doing, Error};
 use crate::source::{SourceFile, Sources, display_name, normalize_path, resolves_below};

@@ -38,6 +38,30 @@ pub struct Config {
     pub(super) systems_off: Vec<System>,
     pub(super) rules: Vec<RuleSetting>,
     pub(super) ytt: YttConfig,
+    pub(super) kubernetes: KubernetesConfig,
+}
+
+/// `kubernetes`: the schema check of rendered output and manifests.
+#[derive(Debug, Clone)]
+pub(super) struct KubernetesConfig {
+    /// False: no Kubernetes schema check at all.
+    pub(super) check: bool,
+    /// Plain manifests of the tree are checked too.
+    pub(super) manifests: bool,
+    pub(super) version: Option<crate::check::kubernetes::Version>,
+    /// Files and folders of CRDs and JSON Schemas (absolute, inside).
+    pub(super) schemas: Vec<PathBuf>,
+}
+
+impl Default for KubernetesConfig {
+    fn default() -> KubernetesConfig {
+        KubernetesConfig {
+            check: true,
+            manifests: false,
+            version: None,
+            schemas: Vec::new(),
+        }
+    }
 }
 
 /// One entry of `rules`: a rule id or a group such as `ytt/*`.
@@ -135,6 +159,27 @@ impl Config {
                     .find(|s| s.selector.strip_suffix("/*") == Some(group))
             })
             .map(|s| s.severity)
+    }
+
+    /// Whether the Kubernetes schema check runs (`kubernetes: false` turns
+    /// it off).
+    pub fn kubernetes_check(&self) -> bool {
+        self.kubernetes.check
+    }
+
+    /// Whether plain manifests of the tree are checked (`kubernetes: true`).
+    pub fn kubernetes_manifests(&self) -> bool {
+        self.kubernetes.manifests
+    }
+
+    /// The Kubernetes version the configuration names.
+    pub fn kubernetes_version(&self) -> Option<crate::check::kubernetes::Version> {
+        self.kubernetes.version
+    }
+
+    /// Files and folders of CRDs and JSON Schemas the configuration names.
+    pub fn kubernetes_schemas(&self) -> &[PathBuf] {
+        &self.kubernetes.schemas
     }
 
     /// `(Package resource file, ytt package root)` for every package that

@@ -2,7 +2,9 @@
 //! parser, each mistake a finding at its line, and every path it names
 //! checked to be inside its directory.
 
-use super::model::{Config, LoadOptions, Package, RuleSetting, Scenario, YttConfig};
+use super::model::{
+    Config, KubernetesConfig, LoadOptions, Package, RuleSetting, Scenario, YttConfig,
+};
 use crate::check::ytt::flags::DataValueFlags;
 use crate::check::ytt::marks::{self, FileMark};
 use crate::discover::System;
@@ -13,7 +15,15 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::path::{Path, PathBuf};
 
 /// The keys each part of the file takes (the JSON Schema must list the same).
-pub const TOP_KEYS: &[&str] = &["include", "exclude", "systems", "rules", "ytt"];
+pub const TOP_KEYS: &[&str] = &[
+    "include",
+    "exclude",
+    "systems",
+    "rules",
+    "ytt",
+    "kubernetes",
+];
+pub const KUBERNETES_KEYS: &[&str] = &["check", "manifests", "version", "schemas"];
 pub const YTT_KEYS: &[&str] = &["strict", "ignore-unknown-comments", "packages"];
 pub const PACKAGE_KEYS: &[&str] = &[
     "path",
@@ -56,6 +66,7 @@ impl Config {
             systems_off: Vec::new(),
             rules: Vec::new(),
             ytt: YttConfig::default(),
+            kubernetes: KubernetesConfig::default(),
         };
         let file = sources.get(id);
         let set = match yaml::parse_file(id, &file.text, &yaml::ParseOptions::default()) {
@@ -89,6 +100,7 @@ impl Config {
                     "systems" => config.systems_off = parser.systems(node),
                     "rules" => config.rules = parser.rules(node),
                     "ytt" => config.ytt = parser.ytt(node),
+                    "kubernetes" => config.kubernetes = parser.kubernetes(node),
                     _ => {}
                 }
             }
@@ -317,6 +329,64 @@ impl Parser<'_> {
                         self.bool(&item.value, "ytt.ignore-unknown-comments")
                 }
                 "packages" => config.packages = self.packages(&item.value),
+                _ => {}
+            }
+        }
+        config
+    }
+
+    /// `kubernetes: true` (plain manifests checked too), `false` (no
+    /// Kubernetes schema check), or a map of the settings.
+    fn kubernetes(&mut self, node: &Node) -> KubernetesConfig {
+        let mut config = KubernetesConfig::default();
+        if let Some(ScalarValue::Bool(on)) = node.as_scalar().map(|s| &s.resolved) {
+            config.check = *on;
+            config.manifests = *on;
+            return config;
+        }
+        for item in self.map(node, "kubernetes", KUBERNETES_KEYS) {
+            let value = &item.value;
+            match item.key.text.as_str() {
+                "check" => config.check = self.bool(value, "kubernetes.check"),
+                "manifests" => config.manifests = self.bool(value, "kubernetes.manifests"),
+                "version" => {
+                    // `1.36` reads as a float: the text is what was meant.
+                    let text = value.as_scalar().map(|s| s.text.clone());
+                    match text
+                        .as_deref()
+                        .and_then(crate::check::kubernetes::Version::parse)
+                    {
+                        Some(version) => config.version = Some(version),
+                        None => {
+                            let known: Vec<&str> = crate::check::kubernetes::Version::all()
+                                .map(|v| v.name())
+                                .collect();
+                            self.invalid(
+                                value.span,
+                                format!(
+                                    "kubernetes.version must be one of {}, found {}",
+                                    known.join(", "),
+                                    text.map_or_else(
+                                        || value.type_name().to_string(),
+                                        |t| format!("\"{t}\"")
+                                    )
+                                ),
+                            );
+                        }
+                    }
+                }
+                "schemas" => {
+                    for (path, span) in self.strings(value, "kubernetes.schemas") {
+                        if let Some(path) = self.inside(
+                            &path,
+                            span,
+                            "kubernetes.schemas",
+                            PathKind::FileOrDirectory,
+                        ) {
+                            config.schemas.push(path);
+                        }
+                    }
+                }
                 _ => {}
             }
         }

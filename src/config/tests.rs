@@ -129,6 +129,10 @@ fn the_schema_lists_the_keys_the_parser_takes() {
     };
     assert_eq!(keys("/properties"), sorted(TOP_KEYS));
     assert_eq!(keys("/properties/ytt/properties"), sorted(YTT_KEYS));
+    assert_eq!(
+        keys("/properties/kubernetes/anyOf/2/properties"),
+        sorted(KUBERNETES_KEYS)
+    );
     assert_eq!(keys("/$defs/package/properties"), sorted(PACKAGE_KEYS));
     assert_eq!(keys("/$defs/scenario/properties"), sorted(SCENARIO_KEYS));
     let systems: Vec<&str> = System::ALL.iter().map(|s| s.name()).collect();

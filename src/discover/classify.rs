@@ -1,7 +1,7 @@
 //! Classification: one pass over a file's lines tells which checker it is
 //! for and what ytt annotations it holds, without parsing it.
 
-use super::model::System;
+use super::model::{Resource, System};
 
 /// Decide from the text which checker a YAML file is for, without parsing,
 /// so that a file that does not parse is still reported by its checker.
@@ -15,9 +15,8 @@ pub(super) struct Scan {
     pub(super) has_schema: bool,
     pub(super) has_values: bool,
     pub(super) has_overlay: bool,
-    /// A Carvel `Package` resource (`data.packaging.carvel.dev`), whose
-    /// values schema is compared with the ytt package it ships.
-    pub(super) is_carvel_package: bool,
+    /// What the file holds for checks beside its system's.
+    pub(super) resource: Resource,
 }
 
 pub(super) fn scan(text: &str) -> Scan {
@@ -31,6 +30,12 @@ pub(super) fn scan(text: &str) -> Scan {
     let mut has_overlay = false;
     let mut is_packaging = false;
     let mut is_package_kind = false;
+    let mut is_crd_api = false;
+    let mut is_crd_kind = false;
+    let mut has_api_version = false;
+    let mut has_kind = false;
+    // Helm and Jinja templates are text, not YAML, until rendered.
+    let is_text_template = text.contains("{{") || text.contains("{%");
     // The indentation of the line that opened the block scalar the scan is
     // in: its text is content, never an annotation or a resource's kind.
     let mut block_at: Option<usize> = None;
@@ -68,6 +73,8 @@ pub(super) fn scan(text: &str) -> Scan {
                         || api.starts_with("triggers.tekton.dev/")
                         || api.starts_with("pipelinesascode.tekton.dev/");
                     is_packaging |= api.starts_with("data.packaging.carvel.dev/");
+                    is_crd_api |= api.starts_with("apiextensions.k8s.io/");
+                    has_api_version |= indent == 0;
                 }
             }
             Some(b'k') => {
@@ -75,6 +82,8 @@ pub(super) fn scan(text: &str) -> Scan {
                     let kind = rest.trim().trim_matches(['"', '\'']);
                     is_kubevirt |= kind == "Template" || kind == "VirtualMachine";
                     is_package_kind |= kind == "Package";
+                    is_crd_kind |= kind == "CustomResourceDefinition";
+                    has_kind |= indent == 0;
                 }
             }
             _ => {}
@@ -94,7 +103,11 @@ pub(super) fn scan(text: &str) -> Scan {
         has_schema,
         has_values,
         has_overlay,
-        is_carvel_package: is_packaging && is_package_kind,
+        resource: Resource {
+            carvel_package: is_packaging && is_package_kind,
+            crd: is_crd_api && is_crd_kind,
+            manifest: has_api_version && has_kind && !is_text_template,
+        },
     }
 }
 

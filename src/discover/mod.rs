@@ -135,7 +135,9 @@ pub fn discover_with(
                 Ok(file) => match file.system {
                     Some(system) if options.systems_off.contains(&system) => {}
                     Some(_) => discovery.files.push(file),
-                    None if !ytt_off => discovery.carvel_packages.push(file),
+                    None if !ytt_off || file.resource.crd || file.resource.manifest => {
+                        discovery.resources.push(file)
+                    }
                     None => {}
                 },
             }

@@ -63,6 +63,29 @@ pub struct DiscoveredFile {
     /// The file's size and modification time, when read from disk: what
     /// the cache keys its entries by.
     pub stamp: Option<Stamp>,
+    /// What a file of no system holds that a check reads.
+    pub resource: Resource,
+}
+
+/// What a YAML file no system reads may still hold for a check: Kubernetes
+/// resources (a plain manifest), CustomResourceDefinitions, a Carvel
+/// `Package`. Decided from the text, as the system is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Resource {
+    /// A Carvel `Package` resource (`data.packaging.carvel.dev`), whose
+    /// values schema is compared with the ytt package it ships.
+    pub carvel_package: bool,
+    /// A `CustomResourceDefinition`: the kinds it defines are checked.
+    pub crd: bool,
+    /// Top-level `apiVersion` and `kind`, and no text-template markup
+    /// (`{{`, `{%`): a plain manifest, checked with `--kubernetes`.
+    pub manifest: bool,
+}
+
+impl Resource {
+    pub fn any(self) -> bool {
+        self.carvel_package || self.crd || self.manifest
+    }
 }
 
 /// A set of files checked together.
@@ -93,8 +116,9 @@ pub struct Discovery {
     /// KubeVirt and Tekton units are read whole (a VM's template may sit
     /// elsewhere) but report only on these.
     pub scope: Option<Vec<PathBuf>>,
-    /// Carvel `Package` resources (plain YAML, in no unit).
-    pub carvel_packages: Vec<DiscoveredFile>,
+    /// Files of no system that hold resources (Carvel `Package`s, CRDs,
+    /// manifests; see [`Resource`]), in no unit.
+    pub resources: Vec<DiscoveredFile>,
     /// Warnings about the tree itself: YAML files and folders that are
     /// links leading out of the linted paths, not followed.
     pub findings: Vec<Finding>,

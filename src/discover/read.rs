@@ -2,7 +2,7 @@
 //! classified, and its YAML parsed now or when its unit is checked.
 
 use super::classify::{Scan, classify, scan};
-use super::model::{DiscoveredFile, MAX_FILE_BYTES, System};
+use super::model::{DiscoveredFile, MAX_FILE_BYTES, Resource, System};
 use crate::cache::{Cache, ScanRecord, Stamp};
 use crate::check::tekton::pac_text as pac;
 use crate::error::{Doing, During, Error};
@@ -68,7 +68,12 @@ fn read_file(
     {
         // Unchanged since the last run: its role is known without reading it.
         let system = record.system.as_deref().and_then(System::from_name);
-        if system.is_none() && !record.is_carvel_package {
+        let resource = Resource {
+            carvel_package: record.is_carvel_package,
+            crd: record.is_crd,
+            manifest: record.is_manifest,
+        };
+        if system.is_none() && !resource.any() {
             return Ok(None);
         }
         return Ok(Some(DiscoveredFile {
@@ -81,6 +86,7 @@ fn read_file(
             has_overlay: record.has_overlay,
             parse_later: Some(parse.clone()),
             stamp: Some(stamp),
+            resource,
         }));
     }
     let too_large = meta.is_some_and(|m| m.len() > MAX_FILE_BYTES);
@@ -115,6 +121,7 @@ fn read_file(
             has_overlay: false,
             parse_later: None,
             stamp: None,
+            resource: Resource::default(),
         }));
     }
     // A file the walk found but cannot read (permissions, a vanished file)
@@ -129,7 +136,7 @@ fn read_file(
         has_schema,
         has_values,
         has_overlay,
-        is_carvel_package,
+        resource,
     } = scan(&text);
     if let (Some(cache), Some(stamp)) = (cache, stamp)
         && !is_binary
@@ -140,7 +147,9 @@ fn read_file(
             has_schema,
             has_values,
             has_overlay,
-            is_carvel_package,
+            is_carvel_package: resource.carvel_package,
+            is_crd: resource.crd,
+            is_manifest: resource.manifest,
         };
         cache.record_scan(path, stamp, record);
     }
@@ -148,8 +157,9 @@ fn read_file(
     // A file named on the command line is classified as the walk would
     // classify it: a Helm template or any other YAML that no system reads is
     // skipped, not reported. A Carvel Package resource is read for the ytt
-    // package it ships (system None).
-    if system.is_none() && !is_carvel_package {
+    // package it ships, a CRD for its kinds and a manifest for
+    // `--kubernetes` (system None).
+    if system.is_none() && !resource.any() {
         return Ok(None);
     }
     // The walk keeps no text of a file parsed later: its unit reads it again
@@ -191,6 +201,7 @@ fn read_file(
         has_overlay,
         parse_later: is_deferred.then(|| parse.clone()),
         stamp,
+        resource,
     }))
 }
 
@@ -264,6 +275,7 @@ impl DiscoveredFile {
             has_overlay: self.has_overlay,
             parse_later: None,
             stamp: self.stamp,
+            resource: self.resource,
         }
     }
 }

@@ -72,6 +72,7 @@ impl Fixture {
             fail_on: self.fail_on,
             category: None,
             base_dir: Some(Path::new("/work/pkg")),
+            unchecked_kinds: &super::model::NONE_UNCHECKED,
         }
     }
 }

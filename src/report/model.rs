@@ -4,6 +4,7 @@
 pub use crate::finding::RunError;
 use crate::finding::{Finding, Severity};
 use crate::source::{LineCol, SourceFile, Sources, Span};
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::Path;
@@ -49,7 +50,13 @@ pub struct Report<'a> {
     /// The directory relative file names are relative to (SARIF's
     /// `%SRCROOT%`), when known.
     pub base_dir: Option<&'a Path>,
+    /// Documents no Kubernetes schema knows, by `kind (apiVersion)`: not
+    /// checked, which `--statistics` notes once per kind.
+    pub unchecked_kinds: &'a BTreeMap<String, usize>,
 }
+
+/// No document left unchecked.
+pub(crate) static NONE_UNCHECKED: BTreeMap<String, usize> = BTreeMap::new();
 
 impl<'a> Report<'a> {
     /// A report of these findings with the defaults of the other fields: no
@@ -69,6 +76,7 @@ impl<'a> Report<'a> {
             fail_on: Some(Severity::Error),
             category: None,
             base_dir: None,
+            unchecked_kinds: &NONE_UNCHECKED,
         }
     }
 

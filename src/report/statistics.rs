@@ -37,6 +37,18 @@ impl Emitter for StatisticsEmitter {
         if !rows.is_empty() {
             writeln!(out)?;
         }
+        // Not a finding: what a reader of the counts should know was not
+        // checked at all.
+        for (kind, count) in report.unchecked_kinds {
+            let documents = if *count == 1 { "document" } else { "documents" };
+            writeln!(
+                out,
+                "note: {count} {documents} of kind {kind} not checked: no Kubernetes schema or CRD knows the kind"
+            )?;
+        }
+        if !report.unchecked_kinds.is_empty() {
+            writeln!(out)?;
+        }
         writeln!(out, "{}", summary_line(report))
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod confvet;
+pub mod kubernetes;
 pub mod kubevirt;
 mod model;
 mod table;
@@ -90,9 +91,17 @@ impl Selector {
     }
 }
 
-/// The groups rule ids start with: the three systems, and the YAML parser,
-/// the configuration file and confvet itself.
-pub const GROUPS: &[&str] = &["yaml", "ytt", "kubevirt", "tekton", "config", "confvet"];
+/// The groups rule ids start with: the three systems, Kubernetes schemas,
+/// the YAML parser, the configuration file and confvet itself.
+pub const GROUPS: &[&str] = &[
+    "yaml",
+    "ytt",
+    "kubevirt",
+    "tekton",
+    "kubernetes",
+    "config",
+    "confvet",
+];
 
 /// The rule with this id.
 pub fn find(id: &str) -> Option<&'static Rule> {
@@ -106,9 +115,10 @@ mod tests {
     #[test]
     fn every_rule_id_used_in_the_code_is_in_the_table() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let pattern =
-            regex::Regex::new(r#""((?:yaml|ytt|kubevirt|tekton|config|confvet)/[a-z-]+)""#)
-                .unwrap();
+        let pattern = regex::Regex::new(
+            r#""((?:yaml|ytt|kubevirt|tekton|kubernetes|config|confvet)/[a-z-]+)""#,
+        )
+        .unwrap();
         let mut stack = vec![root];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap().flatten() {

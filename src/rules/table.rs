@@ -2,7 +2,7 @@
 //! `docs/rules/README.md` list them.
 
 use super::model::Rule;
-use super::{config, confvet, kubevirt, tekton, yaml, ytt};
+use super::{config, confvet, kubernetes, kubevirt, tekton, yaml, ytt};
 
 pub static RULES: &[&Rule] = &[
     &yaml::SYNTAX,
@@ -32,6 +32,13 @@ pub static RULES: &[&Rule] = &[
     &kubevirt::PATH_NOT_FOUND,
     &kubevirt::VALUE_TYPE,
     &kubevirt::TEMPLATE_NOT_FOUND,
+    &kubernetes::UNKNOWN_FIELD,
+    &kubernetes::TYPE,
+    &kubernetes::ENUM,
+    &kubernetes::REQUIRED,
+    &kubernetes::FORMAT,
+    &kubernetes::VERSION_NOT_SERVED,
+    &kubernetes::CRD,
     &tekton::DECLARATION,
     &tekton::RESULT_DECLARATION,
     &tekton::DUPLICATE,

@@ -3,13 +3,17 @@
 //! accepts under `kubectl --validate=strict`, with each violation at its
 //! node. The schemas of the supported versions ship with the binary
 //! (`schema`); `validate` walks a document against them.
-//!
-//! A library API for now: no rule reports these yet.
+//! `catalog` holds what a run checks against (with the CRDs of `crd`) and
+//! turns violations into findings.
 
+pub mod catalog;
+pub mod crd;
 pub mod formats;
 pub mod schema;
+pub mod tree;
 pub mod validate;
 
+pub use catalog::{Catalog, Skipped};
 pub use schema::{SchemaSet, Version};
 pub use validate::{Violation, ViolationClass, validate_against};
 

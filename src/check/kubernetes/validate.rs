@@ -84,6 +84,16 @@ impl<'a> Walk<'a> {
     fn node(&mut self, node: &Node, schema: &'a Schema, path: &mut String) {
         let schema = self.resolve(schema);
         if let Value::Scalar(scalar) = &node.value
+            && let ScalarValue::Str(text) = &scalar.resolved
+            && (text.is_empty() || holds_placeholder(text))
+        {
+            // A later tool (clusterctl, envsubst, Flux, Tekton) puts the
+            // real value there, and an empty string is what a ytt package
+            // renders where its consumer gives the value: what it will be
+            // is unknown here.
+            return;
+        }
+        if let Value::Scalar(scalar) = &node.value
             && scalar.resolved == ScalarValue::Null
         {
             if !(self.set.null_is_zero || schema.nullable || schema.kind.is_none()) {
@@ -316,6 +326,13 @@ fn is_object(schema: &Schema) -> bool {
     schema.kind == Some(Type::Object)
         || schema.properties.is_some()
         || schema.additional_properties.is_some()
+}
+
+/// Whether a string holds a placeholder that a tool after the render
+/// substitutes: `${VAR}` (clusterctl, envsubst, Flux) or `$(params.x)`
+/// (Tekton, Kubernetes' own `$(VAR)` in commands and env).
+pub fn holds_placeholder(text: &str) -> bool {
+    text.contains("${") || text.contains("$(")
 }
 
 /// The fields every embedded resource has beside its schema's own.

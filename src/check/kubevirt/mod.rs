@@ -32,7 +32,14 @@ use documents::{is_template, is_vm};
 use placement::Annot;
 use vm::{Template, check_vm};
 
-pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> {
+/// With a `catalog`, the VirtualMachines and each Template's objects (its
+/// parameters substituted) are checked against Kubernetes schemas too.
+pub fn check_unit(
+    files: &[&DiscoveredFile],
+    sources: &Sources,
+    catalog: Option<&crate::check::kubernetes::Catalog>,
+    skipped_kinds: &mut crate::check::kubernetes::Skipped,
+) -> Vec<Finding> {
     let mut ctx = Ctx::new(sources);
     let mut files: Vec<&DiscoveredFile> = files.to_vec();
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -85,6 +92,7 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
     for &(file, vm) in &vms {
         check_vm(&mut ctx, file, vm, &templates, None);
     }
+    let mut objects_substituted: Vec<Node> = Vec::new();
     for &(file, doc, index) in &template_docs {
         let params: Vec<(String, String)> = match child(doc, "parameters").map(|p| &p.value) {
             Some(Value::Array(items)) => items
@@ -101,13 +109,30 @@ pub fn check_unit(files: &[&DiscoveredFile], sources: &Sources) -> Vec<Finding> 
             continue;
         };
         for o in objects {
-            if !is_vm(&o.value) {
+            if !is_vm(&o.value) && catalog.is_none() {
                 continue;
             }
             let mut object = o.value.clone();
             substitute(&mut object, &params);
-            check_vm(&mut ctx, file, &object, &templates, Some(index));
+            if is_vm(&object) {
+                check_vm(&mut ctx, file, &object, &templates, Some(index));
+            }
+            if catalog.is_some() {
+                objects_substituted.push(object);
+            }
         }
+    }
+    if let Some(catalog) = catalog {
+        let documents: Vec<&Node> = vms
+            .iter()
+            .map(|&(_, vm)| vm)
+            .chain(&objects_substituted)
+            .collect();
+        // The parameters a Template is processed with, and which Template
+        // a VM is created from, are the user's: warnings.
+        let mut found = catalog.check(&documents, skipped_kinds);
+        crate::check::kubernetes::catalog::as_warnings(&mut found);
+        ctx.out.extend(found);
     }
     ctx.out
 }

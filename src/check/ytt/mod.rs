@@ -512,6 +512,25 @@ pub(crate) fn check_package_exporting(
             let failures_before = render_failures(findings);
             renderer.with_libraries(evaluate_library, &given);
             outcome.rendered = Some(renderer.check(&templates, sources, findings));
+            // What the package renders, checked against Kubernetes schemas
+            // when it all rendered: a partial output, before its overlays,
+            // is not what ytt would give.
+            if exported.is_none()
+                && !settings.library.is_library
+                && render_failures(findings) == failures_before
+                && let (Some(catalog), Some(rendered)) = (&settings.kubernetes, &outcome.rendered)
+            {
+                let documents: Vec<&Node> = rendered
+                    .iter()
+                    .flat_map(|(_, docs)| docs.iter().map(|doc| &doc.value))
+                    .collect();
+                let mut found = catalog.check(&documents, &mut outcome.skipped_kinds);
+                // As a template failure: an error once data values are given.
+                if settings.flags.is_empty() {
+                    crate::check::kubernetes::catalog::as_warnings(&mut found);
+                }
+                findings.extend(found);
+            }
             // Text templates render after the YAML ones, as in ytt.
             if !texts.is_empty() && !has_errors(findings) {
                 outcome.rendered_texts = Some(renderer.check_texts(&texts, sources, findings));

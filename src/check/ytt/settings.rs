@@ -25,6 +25,8 @@ pub struct PackageOutcome {
     /// for a package without one; `None` when the phase was not reached or
     /// failed.
     pub schema: Option<Option<SchemaType>>,
+    /// Rendered documents of kinds no Kubernetes schema knows, by kind.
+    pub skipped_kinds: crate::check::kubernetes::Skipped,
 }
 
 impl PackageOutcome {
@@ -85,6 +87,9 @@ pub struct YttSettings {
     /// (`library.get(...)`): data values and schemas merged after its own,
     /// and those it passes on to its own libraries.
     pub library: super::workspace::execution::LibraryInputs,
+    /// The schemas the rendered output is checked against; None: not
+    /// checked (`render`, a library's evaluation, `kubernetes: false`).
+    pub kubernetes: Option<std::sync::Arc<crate::check::kubernetes::Catalog>>,
 }
 
 /// The package check (`check_package_exporting`), as a library evaluation

@@ -1,0 +1,199 @@
+//! What a run checks Kubernetes documents against, and the check itself as
+//! lint runs it: the built-in kinds of one Kubernetes version, the CRDs of
+//! the tree and the configuration, the CRDs among the documents checked
+//! together (a package's output), and the kinds confvet ships (KubeVirt,
+//! Carvel). Each violation becomes a finding of its `kubernetes/*` rule at
+//! the node that made it; a document of a kind none of them knows is
+//! counted, never reported.
+
+use super::crd::{CrdLookup, CrdSet, CrdSetBuilder, is_crd};
+use super::schema::Version;
+use super::validate::{Violation, ViolationClass, validate_against};
+use crate::finding::Finding;
+use crate::rules;
+use crate::yaml::{Node, ScalarValue, child};
+use std::collections::BTreeMap;
+
+/// The schemas of one run.
+pub struct Catalog {
+    pub version: Version,
+    /// The CRDs and JSON Schemas of the tree and the configuration.
+    crds: CrdSet,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("version", &self.version.name())
+            .field("crd_kinds", &self.crds.len())
+            .finish()
+    }
+}
+
+/// Documents of kinds no schema knows, counted by `kind (apiVersion)`.
+pub type Skipped = BTreeMap<String, usize>;
+
+/// Where a document's schema comes from, for the message.
+enum Origin<'a> {
+    Builtin(Version),
+    Crd(&'a super::crd::CrdKind),
+    Bundled,
+}
+
+impl Catalog {
+    pub fn new(version: Version, crds: CrdSet) -> Catalog {
+        Catalog { version, crds }
+    }
+
+    /// How many kinds the tree's and configuration's CRDs define.
+    pub fn crd_kinds(&self) -> usize {
+        self.crds.len()
+    }
+
+    /// Check documents rendered or read together: CRDs among them define
+    /// kinds for the others (a package that installs a CRD and its
+    /// resources), and a CRD of theirs that cannot be read is reported.
+    pub fn check(&self, documents: &[&Node], skipped: &mut Skipped) -> Vec<Finding> {
+        let mut builder = CrdSetBuilder::default();
+        for document in documents.iter().filter(|d| is_crd(d)) {
+            builder.add_crd(document);
+        }
+        let (local, mut findings) = builder.build();
+        for document in documents {
+            self.check_document(document, &local, &mut findings, skipped);
+        }
+        findings
+    }
+
+    fn check_document(
+        &self,
+        document: &Node,
+        local: &CrdSet,
+        findings: &mut Vec<Finding>,
+        skipped: &mut Skipped,
+    ) {
+        // A document that names no kind is not a Kubernetes resource (a
+        // configuration file a template renders): not counted either.
+        let (Some(api_version), Some(kind)) =
+            (text(document, "apiVersion"), text(document, "kind"))
+        else {
+            return;
+        };
+        let builtin = self.version.schemas();
+        if let Some(root) = builtin.kind(api_version, kind) {
+            let origin = Origin::Builtin(self.version);
+            let violations = validate_against(document, &builtin.set, root);
+            return report(violations, &origin, api_version, kind, findings);
+        }
+        for crds in [local, &self.crds] {
+            match crds.lookup(api_version, kind) {
+                Some(CrdLookup::Schema(crd, root)) => {
+                    let mut violations = validate_against(document, &crds.set, root);
+                    if crd.keeps_unknown_fields {
+                        violations.retain(|v| v.class != ViolationClass::UnknownField);
+                    }
+                    return report(violations, &Origin::Crd(crd), api_version, kind, findings);
+                }
+                Some(CrdLookup::NotServed(crd)) => {
+                    return findings.push(not_served(document, crd, api_version, kind));
+                }
+                Some(CrdLookup::Unchecked) => break,
+                None => {}
+            }
+        }
+        let bundled = super::schema::bundled();
+        if let Some(root) = bundled.kind(api_version, kind) {
+            let violations = validate_against(document, &bundled.set, root);
+            return report(violations, &Origin::Bundled, api_version, kind, findings);
+        }
+        *skipped
+            .entry(format!("{kind} ({api_version})"))
+            .or_default() += 1;
+    }
+}
+
+/// Findings of documents whose final values a consumer gives (a ytt
+/// package rendered with its own defaults, a Template's objects before it
+/// is processed): warnings, as a template that fails with the package's
+/// defaults is one.
+pub fn as_warnings(findings: &mut [Finding]) {
+    for finding in findings {
+        finding.severity = crate::finding::Severity::Warning;
+    }
+}
+
+/// Each violation as a finding of its rule.
+fn report(
+    violations: Vec<Violation>,
+    origin: &Origin,
+    api_version: &str,
+    kind: &str,
+    findings: &mut Vec<Finding>,
+) {
+    let schema = match origin {
+        Origin::Builtin(version) => format!("{kind} {api_version}, Kubernetes {}", version.name()),
+        Origin::Crd(_) => format!("{kind} {api_version}, from its CustomResourceDefinition"),
+        Origin::Bundled => format!("{kind} {api_version}"),
+    };
+    for violation in violations {
+        let rule = match violation.class {
+            ViolationClass::UnknownField => &rules::kubernetes::UNKNOWN_FIELD,
+            ViolationClass::Type => &rules::kubernetes::TYPE,
+            ViolationClass::Enum => &rules::kubernetes::ENUM,
+            ViolationClass::Required => &rules::kubernetes::REQUIRED,
+            ViolationClass::Format => &rules::kubernetes::FORMAT,
+        };
+        let message = if violation.path.is_empty() {
+            format!("{} ({schema})", violation.message)
+        } else {
+            format!("{}: {} ({schema})", violation.path, violation.message)
+        };
+        let mut finding = Finding::new(rule, violation.span, message);
+        if !violation.path.is_empty() {
+            finding = finding.with_path(violation.path);
+        }
+        if let Some(suggestion) = violation.did_you_mean {
+            finding = finding.with_help(format!("did you mean `{suggestion}`?"));
+        }
+        if let Origin::Crd(crd) = origin {
+            finding = finding.with_related(crd.at, "the CustomResourceDefinition of this kind");
+        }
+        findings.push(finding);
+    }
+}
+
+fn not_served(
+    document: &Node,
+    crd: &super::crd::CrdKind,
+    api_version: &str,
+    kind: &str,
+) -> Finding {
+    let at = child(document, "apiVersion").map_or(document.span, |node| node.span);
+    let served: Vec<&str> = crd
+        .versions
+        .iter()
+        .filter(|v| v.served)
+        .map(|v| v.name.as_str())
+        .collect();
+    let offered = if served.is_empty() {
+        "serves no version".to_string()
+    } else {
+        format!("serves {}", served.join(", "))
+    };
+    Finding::new(
+        &rules::kubernetes::VERSION_NOT_SERVED,
+        at,
+        format!(
+            "{kind} {api_version}: the CustomResourceDefinition of {kind} in group {} {offered}",
+            crd.group
+        ),
+    )
+    .with_related(crd.at, "the CustomResourceDefinition of this kind")
+}
+
+fn text<'a>(document: &'a Node, key: &str) -> Option<&'a str> {
+    match &child(document, key)?.as_scalar()?.resolved {
+        ScalarValue::Str(text) if !text.is_empty() => Some(text),
+        _ => None,
+    }
+}

@@ -1,0 +1,352 @@
+//! Custom resources: the kinds `CustomResourceDefinition`s define (in the
+//! tree, in a ytt package's rendered output, in the configuration's
+//! `kubernetes.schemas`), each version with its `openAPIV3Schema`, and JSON
+//! Schemas of kinds as kubeconform reads them. Both become [`Schema`]s in a
+//! [`CrdSet`] the validator walks like the built-in ones.
+
+use super::schema::{Schema, SchemaSet};
+use crate::finding::Finding;
+use crate::rules;
+use crate::source::Span;
+use crate::yaml::{Node, ScalarValue, Value, child};
+use serde_json::Value as Json;
+use std::collections::HashMap;
+
+/// One kind a CRD (or a JSON Schema file) defines.
+#[derive(Debug)]
+pub struct CrdKind {
+    pub group: String,
+    /// As the definition spells it (`VirtualMachine`).
+    pub kind: String,
+    pub versions: Vec<CrdVersion>,
+    /// The definition, for a related location.
+    pub at: Span,
+    /// An `apiextensions.k8s.io/v1beta1` CRD that keeps unknown fields
+    /// (`preserveUnknownFields` is true unless set false): the API server
+    /// neither prunes nor refuses them.
+    pub keeps_unknown_fields: bool,
+}
+
+#[derive(Debug)]
+pub struct CrdVersion {
+    pub name: String,
+    pub served: bool,
+    /// The definition of the version's schema in the set; None when the
+    /// CRD gives none (its resources are then not checked).
+    pub schema: Option<u32>,
+}
+
+/// What a set of definitions says about an `apiVersion` and `kind`.
+pub enum CrdLookup<'a> {
+    /// Checked against this definition.
+    Schema(&'a CrdKind, u32),
+    /// The kind is defined, and the version is not served.
+    NotServed(&'a CrdKind),
+    /// Defined without a schema, or twice, differently: not checked.
+    Unchecked,
+}
+
+/// The kinds of a set of CRDs and JSON Schemas, with their definitions.
+pub struct CrdSet {
+    /// By group and kind in lower case (JSON Schema files name kinds in
+    /// lower case).
+    kinds: HashMap<(String, String), CrdKind>,
+    /// Kinds defined twice, differently: which one the cluster has is not
+    /// known, so neither is used.
+    ambiguous: Vec<(String, String)>,
+    pub set: SchemaSet,
+}
+
+/// Builds a [`CrdSet`], collecting the problems of what it is given.
+#[derive(Default)]
+pub struct CrdSetBuilder {
+    kinds: HashMap<(String, String), (CrdKind, Vec<Json>)>,
+    ambiguous: Vec<(String, String)>,
+    definitions: Vec<Schema>,
+    pub problems: Vec<Finding>,
+}
+
+/// Whether a document is a `CustomResourceDefinition`.
+pub fn is_crd(document: &Node) -> bool {
+    let text = |key| match child(document, key).and_then(Node::as_scalar) {
+        Some(scalar) => match &scalar.resolved {
+            ScalarValue::Str(text) => Some(text.as_str()),
+            _ => None,
+        },
+        None => None,
+    };
+    text("kind") == Some("CustomResourceDefinition")
+        && text("apiVersion").is_some_and(|api| api.starts_with("apiextensions.k8s.io/"))
+}
+
+impl CrdSetBuilder {
+    /// Add the kind a CRD document defines; a CRD confvet cannot read is a
+    /// `kubernetes/crd` warning and defines nothing.
+    pub fn add_crd(&mut self, document: &Node) {
+        let at = document.span;
+        let Some(spec) = child(document, "spec") else {
+            return self.problem(at, "the CustomResourceDefinition has no spec");
+        };
+        let (Some(group), Some(kind)) = (
+            string(child(spec, "group")),
+            child(spec, "names").and_then(|names| string(child(names, "kind"))),
+        ) else {
+            return self.problem(
+                at,
+                "the CustomResourceDefinition names no spec.group or spec.names.kind",
+            );
+        };
+        let is_v1beta1 = string(child(document, "apiVersion")).as_deref()
+            == Some("apiextensions.k8s.io/v1beta1");
+        // v1beta1: one schema for every version, and one version may be
+        // named alone.
+        let shared = child(spec, "validation").and_then(|v| child(v, "openAPIV3Schema"));
+        // (name, served, schema) of each version the CRD lists.
+        let mut listed: Vec<(String, bool, Option<&Node>)> = Vec::new();
+        if let Some(Value::Array(items)) = child(spec, "versions").map(|v| &v.value) {
+            for version in items.iter().map(|i| &i.value) {
+                let Some(name) = string(child(version, "name")) else {
+                    continue;
+                };
+                let served = !matches!(
+                    child(version, "served")
+                        .and_then(Node::as_scalar)
+                        .map(|s| &s.resolved),
+                    Some(ScalarValue::Bool(false))
+                );
+                let own = child(version, "schema").and_then(|s| child(s, "openAPIV3Schema"));
+                listed.push((name, served, own.or(shared)));
+            }
+        }
+        if listed.is_empty()
+            && let Some(name) = string(child(spec, "version"))
+        {
+            listed.push((name, true, shared));
+        }
+        let mut versions = Vec::new();
+        let mut schemas = Vec::new();
+        for (name, served, schema) in listed {
+            let schema = schema.and_then(|node| {
+                let json = crate::yaml::emit::to_json(node);
+                let index = self.definition(json.clone(), node.span, &kind, &name)?;
+                schemas.push(json);
+                Some(index)
+            });
+            versions.push(CrdVersion {
+                name,
+                served,
+                schema,
+            });
+        }
+        let keeps_unknown_fields = is_v1beta1
+            && !matches!(
+                child(spec, "preserveUnknownFields")
+                    .and_then(Node::as_scalar)
+                    .map(|s| &s.resolved),
+                Some(ScalarValue::Bool(false))
+            );
+        self.insert(
+            CrdKind {
+                group,
+                kind,
+                versions,
+                at,
+                keeps_unknown_fields,
+            },
+            schemas,
+        );
+    }
+
+    /// Add a JSON Schema of one kind, as kubeconform reads one: the kind
+    /// named by its `x-kubernetes-group-version-kind`, else by its path
+    /// `<group>/<kind>_<version>.json` (the layout of the CRDs catalog
+    /// kubeconform points to).
+    pub fn add_json_schema(&mut self, path: &std::path::Path, json: Json, at: Span) {
+        let named = json
+            .get("x-kubernetes-group-version-kind")
+            .and_then(Json::as_array)
+            .and_then(|all| all.first())
+            .and_then(|gvk| {
+                let field = |key| gvk.get(key).and_then(Json::as_str).map(str::to_string);
+                Some((field("group")?, field("version")?, field("kind")?))
+            })
+            .or_else(|| {
+                let stem = path.file_stem()?.to_str()?;
+                let (kind, version) = stem.rsplit_once('_')?;
+                let group = path.parent()?.file_name()?.to_str()?;
+                group
+                    .contains('.')
+                    .then(|| (group.to_string(), version.to_string(), kind.to_string()))
+            });
+        let Some((group, version, kind)) = named else {
+            return self.problem(
+                at,
+                "a JSON Schema that names no kind: give it `x-kubernetes-group-version-kind`, or name the file `<group>/<kind>_<version>.json`",
+            );
+        };
+        let schema = self.definition(json.clone(), at, &kind, &version);
+        self.insert(
+            CrdKind {
+                group,
+                kind,
+                versions: vec![CrdVersion {
+                    name: version,
+                    served: true,
+                    schema,
+                }],
+                at,
+                keeps_unknown_fields: false,
+            },
+            vec![json],
+        );
+    }
+
+    /// A version's schema as a definition of the set; None (and a warning)
+    /// when it does not read as one.
+    fn definition(&mut self, mut json: Json, at: Span, kind: &str, version: &str) -> Option<u32> {
+        normalize(&mut json);
+        match serde_json::from_value::<Schema>(json) {
+            Ok(mut schema) => {
+                // The API server adds `apiVersion`, `kind` and `metadata` to
+                // every custom resource's schema.
+                schema.embedded_resource = true;
+                self.definitions.push(schema);
+                u32::try_from(self.definitions.len() - 1).ok()
+            }
+            Err(error) => {
+                self.problem(
+                    at,
+                    format!("the schema of {kind} {version} cannot be read ({error}); its resources are not checked"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Keep a kind; one defined again, differently, is used by neither.
+    fn insert(&mut self, crd: CrdKind, schemas: Vec<Json>) {
+        let key = (crd.group.clone(), crd.kind.to_lowercase());
+        match self.kinds.get(&key) {
+            Some((_, known)) if *known == schemas => {}
+            Some(_) => self.ambiguous.push(key),
+            None => {
+                self.kinds.insert(key, (crd, schemas));
+            }
+        }
+    }
+
+    fn problem(&mut self, at: Span, message: impl Into<String>) {
+        self.problems
+            .push(Finding::new(&rules::kubernetes::CRD, at, message));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
+    pub fn build(self) -> (CrdSet, Vec<Finding>) {
+        let set = CrdSet {
+            kinds: self
+                .kinds
+                .into_iter()
+                .map(|(key, (crd, _))| (key, crd))
+                .collect(),
+            ambiguous: self.ambiguous,
+            set: SchemaSet::compiled(self.definitions, true),
+        };
+        (set, self.problems)
+    }
+}
+
+impl CrdSet {
+    /// What this set says about `apiVersion` and `kind`; None when it does
+    /// not define the kind.
+    pub fn lookup(&self, api_version: &str, kind: &str) -> Option<CrdLookup<'_>> {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let key = (group.to_string(), kind.to_lowercase());
+        if self.ambiguous.contains(&key) {
+            return Some(CrdLookup::Unchecked);
+        }
+        let crd = self.kinds.get(&key)?;
+        Some(
+            match crd.versions.iter().find(|v| v.name == version && v.served) {
+                Some(CrdVersion {
+                    schema: Some(index),
+                    ..
+                }) => CrdLookup::Schema(crd, *index),
+                Some(_) => CrdLookup::Unchecked,
+                None => CrdLookup::NotServed(crd),
+            },
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+}
+
+/// A JSON Schema made what [`Schema`] reads: `type: [string, "null"]`
+/// becomes `nullable`, a `$ref` to a name (which a CRD never has) and
+/// keywords of later JSON Schema drafts are dropped (each then accepts
+/// anything rather than failing the whole schema).
+fn normalize(json: &mut Json) {
+    let Some(map) = json.as_object_mut() else {
+        return;
+    };
+    if let Some(Json::Array(types)) = map.get("type") {
+        let nullable = types.iter().any(|t| t == "null");
+        let named: Vec<Json> = types.iter().filter(|t| *t != "null").cloned().collect();
+        match named.as_slice() {
+            [one] => {
+                map.insert("type".into(), one.clone());
+            }
+            _ => {
+                map.remove("type");
+            }
+        }
+        if nullable {
+            map.insert("nullable".into(), Json::Bool(true));
+        }
+    }
+    if map.get("$ref").is_some_and(|r| !r.is_u64()) {
+        map.remove("$ref");
+    }
+    for bound in ["exclusiveMinimum", "exclusiveMaximum"] {
+        if let Some(value) = map.get(bound).filter(|v| v.is_number()).cloned() {
+            let limit = if bound == "exclusiveMinimum" {
+                "minimum"
+            } else {
+                "maximum"
+            };
+            map.insert(limit.into(), value);
+            map.insert(bound.into(), Json::Bool(true));
+        }
+    }
+    if map.get("items").is_some_and(|items| !items.is_object()) {
+        map.remove("items");
+    }
+    if map.get("required").is_some_and(|r| !r.is_array()) {
+        map.remove("required");
+    }
+    for key in ["properties", "patternProperties", "definitions", "$defs"] {
+        if let Some(Json::Object(children)) = map.get_mut(key) {
+            children.values_mut().for_each(normalize);
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(child) = map.get_mut(key) {
+            normalize(child);
+        }
+    }
+}
+
+fn string(node: Option<&Node>) -> Option<String> {
+    match &node?.as_scalar()?.resolved {
+        ScalarValue::Str(text) if !text.is_empty() => Some(text.clone()),
+        _ => None,
+    }
+}
