@@ -132,7 +132,7 @@ fn report(
 ) {
     let schema = match origin {
         Origin::Builtin(version) => format!("{kind} {api_version}, Kubernetes {}", version.name()),
-        Origin::Crd(_) => format!("{kind} {api_version}, from its CustomResourceDefinition"),
+        Origin::Crd(crd) => format!("{kind} {api_version}, from {}", definition(crd)),
         Origin::Bundled => format!("{kind} {api_version}"),
     };
     for violation in violations {
@@ -156,7 +156,7 @@ fn report(
             finding = finding.with_help(format!("did you mean `{suggestion}`?"));
         }
         if let Origin::Crd(crd) = origin {
-            finding = finding.with_related(crd.at, "the CustomResourceDefinition of this kind");
+            finding = finding.with_related(crd.at, format!("{} of this kind", definition(crd)));
         }
         findings.push(finding);
     }
@@ -188,7 +188,16 @@ fn not_served(
             crd.group
         ),
     )
-    .with_related(crd.at, "the CustomResourceDefinition of this kind")
+    .with_related(crd.at, format!("{} of this kind", definition(crd)))
+}
+
+/// What defined a custom kind, in words.
+fn definition(crd: &super::crd::CrdKind) -> &'static str {
+    if crd.from_json_schema {
+        "the JSON Schema"
+    } else {
+        "the CustomResourceDefinition"
+    }
 }
 
 fn text<'a>(document: &'a Node, key: &str) -> Option<&'a str> {

@@ -25,6 +25,8 @@ pub struct CrdKind {
     /// (`preserveUnknownFields` is true unless set false): the API server
     /// neither prunes nor refuses them.
     pub keeps_unknown_fields: bool,
+    /// Defined by a JSON Schema file, not a CRD.
+    pub from_json_schema: bool,
 }
 
 #[derive(Debug)]
@@ -150,8 +152,12 @@ impl CrdSetBuilder {
                 group,
                 kind,
                 versions,
-                at,
+                // The kind's name in the definition, where a reader looks.
+                at: child(spec, "names")
+                    .and_then(|names| child(names, "kind"))
+                    .map_or(at, |kind| kind.span),
                 keeps_unknown_fields,
+                from_json_schema: false,
             },
             schemas,
         );
@@ -196,6 +202,7 @@ impl CrdSetBuilder {
                 }],
                 at,
                 keeps_unknown_fields: false,
+                from_json_schema: true,
             },
             vec![json],
         );
