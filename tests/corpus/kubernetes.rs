@@ -115,3 +115,48 @@ fn corpus_renders_break_no_kubernetes_schema() {
         "violations on the corpus differ from the list"
     );
 }
+
+/// `confvet lint` over the whole corpus: every `kubernetes/*` finding it
+/// gives (on what it renders itself, on the KubeVirt Templates' objects,
+/// with the corpus's own CRDs) is listed in
+/// `tests/kubernetes-corpus-lint.txt` with why it is true, and none is an
+/// error (the packages render with their own data values).
+#[test]
+fn corpus_lint_kubernetes_findings_are_true_ones() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = root.join("../shared/corpus");
+    if !corpus.is_dir() {
+        common::skipped_without_shared("../shared/corpus not found; lint not tried");
+        return;
+    }
+    let run = common::run_in(
+        &corpus,
+        &["lint", ".", "--select", "kubernetes", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let found: Vec<String> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{}:{}: {} {}",
+                f["file"].as_str().unwrap(),
+                f["line"],
+                f["column"],
+                f["severity"].as_str().unwrap(),
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    for line in &found {
+        println!("finding: {line}");
+    }
+    let listed = std::fs::read_to_string(root.join("tests/kubernetes-corpus-lint.txt")).unwrap();
+    let expected: Vec<&str> = listed
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(' '))
+        .collect();
+    assert_eq!(found, expected, "kubernetes findings on the corpus differ from the list");
+}
