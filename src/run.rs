@@ -453,18 +453,22 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .push(refused_link(&link, &root, sources, cwd));
         }
     }
-    // Plain manifests (`--kubernetes`): those of no ytt package (whose
-    // files are its input, checked as what it renders), in the shard of
-    // their own path.
+    // Plain manifests (`--kubernetes`), in the shard of their own path. A
+    // ytt package outputs its plain files as they are, unless an overlay of
+    // it may change them: those of a package with overlays are left out.
     let mut manifests: Vec<&discover::DiscoveredFile> = Vec::new();
     if let Some(catalog) = &catalog
         && kubernetes_manifests(request)
     {
-        let ytt_roots: Vec<&Path> = package_inputs.keys().map(PathBuf::as_path).collect();
+        let overlaid: Vec<&Path> = units
+            .iter()
+            .filter(|u| u.system == System::Ytt && u.files.iter().any(|&i| files[i].has_overlay))
+            .map(|u| u.root.as_path())
+            .collect();
         manifests = resources
             .iter()
             .filter(|file| file.resource.manifest && in_scope(file.id))
-            .filter(|file| !ytt_roots.iter().any(|root| file.path.starts_with(root)))
+            .filter(|file| !overlaid.iter().any(|root| file.path.starts_with(root)))
             .filter(|file| {
                 request
                     .shard

@@ -158,5 +158,8 @@ fn corpus_lint_kubernetes_findings_are_true_ones() {
         .lines()
         .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(' '))
         .collect();
-    assert_eq!(found, expected, "kubernetes findings on the corpus differ from the list");
+    assert_eq!(
+        found, expected,
+        "kubernetes findings on the corpus differ from the list"
+    );
 }

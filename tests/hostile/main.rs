@@ -9,6 +9,7 @@
 mod common;
 mod fuzz;
 mod growth;
+mod kubernetes;
 mod secrets;
 mod siblings;
 #[path = "../tekton_support/mod.rs"]
