@@ -12,6 +12,7 @@ mod components;
 mod config;
 mod discovery;
 mod file_marks;
+mod kubernetes;
 mod package_drift;
 mod progress;
 mod reports;
