@@ -52,6 +52,8 @@ pub struct ScanRecord {
     pub is_carvel_package: bool,
     pub is_crd: bool,
     pub is_manifest: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crd_groups: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -221,6 +223,7 @@ mod tests {
             is_carvel_package: false,
             is_crd: false,
             is_manifest: false,
+            crd_groups: Vec::new(),
         };
         let cache = Cache::open(&dir);
         assert_eq!(cache.scan(path, stamp(10)), None);
@@ -260,6 +263,7 @@ mod tests {
             is_carvel_package: false,
             is_crd: false,
             is_manifest: false,
+            crd_groups: Vec::new(),
         };
         cache.record_scan(Path::new("/repo/a.yml"), stamp(1), scan);
         cache.save();

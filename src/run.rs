@@ -175,7 +175,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         .iter()
         .filter(|file| file.resource.carvel_package)
         .collect();
-    let (catalog, crd_findings) = kubernetes_catalog(request, &resources, sources, cwd);
+    let catalog = kubernetes_catalog(request, &resources, sources, cwd);
     // Every ytt package's schema files, sharded or not: which package a
     // Carvel Package ships must not depend on the shard.
     let schema_files: Vec<(PathBuf, PathBuf)> = units
@@ -483,11 +483,15 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     linted.push(manifests.iter().map(|file| file.id).collect());
     // The configuration's own findings belong to one shard.
     let is_first_shard = request.shard.is_none_or(|shard| shard.index == 1);
+    // What the CRDs the checks read were found to lack, each once (the run
+    // removes repeats), in the shard that read them.
+    let crd_findings = catalog.iter().flat_map(|c| c.take_problems());
+    result
+        .findings
+        .extend(crd_findings.filter(|f| in_scope(f.span.file)));
     if is_first_shard {
-        let tree = tree_findings.into_iter().chain(crd_findings);
-        result
-            .findings
-            .extend(tree.filter(|f| in_scope(f.span.file)));
+        let tree = tree_findings.into_iter().filter(|f| in_scope(f.span.file));
+        result.findings.extend(tree);
     }
     if let Some(config) = &request.config {
         if is_first_shard {
@@ -549,15 +553,15 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     result
 }
 
-/// The catalog the Kubernetes check of this run uses, built once, with the
-/// problems of the CRDs it read; None when the check is off (by the
-/// command, the configuration, or every `kubernetes/*` rule turned off).
+/// The catalog the Kubernetes check of this run uses, built once; None
+/// when the check is off (by the command, the configuration, or every
+/// `kubernetes/*` rule turned off).
 fn kubernetes_catalog(
     request: &LintRequest,
     resources: &[discover::DiscoveredFile],
     sources: &Sources,
     cwd: &Path,
-) -> (Option<Arc<kubernetes::Catalog>>, Vec<Finding>) {
+) -> Option<Arc<kubernetes::Catalog>> {
     let config = request.config.as_ref();
     let wanted = request.kubernetes.check
         && config.is_none_or(Config::kubernetes_check)
@@ -565,7 +569,7 @@ fn kubernetes_catalog(
             .iter()
             .any(|rule| rule.id.starts_with("kubernetes/") && request.reports(rule.id));
     if !wanted {
-        return (None, Vec::new());
+        return None;
     }
     let version = request
         .kubernetes
@@ -575,9 +579,8 @@ fn kubernetes_catalog(
     let crd_files: Vec<&discover::DiscoveredFile> =
         resources.iter().filter(|file| file.resource.crd).collect();
     let schema_paths = config.map_or(&[][..], Config::kubernetes_schemas);
-    let (catalog, findings) =
-        kubernetes::tree::catalog(version, &crd_files, schema_paths, sources, cwd);
-    (Some(Arc::new(catalog)), findings)
+    let catalog = kubernetes::tree::catalog(version, &crd_files, schema_paths, sources, cwd);
+    Some(Arc::new(catalog))
 }
 
 /// Whether plain manifests are checked: `--kubernetes`, or `kubernetes:

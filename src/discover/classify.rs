@@ -17,6 +17,8 @@ pub(super) struct Scan {
     pub(super) has_overlay: bool,
     /// What the file holds for checks beside its system's.
     pub(super) resource: Resource,
+    /// See `DiscoveredFile::crd_groups`.
+    pub(super) crd_groups: Vec<String>,
 }
 
 pub(super) fn scan(text: &str) -> Scan {
@@ -107,6 +109,11 @@ pub(super) fn scan(text: &str) -> Scan {
             carvel_package: is_packaging && is_package_kind,
             crd: is_crd_api && is_crd_kind,
             manifest: has_api_version && has_kind && !is_text_template,
+        },
+        crd_groups: if is_crd_api && is_crd_kind {
+            crate::check::kubernetes::crd_files::groups_named(text)
+        } else {
+            Vec::new()
         },
     }
 }

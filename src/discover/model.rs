@@ -65,6 +65,9 @@ pub struct DiscoveredFile {
     pub stamp: Option<Stamp>,
     /// What a file of no system holds that a check reads.
     pub resource: Resource,
+    /// The API groups a CRD file's text names (`group: x`): it is read
+    /// only when a document of one of them is checked.
+    pub crd_groups: Vec<String>,
 }
 
 /// What a YAML file no system reads may still hold for a check: Kubernetes

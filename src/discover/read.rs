@@ -87,6 +87,7 @@ fn read_file(
             parse_later: Some(parse.clone()),
             stamp: Some(stamp),
             resource,
+            crd_groups: record.crd_groups,
         }));
     }
     let too_large = meta.is_some_and(|m| m.len() > MAX_FILE_BYTES);
@@ -122,6 +123,7 @@ fn read_file(
             parse_later: None,
             stamp: None,
             resource: Resource::default(),
+            crd_groups: Vec::new(),
         }));
     }
     // A file the walk found but cannot read (permissions, a vanished file)
@@ -137,6 +139,7 @@ fn read_file(
         has_values,
         has_overlay,
         resource,
+        crd_groups,
     } = scan(&text);
     if let (Some(cache), Some(stamp)) = (cache, stamp)
         && !is_binary
@@ -150,6 +153,7 @@ fn read_file(
             is_carvel_package: resource.carvel_package,
             is_crd: resource.crd,
             is_manifest: resource.manifest,
+            crd_groups: crd_groups.clone(),
         };
         cache.record_scan(path, stamp, record);
     }
@@ -202,6 +206,7 @@ fn read_file(
         parse_later: is_deferred.then(|| parse.clone()),
         stamp,
         resource,
+        crd_groups,
     }))
 }
 
@@ -276,6 +281,7 @@ impl DiscoveredFile {
             parse_later: None,
             stamp: self.stamp,
             resource: self.resource,
+            crd_groups: self.crd_groups.clone(),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! counted, never reported.
 
 use super::crd::{CrdLookup, CrdSet, CrdSetBuilder, is_crd};
+use super::crd_files::CrdFiles;
 use super::schema::Version;
 use super::validate::{Violation, ViolationClass, validate_against};
 use crate::finding::Finding;
@@ -18,14 +19,14 @@ use std::collections::BTreeMap;
 pub struct Catalog {
     pub version: Version,
     /// The CRDs and JSON Schemas of the tree and the configuration.
-    crds: CrdSet,
+    crds: CrdFiles,
 }
 
 impl std::fmt::Debug for Catalog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Catalog")
             .field("version", &self.version.name())
-            .field("crd_kinds", &self.crds.len())
+            .field("crd_groups", &self.crds.group_count())
             .finish()
     }
 }
@@ -41,13 +42,14 @@ enum Origin<'a> {
 }
 
 impl Catalog {
-    pub fn new(version: Version, crds: CrdSet) -> Catalog {
+    pub fn new(version: Version, crds: CrdFiles) -> Catalog {
         Catalog { version, crds }
     }
 
-    /// How many kinds the tree's and configuration's CRDs define.
-    pub fn crd_kinds(&self) -> usize {
-        self.crds.len()
+    /// What reading the tree's and configuration's CRDs found wrong with
+    /// them so far (`kubernetes/crd`).
+    pub fn take_problems(&self) -> Vec<Finding> {
+        self.crds.take_problems()
     }
 
     /// Check documents rendered or read together: CRDs among them define
@@ -85,7 +87,8 @@ impl Catalog {
             let violations = validate_against(document, &builtin.set, root);
             return report(violations, &origin, api_version, kind, findings);
         }
-        for crds in [local, &self.crds] {
+        let group = api_version.split_once('/').map_or("", |(group, _)| group);
+        for crds in [Some(local), self.crds.group(group)].into_iter().flatten() {
             match crds.lookup(api_version, kind) {
                 Some(CrdLookup::Schema(crd, root)) => {
                     let mut violations = validate_against(document, &crds.set, root);

@@ -62,10 +62,24 @@ pub struct CrdSet {
 /// Builds a [`CrdSet`], collecting the problems of what it is given.
 #[derive(Default)]
 pub struct CrdSetBuilder {
-    kinds: HashMap<(String, String), (CrdKind, Vec<Json>)>,
+    /// Each kind with the digest of its versions' schemas.
+    kinds: HashMap<(String, String), (CrdKind, u64)>,
     ambiguous: Vec<(String, String)>,
     definitions: Vec<Schema>,
     pub problems: Vec<Finding>,
+}
+
+/// A kind read from a CRD or a JSON Schema, before it joins a set: reading
+/// (converting and compiling the schemas) is the costly part, done for
+/// many files at once.
+pub struct ReadKind {
+    /// Its versions' schemas are indices into `schemas`.
+    crd: CrdKind,
+    schemas: Vec<Schema>,
+    /// Of the versions and their schemas as written, to tell a kind
+    /// defined twice the same way from one defined twice differently.
+    digest: u64,
+    problems: Vec<Finding>,
 }
 
 /// Whether a document is a `CustomResourceDefinition`.
@@ -81,170 +95,212 @@ pub fn is_crd(document: &Node) -> bool {
         && text("apiVersion").is_some_and(|api| api.starts_with("apiextensions.k8s.io/"))
 }
 
-impl CrdSetBuilder {
-    /// Add the kind a CRD document defines; a CRD confvet cannot read is a
-    /// `kubernetes/crd` warning and defines nothing.
-    pub fn add_crd(&mut self, document: &Node) {
-        let at = document.span;
-        let Some(spec) = child(document, "spec") else {
-            return self.problem(at, "the CustomResourceDefinition has no spec");
-        };
-        let (Some(group), Some(kind)) = (
-            string(child(spec, "group")),
-            child(spec, "names").and_then(|names| string(child(names, "kind"))),
-        ) else {
-            return self.problem(
-                at,
-                "the CustomResourceDefinition names no spec.group or spec.names.kind",
-            );
-        };
-        let is_v1beta1 = string(child(document, "apiVersion")).as_deref()
-            == Some("apiextensions.k8s.io/v1beta1");
-        // v1beta1: one schema for every version, and one version may be
-        // named alone.
-        let shared = child(spec, "validation").and_then(|v| child(v, "openAPIV3Schema"));
-        // (name, served, schema) of each version the CRD lists.
-        let mut listed: Vec<(String, bool, Option<&Node>)> = Vec::new();
-        if let Some(Value::Array(items)) = child(spec, "versions").map(|v| &v.value) {
-            for version in items.iter().map(|i| &i.value) {
-                let Some(name) = string(child(version, "name")) else {
-                    continue;
-                };
-                let served = !matches!(
-                    child(version, "served")
-                        .and_then(Node::as_scalar)
-                        .map(|s| &s.resolved),
-                    Some(ScalarValue::Bool(false))
-                );
-                let own = child(version, "schema").and_then(|s| child(s, "openAPIV3Schema"));
-                listed.push((name, served, own.or(shared)));
-            }
-        }
-        if listed.is_empty()
-            && let Some(name) = string(child(spec, "version"))
-        {
-            listed.push((name, true, shared));
-        }
-        let mut versions = Vec::new();
-        let mut schemas = Vec::new();
-        for (name, served, schema) in listed {
-            let schema = schema.and_then(|node| {
-                let json = crate::yaml::emit::to_json(node);
-                let index = self.definition(json.clone(), node.span, &kind, &name)?;
-                schemas.push(json);
-                Some(index)
-            });
-            versions.push(CrdVersion {
-                name,
-                served,
-                schema,
-            });
-        }
-        let keeps_unknown_fields = is_v1beta1
-            && !matches!(
-                child(spec, "preserveUnknownFields")
+fn crd_problem(at: Span, message: impl Into<String>) -> Finding {
+    Finding::new(&rules::kubernetes::CRD, at, message)
+}
+
+/// The kind a CRD document defines; one confvet cannot read is a
+/// `kubernetes/crd` warning and defines nothing.
+pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
+    let at = document.span;
+    let spec = child(document, "spec")
+        .ok_or_else(|| Box::new(crd_problem(at, "the CustomResourceDefinition has no spec")))?;
+    let (Some(group), Some(kind)) = (
+        string(child(spec, "group")),
+        child(spec, "names").and_then(|names| string(child(names, "kind"))),
+    ) else {
+        return Err(Box::new(crd_problem(
+            at,
+            "the CustomResourceDefinition names no spec.group or spec.names.kind",
+        )));
+    };
+    let is_v1beta1 =
+        string(child(document, "apiVersion")).as_deref() == Some("apiextensions.k8s.io/v1beta1");
+    // v1beta1: one schema for every version, and one version may be
+    // named alone.
+    let shared = child(spec, "validation").and_then(|v| child(v, "openAPIV3Schema"));
+    // (name, served, schema) of each version the CRD lists.
+    let mut listed: Vec<(String, bool, Option<&Node>)> = Vec::new();
+    if let Some(Value::Array(items)) = child(spec, "versions").map(|v| &v.value) {
+        for version in items.iter().map(|i| &i.value) {
+            let Some(name) = string(child(version, "name")) else {
+                continue;
+            };
+            let served = !matches!(
+                child(version, "served")
                     .and_then(Node::as_scalar)
                     .map(|s| &s.resolved),
                 Some(ScalarValue::Bool(false))
             );
-        self.insert(
-            CrdKind {
-                group,
-                kind,
-                versions,
-                // The kind's name in the definition, where a reader looks.
-                at: child(spec, "names")
-                    .and_then(|names| child(names, "kind"))
-                    .map_or(at, |kind| kind.span),
-                keeps_unknown_fields,
-                from_json_schema: false,
-            },
-            schemas,
+            let own = child(version, "schema").and_then(|s| child(s, "openAPIV3Schema"));
+            listed.push((name, served, own.or(shared)));
+        }
+    }
+    if listed.is_empty()
+        && let Some(name) = string(child(spec, "version"))
+    {
+        listed.push((name, true, shared));
+    }
+    let keeps_unknown_fields = is_v1beta1
+        && !matches!(
+            child(spec, "preserveUnknownFields")
+                .and_then(Node::as_scalar)
+                .map(|s| &s.resolved),
+            Some(ScalarValue::Bool(false))
         );
+    let mut read = ReadKind {
+        crd: CrdKind {
+            group,
+            kind,
+            versions: Vec::new(),
+            // The kind's name in the definition, where a reader looks.
+            at: child(spec, "names")
+                .and_then(|names| child(names, "kind"))
+                .map_or(at, |kind| kind.span),
+            keeps_unknown_fields,
+            from_json_schema: false,
+        },
+        schemas: Vec::new(),
+        digest: 0,
+        problems: Vec::new(),
+    };
+    let mut digest = crate::finding::Fnv64::new();
+    for (name, served, schema) in listed {
+        digest.write(&format!("{name} {served}"));
+        let schema = schema.and_then(|node| {
+            let json = crate::yaml::emit::to_json(node);
+            digest.write(&json.to_string());
+            read.definition(json, node.span, &name)
+        });
+        read.crd.versions.push(CrdVersion {
+            name,
+            served,
+            schema,
+        });
+    }
+    read.digest = digest.0;
+    Ok(read)
+}
+
+/// The kind a JSON Schema defines, as kubeconform reads one: named by its
+/// `x-kubernetes-group-version-kind`, else by its path
+/// `<group>/<kind>_<version>.json` (the layout of the CRDs catalog
+/// kubeconform points to).
+pub fn read_json_schema(
+    path: &std::path::Path,
+    json: Json,
+    at: Span,
+) -> Result<ReadKind, Box<Finding>> {
+    let named = json
+        .get("x-kubernetes-group-version-kind")
+        .and_then(Json::as_array)
+        .and_then(|all| all.first())
+        .and_then(|gvk| {
+            let field = |key| gvk.get(key).and_then(Json::as_str).map(str::to_string);
+            Some((field("group")?, field("version")?, field("kind")?))
+        })
+        .or_else(|| {
+            let stem = path.file_stem()?.to_str()?;
+            let (kind, version) = stem.rsplit_once('_')?;
+            let group = path.parent()?.file_name()?.to_str()?;
+            group
+                .contains('.')
+                .then(|| (group.to_string(), version.to_string(), kind.to_string()))
+        });
+    let Some((group, version, kind)) = named else {
+        return Err(Box::new(crd_problem(
+            at,
+            "a JSON Schema that names no kind: give it `x-kubernetes-group-version-kind`, or name the file `<group>/<kind>_<version>.json`",
+        )));
+    };
+    let mut digest = crate::finding::Fnv64::new();
+    digest.write(&json.to_string());
+    let mut read = ReadKind {
+        crd: CrdKind {
+            group,
+            kind,
+            versions: Vec::new(),
+            at,
+            keeps_unknown_fields: false,
+            from_json_schema: true,
+        },
+        schemas: Vec::new(),
+        digest: digest.0,
+        problems: Vec::new(),
+    };
+    let schema = read.definition(json, at, &version);
+    read.crd.versions.push(CrdVersion {
+        name: version,
+        served: true,
+        schema,
+    });
+    Ok(read)
+}
+
+impl ReadKind {
+    /// The API group of the kind.
+    pub fn group(&self) -> &str {
+        &self.crd.group
     }
 
-    /// Add a JSON Schema of one kind, as kubeconform reads one: the kind
-    /// named by its `x-kubernetes-group-version-kind`, else by its path
-    /// `<group>/<kind>_<version>.json` (the layout of the CRDs catalog
-    /// kubeconform points to).
-    pub fn add_json_schema(&mut self, path: &std::path::Path, json: Json, at: Span) {
-        let named = json
-            .get("x-kubernetes-group-version-kind")
-            .and_then(Json::as_array)
-            .and_then(|all| all.first())
-            .and_then(|gvk| {
-                let field = |key| gvk.get(key).and_then(Json::as_str).map(str::to_string);
-                Some((field("group")?, field("version")?, field("kind")?))
-            })
-            .or_else(|| {
-                let stem = path.file_stem()?.to_str()?;
-                let (kind, version) = stem.rsplit_once('_')?;
-                let group = path.parent()?.file_name()?.to_str()?;
-                group
-                    .contains('.')
-                    .then(|| (group.to_string(), version.to_string(), kind.to_string()))
-            });
-        let Some((group, version, kind)) = named else {
-            return self.problem(
-                at,
-                "a JSON Schema that names no kind: give it `x-kubernetes-group-version-kind`, or name the file `<group>/<kind>_<version>.json`",
-            );
-        };
-        let schema = self.definition(json.clone(), at, &kind, &version);
-        self.insert(
-            CrdKind {
-                group,
-                kind,
-                versions: vec![CrdVersion {
-                    name: version,
-                    served: true,
-                    schema,
-                }],
-                at,
-                keeps_unknown_fields: false,
-                from_json_schema: true,
-            },
-            vec![json],
-        );
-    }
-
-    /// A version's schema as a definition of the set; None (and a warning)
-    /// when it does not read as one.
-    fn definition(&mut self, mut json: Json, at: Span, kind: &str, version: &str) -> Option<u32> {
+    /// A version's schema as a definition; None (and a warning) when it
+    /// does not read as one.
+    fn definition(&mut self, mut json: Json, at: Span, version: &str) -> Option<u32> {
         normalize(&mut json);
         match serde_json::from_value::<Schema>(json) {
             Ok(mut schema) => {
                 // The API server adds `apiVersion`, `kind` and `metadata` to
                 // every custom resource's schema.
                 schema.embedded_resource = true;
-                self.definitions.push(schema);
-                u32::try_from(self.definitions.len() - 1).ok()
+                self.schemas.push(schema);
+                u32::try_from(self.schemas.len() - 1).ok()
             }
             Err(error) => {
-                self.problem(
+                self.problems.push(crd_problem(
                     at,
-                    format!("the schema of {kind} {version} cannot be read ({error}); its resources are not checked"),
-                );
+                    format!(
+                        "the schema of {} {version} cannot be read ({error}); its resources are not checked",
+                        self.crd.kind
+                    ),
+                ));
                 None
             }
         }
     }
+}
 
-    /// Keep a kind; one defined again, differently, is used by neither.
-    fn insert(&mut self, crd: CrdKind, schemas: Vec<Json>) {
-        let key = (crd.group.clone(), crd.kind.to_lowercase());
-        match self.kinds.get(&key) {
-            Some((_, known)) if *known == schemas => {}
-            Some(_) => self.ambiguous.push(key),
-            None => {
-                self.kinds.insert(key, (crd, schemas));
-            }
-        }
+impl CrdSetBuilder {
+    /// Add the kind a CRD document defines (see [`read_crd`]).
+    pub fn add_crd(&mut self, document: &Node) {
+        self.add(read_crd(document));
     }
 
-    fn problem(&mut self, at: Span, message: impl Into<String>) {
-        self.problems
-            .push(Finding::new(&rules::kubernetes::CRD, at, message));
+    /// Add a kind read, or the problem of reading it; one defined again,
+    /// differently, is used by neither.
+    pub fn add(&mut self, read: Result<ReadKind, Box<Finding>>) {
+        let ReadKind {
+            mut crd,
+            schemas,
+            digest,
+            problems,
+        } = match read {
+            Ok(read) => read,
+            Err(problem) => return self.problems.push(*problem),
+        };
+        self.problems.extend(problems);
+        let key = (crd.group.clone(), crd.kind.to_lowercase());
+        match self.kinds.get(&key) {
+            Some((_, known)) if *known == digest => {}
+            Some(_) => self.ambiguous.push(key),
+            None => {
+                let offset = self.definitions.len() as u32;
+                for version in &mut crd.versions {
+                    version.schema = version.schema.map(|index| index + offset);
+                }
+                self.definitions.extend(schemas);
+                self.kinds.insert(key, (crd, digest));
+            }
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -8,6 +8,7 @@
 
 pub mod catalog;
 pub mod crd;
+pub mod crd_files;
 pub mod formats;
 pub mod schema;
 pub mod tree;

@@ -3,12 +3,12 @@
 //! and the plain manifests of the tree checked against it (`--kubernetes`).
 
 use super::catalog::{Catalog, Skipped};
-use super::crd::{CrdSetBuilder, is_crd};
+use super::crd_files::{CrdFile, CrdFiles};
 use super::schema::Version;
 use crate::discover::{DiscoveredFile, MAX_FILE_BYTES};
 use crate::finding::Finding;
-use crate::source::{SourceFile, Sources, Span, display_name};
-use crate::yaml::{self, Node, ParseOptions};
+use crate::source::{Sources, display_name};
+use crate::yaml::Node;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -27,33 +27,33 @@ pub struct Options {
 /// The catalog of a run: `version`'s built-in kinds, the CRDs of `crd_files`
 /// (files of the tree the walk found holding one) and of `schema_paths`
 /// (files and folders the configuration names, already checked to be
-/// inside its directory). Problems with the CRDs come back as findings.
+/// inside its directory), indexed now and read when a document needs them.
 pub fn catalog(
     version: Version,
     crd_files: &[&DiscoveredFile],
     schema_paths: &[PathBuf],
     sources: &Sources,
     cwd: &Path,
-) -> (Catalog, Vec<Finding>) {
-    let mut builder = CrdSetBuilder::default();
-    let mut findings = Vec::new();
-    sources.load(crd_files.iter().map(|file| file.id));
-    for file in crd_files {
-        // A file that does not parse is reported by whatever reads it as
-        // a manifest; here it defines nothing.
-        if let Ok(set) = &file.parse_now(sources).parsed {
-            for document in set.docs.iter().filter(|d| is_crd(&d.value)) {
-                builder.add_crd(&document.value);
-            }
-        }
-    }
-    sources.evict(crd_files.iter().map(|file| file.id));
-    for path in schema_files(schema_paths) {
-        read_schema_file(&path, &mut builder, &mut findings, sources, cwd);
-    }
-    let (crds, problems) = builder.build();
-    findings.extend(problems);
-    (Catalog::new(version, crds), findings)
+) -> Catalog {
+    let tree = crd_files.iter().map(|file| CrdFile {
+        id: file.id,
+        path: file.path.clone(),
+        holds_json_schemas: false,
+        groups: Some(file.crd_groups.clone()),
+    });
+    let configured = schema_files(schema_paths).into_iter().filter_map(|path| {
+        // What is too large to read, or cannot be, is skipped: the
+        // configuration already said whether it exists.
+        let size = std::fs::metadata(&path).ok()?.len();
+        (size <= MAX_FILE_BYTES).then(|| CrdFile {
+            id: sources.add_unread(display_name(&path, cwd), path.clone()),
+            path,
+            holds_json_schemas: true,
+            groups: None,
+        })
+    });
+    let files = tree.chain(configured).collect();
+    Catalog::new(version, CrdFiles::index(files, sources))
 }
 
 /// The YAML and JSON files of the configuration's schema paths, in order.
@@ -84,44 +84,6 @@ fn schema_files(paths: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     found
-}
-
-fn read_schema_file(
-    path: &Path,
-    builder: &mut CrdSetBuilder,
-    findings: &mut Vec<Finding>,
-    sources: &Sources,
-    cwd: &Path,
-) {
-    let too_large = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
-    let Ok(bytes) = (!too_large).then(|| sources.read(path)).transpose() else {
-        return;
-    };
-    let Some(bytes) = bytes else {
-        return;
-    };
-    let (text, _) = crate::source::decode_text(bytes);
-    let id = sources.add(SourceFile::new(
-        display_name(path, cwd),
-        Some(path.to_path_buf()),
-        text,
-    ));
-    let source = sources.get(id);
-    let set = match yaml::parse_file(id, &source.text, &ParseOptions::default()) {
-        Ok(set) => set,
-        Err(error) => {
-            findings.push(Finding::new(error.rule, error.span, error.message));
-            return;
-        }
-    };
-    for document in &set.docs {
-        if is_crd(&document.value) {
-            builder.add_crd(&document.value);
-        } else if matches!(document.value.value, yaml::Value::Map(_)) {
-            let json = yaml::emit::to_json(&document.value);
-            builder.add_json_schema(path, json, Span::file_start(id));
-        }
-    }
 }
 
 /// Check plain manifests (files of no system holding Kubernetes resources)
