@@ -747,10 +747,11 @@ fn the_bundled_examples_show_every_system() {
             "tekton/param-reference examples/tekton/build-task.yaml:29:21 declared: repository, tag",
             "tekton/missing-keys examples/tekton/pipeline.yaml:15:11 -",
             "tekton/result-reference examples/tekton/pipeline.yaml:22:37 declared: digest",
+            "kubernetes/unknown-field examples/web/deployment.yml:20:9 did you mean `imagePullPolicy`?",
         ],
         "{report:#}"
     );
-    assert_eq!(report["summary"]["units"], 3);
+    assert_eq!(report["summary"]["units"], 4);
 }
 
 #[test]
