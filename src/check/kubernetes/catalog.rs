@@ -81,6 +81,17 @@ impl Catalog {
         else {
             return;
         };
+        // kubectl applies the items of a `v1` `List` one by one.
+        if api_version == "v1" && kind == "List" {
+            if let Some(crate::yaml::Value::Array(items)) =
+                child(document, "items").map(|n| &n.value)
+            {
+                for item in items {
+                    self.check_document(&item.value, local, findings, skipped);
+                }
+            }
+            return;
+        }
         let builtin = self.version.schemas();
         if let Some(root) = builtin.kind(api_version, kind) {
             let origin = Origin::Builtin(self.version);
