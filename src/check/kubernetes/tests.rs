@@ -1,7 +1,7 @@
 //! Each class of violation on small documents, parsed with confvet's own
 //! parser, against the shipped schemas and against small schemas of our own
-//! for what the built-in kinds do not use (enums, nullable, preserved and
-//! embedded fields).
+//! for what the built-in kinds do not use (nullable, preserved and embedded
+//! fields, enums of other types than string).
 
 use super::schema::Schema;
 use super::*;
@@ -106,6 +106,64 @@ fn an_unknown_field_is_reported_at_its_key_with_a_suggestion() {
             Some("imagePullPolicy".into()),
             "imagePullPolcy".into()
         )
+    );
+}
+
+#[test]
+fn a_value_outside_a_built_in_enum_is_an_enum_violation() {
+    let found = changed("imagePullPolicy: IfNotPresent", "imagePullPolicy: Alwayz");
+    let supported = r#""Always", "Never", "IfNotPresent", """#;
+    assert_eq!(
+        found,
+        (
+            Enum,
+            "spec.template.spec.containers[0].imagePullPolicy".into(),
+            format!("unsupported value \"Alwayz\": supported values: {supported}"),
+            None,
+            "Alwayz".into()
+        )
+    );
+    // "" is the unset pull policy, which the server defaults.
+    for clean in ["imagePullPolicy: \"\"", "imagePullPolicy: Always"] {
+        let text = DEPLOYMENT.replacen("imagePullPolicy: IfNotPresent", clean, 1);
+        assert_eq!(violations(&text), vec![], "{clean}");
+    }
+}
+
+#[test]
+fn built_in_enums_cover_services_and_claims() {
+    let service = "\
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: Nodeport
+  ports:
+  - port: 80
+    protocol: TCP
+";
+    assert_eq!(
+        violations(service),
+        vec![(Enum, "spec.type".into(), "Nodeport".into())]
+    );
+    let claim = "\
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  accessModes:
+  - ReadWriteOnce
+  - ReadWriteAll
+  volumeMode: Filesystem
+  resources:
+    requests:
+      storage: 1Gi
+";
+    assert_eq!(
+        violations(claim),
+        vec![(Enum, "spec.accessModes[1]".into(), "ReadWriteAll".into())]
     );
 }
 
