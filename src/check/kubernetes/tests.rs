@@ -112,14 +112,15 @@ fn an_unknown_field_is_reported_at_its_key_with_a_suggestion() {
 #[test]
 fn a_value_outside_a_built_in_enum_is_an_enum_violation() {
     let found = changed("imagePullPolicy: IfNotPresent", "imagePullPolicy: Alwayz");
-    let supported = r#""Always", "Never", "IfNotPresent", """#;
+    // `""` is allowed (it reads as unset) and not offered.
+    let supported = r#""Always", "Never", "IfNotPresent""#;
     assert_eq!(
         found,
         (
             Enum,
             "spec.template.spec.containers[0].imagePullPolicy".into(),
             format!("unsupported value \"Alwayz\": supported values: {supported}"),
-            None,
+            Some("Always".into()),
             "Alwayz".into()
         )
     );

@@ -297,13 +297,29 @@ impl<'a> Walk<'a> {
         if let Some(allowed) = &schema.allowed
             && !allowed.iter().any(|a| same_value(a, value))
         {
-            let supported: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+            // `""` is allowed (it reads as unset) but is no value to offer.
+            let supported: Vec<String> = allowed
+                .iter()
+                .filter(|a| a.as_str() != Some(""))
+                .map(|a| a.to_string())
+                .collect();
             let message = format!(
                 "unsupported value {}: supported values: {}",
                 json_text(value),
                 supported.join(", ")
             );
             self.report(node.span, path, ViolationClass::Enum, message);
+            if let ScalarValue::Str(text) = value {
+                let offered: Vec<String> = allowed
+                    .iter()
+                    .filter_map(|a| a.as_str())
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                if let Some(violation) = self.violations.last_mut() {
+                    violation.did_you_mean = crate::suggest::did_you_mean(text, &offered);
+                }
+            }
             return;
         }
         let problem = match value {
