@@ -1,10 +1,11 @@
 //! The schemas of Kubernetes kinds: the built-in definitions of each
 //! supported Kubernetes minor version, shipped in `data/` (see its README
-//! and `scripts/kubernetes-schemas.py`), and the compiled form the validator
-//! walks. A version's file is read the first time a document of that
-//! version is checked, and each definition is compiled the first time a
-//! document reaches it; both are kept for the rest of the run and shared by
-//! all threads.
+//! and `scripts/kubernetes-schemas.py`), the kinds of KubeVirt and Carvel
+//! shipped beside them (`data/bundled.json`, `scripts/bundled-schemas.py`),
+//! and the compiled form the validator walks. A file is read the first time
+//! a document it may know is checked, and each definition is compiled the
+//! first time a document reaches it; both are kept for the rest of the run
+//! and shared by all threads.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -173,7 +174,8 @@ impl SchemaSet {
     }
 }
 
-/// The built-in kinds of one Kubernetes minor version.
+/// The built-in kinds of one Kubernetes minor version (or the bundled
+/// kinds).
 pub struct BuiltinSchemas {
     pub set: SchemaSet,
     /// (group, version, kind) to the definition of its top-level object.
@@ -196,7 +198,8 @@ impl BuiltinSchemas {
     }
 }
 
-/// The file `scripts/kubernetes-schemas.py` writes.
+/// The file `scripts/kubernetes-schemas.py` (or `bundled-schemas.py`)
+/// writes.
 #[derive(Deserialize)]
 struct DataFile {
     kinds: Vec<(String, String, String, u32)>,
@@ -250,11 +253,20 @@ impl Version {
     }
 }
 
-/// The kinds confvet ships beside the built-in ones (KubeVirt, Carvel),
-/// whatever the Kubernetes version.
+/// The kinds confvet ships beside the built-in ones, whatever the
+/// Kubernetes version: KubeVirt's `VirtualMachine` and
+/// `VirtualMachineInstance` (`kubevirt.io` `v1`, `v1alpha3`), Carvel's
+/// `Package` and `PackageMetadata` (`data.packaging.carvel.dev`),
+/// `PackageInstall` and `PackageRepository` (`packaging.carvel.dev`) and
+/// `App` (`kappctrl.k14s.io`), all `v1alpha1`; read on first use (see
+/// `scripts/bundled-schemas.py`).
+///
+/// `null_is_zero` holds for them too: the API server prunes `null` from a
+/// custom resource's field that is not `nullable` rather than refusing it,
+/// and Carvel's aggregated API decodes `Package`s into Go structs.
 pub fn bundled() -> &'static BuiltinSchemas {
     static BUNDLED: OnceLock<BuiltinSchemas> = OnceLock::new();
-    BUNDLED.get_or_init(|| load(r#"{"kinds": [], "definitions": []}"#))
+    BUNDLED.get_or_init(|| load(include_str!("data/bundled.json")))
 }
 
 fn load(text: &'static str) -> BuiltinSchemas {

@@ -418,3 +418,188 @@ fn bounds_and_patterns() {
         "does not match the pattern \"^[a-z]+$\""
     );
 }
+
+/// What the bundled schemas say of `text`.
+fn bundled_check(text: &str) -> Vec<Violation> {
+    let document = parse(text);
+    let api_version = string_field(&document, "apiVersion").expect("apiVersion");
+    let kind = string_field(&document, "kind").expect("kind");
+    let bundled = schema::bundled();
+    let root = bundled.kind(&api_version, &kind).expect("a bundled kind");
+    validate_against(&document, &bundled.set, root)
+}
+
+/// The violations of `text` against the bundled schemas, each as (class,
+/// path, message).
+fn bundled_violations(text: &str) -> Vec<(ViolationClass, String, String)> {
+    (bundled_check(text).into_iter())
+        .map(|v| (v.class, v.path, v.message))
+        .collect()
+}
+
+#[test]
+fn a_custom_resource_integer_is_not_held_to_its_format() {
+    // KubeVirt's CPU counts are Go uint32s, which controller-gen writes as
+    // `format: int32`; the API server checks no integer's format for a
+    // custom resource (KubeVirt's own API round-trip data has these).
+    let cores = VIRTUAL_MACHINE.replace(
+        "        devices:",
+        "        cpu: {cores: 4294967291}\n        devices:",
+    );
+    assert_eq!(bundled_violations(&cores), vec![]);
+}
+
+fn only_bundled(text: &str) -> Violation {
+    let mut found = bundled_check(text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+/// The path and suggestion of the one violation of `text`, an unknown field.
+fn only_unknown_field(text: &str) -> (String, Option<String>) {
+    let found = only_bundled(text);
+    assert_eq!(found.class, UnknownField, "{found:?}");
+    (found.path, found.did_you_mean)
+}
+
+#[test]
+fn every_bundled_definition_reads() {
+    let bundled = schema::bundled();
+    assert_eq!(bundled.set.unreadable_definitions(), Vec::<usize>::new());
+    assert_eq!(bundled.kind_count(), 9);
+    for (api_version, kind) in [
+        ("kubevirt.io/v1", "VirtualMachine"),
+        ("kubevirt.io/v1alpha3", "VirtualMachine"),
+        ("kubevirt.io/v1", "VirtualMachineInstance"),
+        ("kubevirt.io/v1alpha3", "VirtualMachineInstance"),
+        ("data.packaging.carvel.dev/v1alpha1", "Package"),
+        ("data.packaging.carvel.dev/v1alpha1", "PackageMetadata"),
+        ("packaging.carvel.dev/v1alpha1", "PackageInstall"),
+        ("packaging.carvel.dev/v1alpha1", "PackageRepository"),
+        ("kappctrl.k14s.io/v1alpha1", "App"),
+    ] {
+        assert!(
+            bundled.kind(api_version, kind).is_some(),
+            "{kind} {api_version}"
+        );
+    }
+    // Built-in kinds are not bundled, whatever the version.
+    assert!(bundled.kind("apps/v1", "Deployment").is_none());
+}
+
+/// A VirtualMachine of KubeVirt's template-validator tests (the corpus's
+/// `01-vm-without-template.yaml`, as `v1`).
+const VIRTUAL_MACHINE: &str = "\
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  creationTimestamp: null
+  labels:
+    kubevirt.io/vm: vm-test-01
+  name: vm-test-01
+spec:
+  runStrategy: Halted
+  template:
+    metadata:
+      creationTimestamp: null
+      labels:
+        kubevirt.io/vm: vm-test-01
+    spec:
+      domain:
+        devices:
+          interfaces:
+          - name: default
+            bridge: {}
+        machine:
+          type: \"\"
+        resources:
+          requests:
+            memory: 64M
+      networks:
+      - name: default
+        pod: {}
+      evictionStrategy: LiveMigrate
+      terminationGracePeriodSeconds: 0
+status: {}
+";
+
+#[test]
+fn a_valid_virtual_machine_has_no_violation() {
+    assert_eq!(bundled_violations(VIRTUAL_MACHINE), vec![]);
+    let v1alpha3 = VIRTUAL_MACHINE.replace("kubevirt.io/v1\n", "kubevirt.io/v1alpha3\n");
+    assert_eq!(bundled_violations(&v1alpha3), vec![]);
+}
+
+#[test]
+fn a_virtual_machine_with_a_misspelt_field_or_a_wrong_value() {
+    let misspelt = VIRTUAL_MACHINE.replace("runStrategy:", "runStrategyy:");
+    assert_eq!(
+        only_unknown_field(&misspelt),
+        ("spec.runStrategyy".into(), Some("runStrategy".into()))
+    );
+    // KubeVirt's schema gives runStrategy no enum (its webhook checks the
+    // value): a wrong one is not a schema violation.
+    let sometimes = VIRTUAL_MACHINE.replace("runStrategy: Halted", "runStrategy: Sometimes");
+    assert_eq!(bundled_violations(&sometimes), vec![]);
+    let reboot = VIRTUAL_MACHINE.replace(
+        "        devices:",
+        "        rebootPolicy: Sometimes\n        devices:",
+    );
+    assert_eq!(
+        bundled_violations(&reboot),
+        vec![expect(
+            Enum,
+            "spec.template.spec.domain.rebootPolicy",
+            "unsupported value \"Sometimes\": supported values: \"Reboot\", \"Terminate\""
+        )]
+    );
+    // Quantities are checked as the built-in kinds' are.
+    let memory = VIRTUAL_MACHINE.replace("memory: 64M", "memory: 64MB");
+    let found = only_bundled(&memory);
+    assert_eq!(
+        (found.class, found.path.as_str()),
+        (
+            Format,
+            "spec.template.spec.domain.resources.requests[memory]"
+        )
+    );
+    let cores = VIRTUAL_MACHINE.replace(
+        "terminationGracePeriodSeconds: 0",
+        "terminationGracePeriodSeconds: soon",
+    );
+    assert_eq!(
+        bundled_violations(&cores),
+        vec![expect(
+            Type,
+            "spec.template.spec.terminationGracePeriodSeconds",
+            "expected integer, got string \"soon\""
+        )]
+    );
+}
+
+const PACKAGE_INSTALL: &str = "\
+apiVersion: packaging.carvel.dev/v1alpha1
+kind: PackageInstall
+metadata:
+  name: cert-manager
+  namespace: packages
+spec:
+  serviceAccountName: installer
+  packageRef:
+    refName: cert-manager.community.tanzu.vmware.com
+    versionSelection:
+      constraints: 1.8.0
+  values:
+  - secretRef:
+      name: cert-manager-values
+";
+
+#[test]
+fn a_package_install_with_an_unknown_field() {
+    assert_eq!(bundled_violations(PACKAGE_INSTALL), vec![]);
+    let text = PACKAGE_INSTALL.replace("    refName:", "    refname:");
+    assert_eq!(
+        only_unknown_field(&text),
+        ("spec.packageRef.refname".into(), Some("refName".into()))
+    );
+}
