@@ -375,6 +375,15 @@ fn normalize(json: &mut Json) {
             map.insert("nullable".into(), Json::Bool(true));
         }
     }
+    // The API server checks no integer width of a custom resource
+    // (controller-gen writes `int32` for a Go `uint32`).
+    if map
+        .get("format")
+        .and_then(Json::as_str)
+        .is_some_and(|f| matches!(f, "int32" | "int64" | "float" | "double"))
+    {
+        map.remove("format");
+    }
     if map.get("$ref").is_some_and(|r| !r.is_u64()) {
         map.remove("$ref");
     }
