@@ -14,6 +14,7 @@ use crate::finding::Finding;
 use crate::rules;
 use crate::yaml::{Node, ScalarValue, child};
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// The schemas of one run.
 pub struct Catalog {
@@ -99,7 +100,9 @@ impl Catalog {
             return report(violations, &origin, api_version, kind, findings);
         }
         let group = api_version.split_once('/').map_or("", |(group, _)| group);
-        for crds in [Some(local), self.crds.group(group)].into_iter().flatten() {
+        let tree = self.crds.for_kind(group, kind);
+        let tree = tree.as_deref().and_then(OnceLock::get);
+        for crds in [Some(local), tree].into_iter().flatten() {
             match crds.lookup(api_version, kind) {
                 Some(CrdLookup::Schema(crd, root)) => {
                     let mut violations = validate_against(document, &crds.set, root);

@@ -243,6 +243,21 @@ impl ReadKind {
         &self.crd.group
     }
 
+    /// The kind, in lower case (as JSON Schema files name it).
+    pub fn kind_in_lower_case(&self) -> String {
+        self.crd.kind.to_lowercase()
+    }
+
+    /// This kind as read from a document parsed alone, its spans moved to
+    /// where the document is in its file.
+    pub fn moved_by(mut self, offset: usize) -> ReadKind {
+        self.crd.at = moved(self.crd.at, offset);
+        for problem in &mut self.problems {
+            problem.span = moved(problem.span, offset);
+        }
+        self
+    }
+
     /// A version's schema as a definition; None (and a warning) when it
     /// does not read as one.
     fn definition(&mut self, mut json: Json, at: Span, version: &str) -> Option<u32> {
@@ -420,5 +435,15 @@ fn string(node: Option<&Node>) -> Option<String> {
     match &node?.as_scalar()?.resolved {
         ScalarValue::Str(text) if !text.is_empty() => Some(text.clone()),
         _ => None,
+    }
+}
+
+/// A span of a document parsed alone, where it is in its file.
+pub(super) fn moved(span: Span, offset: usize) -> Span {
+    let offset = u32::try_from(offset).unwrap_or(u32::MAX);
+    Span {
+        file: span.file,
+        start: span.start.saturating_add(offset),
+        end: span.end.saturating_add(offset),
     }
 }

@@ -5,7 +5,7 @@
 //! files of a group are parsed and compiled the first time a document of
 //! that group is checked, once for the run, on whichever thread needs it.
 
-use super::crd::{CrdSet, CrdSetBuilder, is_crd, read_crd, read_json_schema};
+use super::crd::{CrdSet, CrdSetBuilder, is_crd, moved, read_crd, read_json_schema};
 use crate::finding::Finding;
 use crate::source::{FileId, Sources, Span};
 use crate::yaml::{self, ParseOptions};
@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use regex::Regex;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{LazyLock, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 /// A file that may define kinds.
 #[derive(Debug, Clone)]
@@ -28,19 +28,37 @@ pub struct CrdFile {
     pub groups: Option<Vec<String>>,
 }
 
-/// The files of one API group, and their kinds once read.
-struct Group {
-    files: Vec<CrdFile>,
-    set: OnceLock<CrdSet>,
+/// A file, and where its CRDs are once it was read for one.
+struct FileEntry {
+    file: CrdFile,
+    documents: OnceLock<Vec<Document>>,
 }
 
-/// The kinds the tree and the configuration define, read by group on
-/// first use.
+/// One CRD document of a file: its bytes, and the groups and kinds its text
+/// names (a superset of the one it defines).
+struct Document {
+    start: usize,
+    end: usize,
+    groups: Vec<String>,
+    /// In lower case.
+    kinds: Vec<String>,
+}
+
+/// The files of one API group, and each kind's definitions once read.
+struct Group {
+    files: Vec<usize>,
+    /// By kind in lower case.
+    kinds: Mutex<HashMap<String, Arc<OnceLock<CrdSet>>>>,
+}
+
+/// The kinds the tree and the configuration define, read by kind on first
+/// use.
 pub struct CrdFiles {
+    files: Vec<FileEntry>,
     groups: HashMap<String, Group>,
     sources: Sources,
-    /// What reading a group found wrong with its files (`kubernetes/crd`),
-    /// for the run to report.
+    /// What reading found wrong with the files (`kubernetes/crd`), for the
+    /// run to report.
     problems: Mutex<Vec<Finding>>,
 }
 
@@ -56,11 +74,19 @@ pub fn groups_named(text: &str) -> Vec<String> {
     groups
 }
 
-/// The text with every document that is not a CRD naming `group` blanked
-/// out (each byte a space, line ends kept): a components file of dozens of
-/// CRDs parses as fast as the few it is read for, and every span stays
-/// where it is in the file.
-fn documents_naming<'t>(text: &'t str, group: &str) -> std::borrow::Cow<'t, str> {
+/// `group: example.com` in YAML, `"group": "example.com"` in JSON.
+static GROUP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?m)(?:^|[\s{,])"?group"?\s*:\s*["']?([A-Za-z0-9][A-Za-z0-9.-]*)"#)
+        .expect("a valid pattern")
+});
+
+/// `kind: Widget`, block or flow style.
+static KIND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?m)(?:^|[\s{,])"?kind"?\s*:\s*["']?([A-Za-z0-9]+)"#).expect("a valid pattern")
+});
+
+/// The CRD documents of a text, each with the groups and kinds it names.
+fn crd_documents(text: &str) -> Vec<Document> {
     let mut starts: Vec<usize> = vec![0];
     starts.extend(
         text.match_indices("\n---")
@@ -73,34 +99,24 @@ fn documents_naming<'t>(text: &'t str, group: &str) -> std::borrow::Cow<'t, str>
             }),
     );
     starts.push(text.len());
-    let wanted = |document: &str| {
-        document.contains("CustomResourceDefinition")
-            && GROUP.captures_iter(document).any(|c| &c[1] == group)
-    };
-    if starts.windows(2).all(|w| wanted(&text[w[0]..w[1]])) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut kept = String::with_capacity(text.len());
-    for window in starts.windows(2) {
-        let document = &text[window[0]..window[1]];
-        if wanted(document) {
-            kept.push_str(document);
-        } else {
-            kept.extend(
-                document
-                    .bytes()
-                    .map(|b| if b == b'\n' { '\n' } else { ' ' }),
-            );
-        }
-    }
-    std::borrow::Cow::Owned(kept)
+    starts
+        .windows(2)
+        .filter_map(|w| {
+            let document = &text[w[0]..w[1]];
+            document
+                .contains("CustomResourceDefinition")
+                .then(|| Document {
+                    start: w[0],
+                    end: w[1],
+                    groups: groups_named(document),
+                    kinds: KIND
+                        .captures_iter(document)
+                        .map(|c| c[1].to_lowercase())
+                        .collect(),
+                })
+        })
+        .collect()
 }
-
-/// `group: example.com` in YAML, `"group": "example.com"` in JSON.
-static GROUP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?m)(?:^|[\s{,])"?group"?\s*:\s*["']?([A-Za-z0-9][A-Za-z0-9.-]*)"#)
-        .expect("a valid pattern")
-});
 
 impl CrdFiles {
     /// Index `files` by the groups their text names (a superset: a group
@@ -130,67 +146,99 @@ impl CrdFiles {
             })
             .collect();
         let mut groups: HashMap<String, Group> = HashMap::new();
-        for (file, names) in named {
+        let mut entries = Vec::new();
+        for (index, (file, names)) in named.into_iter().enumerate() {
             for name in names {
                 groups
                     .entry(name)
                     .or_insert_with(|| Group {
                         files: Vec::new(),
-                        set: OnceLock::new(),
+                        kinds: Mutex::new(HashMap::new()),
                     })
                     .files
-                    .push(file.clone());
+                    .push(index);
             }
+            entries.push(FileEntry {
+                file,
+                documents: OnceLock::new(),
+            });
         }
         CrdFiles {
+            files: entries,
             groups,
             sources: sources.clone(),
             problems: Mutex::new(Vec::new()),
         }
     }
 
-    /// The kinds of `group` the files define; None when no file names it.
-    pub fn group(&self, group: &str) -> Option<&CrdSet> {
+    /// The definitions of `kind` in `group` the files give (read now, if
+    /// no document asked before); None when no file names the group.
+    pub fn for_kind(&self, group: &str, kind: &str) -> Option<Arc<OnceLock<CrdSet>>> {
         let entry = self.groups.get(group)?;
-        Some(entry.set.get_or_init(|| self.read(group, &entry.files)))
+        let kind = kind.to_lowercase();
+        let slot = {
+            let mut kinds = entry.kinds.lock().ok()?;
+            Arc::clone(kinds.entry(kind.clone()).or_default())
+        };
+        // Outside the lock: other kinds are read meanwhile.
+        slot.get_or_init(|| self.read(group, &kind, &entry.files));
+        Some(slot)
     }
 
-    fn read(&self, group: &str, files: &[CrdFile]) -> CrdSet {
+    fn read(&self, group: &str, kind: &str, files: &[usize]) -> CrdSet {
         let mut builder = CrdSetBuilder::default();
         let mut problems = Vec::new();
-        for file in files {
+        for entry in files.iter().filter_map(|&i| self.files.get(i)) {
+            let file = &entry.file;
             let text = self.sources.get(file.id);
-            let text = if file.holds_json_schemas {
-                std::borrow::Cow::Borrowed(text.text.as_str())
+            // The documents to parse, each at its offset in the file.
+            let parts: Vec<(usize, &str)> = if file.holds_json_schemas {
+                vec![(0, text.text.as_str())]
             } else {
-                documents_naming(&text.text, group)
+                entry
+                    .documents
+                    .get_or_init(|| crd_documents(&text.text))
+                    .iter()
+                    .filter(|d| d.groups.iter().any(|g| g == group))
+                    .filter(|d| d.kinds.iter().any(|k| k == kind))
+                    .filter_map(|d| Some((d.start, text.text.get(d.start..d.end)?)))
+                    .collect()
             };
-            match yaml::parse_file(file.id, &text, &ParseOptions::default()) {
-                Ok(set) => {
-                    for document in &set.docs {
-                        let read = if is_crd(&document.value) {
-                            read_crd(&document.value)
-                        } else if file.holds_json_schemas
-                            && matches!(document.value.value, yaml::Value::Map(_))
-                        {
-                            let json = yaml::emit::to_json(&document.value);
-                            read_json_schema(&file.path, json, Span::file_start(file.id))
-                        } else {
-                            continue;
-                        };
-                        match read {
-                            Ok(read) if read.group() == group => builder.add(Ok(read)),
-                            Ok(_) => {}
-                            Err(problem) => problems.push(*problem),
+            for (offset, part) in parts {
+                let set = match yaml::parse_file(file.id, part, &ParseOptions::default()) {
+                    Ok(set) => set,
+                    // A tree file that does not parse is reported by what
+                    // reads it as a manifest; one the configuration names,
+                    // here.
+                    Err(error) if file.holds_json_schemas => {
+                        problems.push(Finding::new(error.rule, error.span, error.message));
+                        continue;
+                    }
+                    Err(_) => continue,
+                };
+                for document in &set.docs {
+                    let read = if is_crd(&document.value) {
+                        read_crd(&document.value)
+                    } else if file.holds_json_schemas
+                        && matches!(document.value.value, yaml::Value::Map(_))
+                    {
+                        let json = yaml::emit::to_json(&document.value);
+                        read_json_schema(&file.path, json, Span::file_start(file.id))
+                    } else {
+                        continue;
+                    };
+                    // Spans of a document parsed alone, moved to the file.
+                    match read.map(|r| r.moved_by(offset)) {
+                        Ok(read) if read.group() == group && read.kind_in_lower_case() == kind => {
+                            builder.add(Ok(read))
+                        }
+                        Ok(_) => {}
+                        Err(mut problem) => {
+                            problem.span = moved(problem.span, offset);
+                            problems.push(*problem)
                         }
                     }
                 }
-                // A tree file that does not parse is reported by what reads
-                // it as a manifest; one the configuration names, here.
-                Err(error) if file.holds_json_schemas => {
-                    problems.push(Finding::new(error.rule, error.span, error.message))
-                }
-                Err(_) => {}
             }
         }
         let (set, more) = builder.build();
@@ -201,8 +249,8 @@ impl CrdFiles {
         set
     }
 
-    /// What reading groups found wrong so far (each problem once per group
-    /// that read its file: the run removes repeats).
+    /// What reading found wrong so far (each problem once per kind that
+    /// read its document: the run removes repeats).
     pub fn take_problems(&self) -> Vec<Finding> {
         self.problems
             .lock()
