@@ -455,7 +455,8 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     // Plain manifests (`--kubernetes`), in the shard of their own path. A
     // ytt package outputs its plain files as they are, unless an overlay of
-    // it may change them: those of a package with overlays are left out.
+    // it may change them: those of a package with overlays are left out, as
+    // are kustomize patches (parts of resources).
     let mut manifests: Vec<&discover::DiscoveredFile> = Vec::new();
     if let Some(catalog) = &catalog
         && kubernetes_manifests(request)
@@ -465,10 +466,17 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .filter(|u| u.system == System::Ytt && u.files.iter().any(|&i| files[i].has_overlay))
             .map(|u| u.root.as_path())
             .collect();
+        let patches = kubernetes::kustomize::patch_files(
+            resources
+                .iter()
+                .filter(|file| file.resource.manifest)
+                .filter_map(|file| file.path.parent()),
+        );
         manifests = resources
             .iter()
             .filter(|file| file.resource.manifest && in_scope(file.id))
             .filter(|file| !overlaid.iter().any(|root| file.path.starts_with(root)))
+            .filter(|file| !patches.contains(&file.path))
             .filter(|file| {
                 request
                     .shard

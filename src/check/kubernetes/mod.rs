@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod crd;
 pub mod crd_files;
 pub mod formats;
+pub mod kustomize;
 pub mod schema;
 pub mod tree;
 pub mod validate;
