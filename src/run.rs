@@ -466,23 +466,21 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .filter(|u| u.system == System::Ytt && u.files.iter().any(|&i| files[i].has_overlay))
             .map(|u| u.root.as_path())
             .collect();
-        let patches = kubernetes::kustomize::patch_files(
-            resources
-                .iter()
-                .filter(|file| file.resource.manifest)
-                .filter_map(|file| file.path.parent()),
-        );
         manifests = resources
             .iter()
             .filter(|file| file.resource.manifest && in_scope(file.id))
             .filter(|file| !overlaid.iter().any(|root| file.path.starts_with(root)))
-            .filter(|file| !patches.contains(&file.path))
             .filter(|file| {
                 request
                     .shard
                     .is_none_or(|shard| in_shard(&file.path, cwd, shard))
             })
             .collect();
+        // Only the kustomizations beside the manifests this run checks.
+        let patches = kubernetes::kustomize::patch_files(
+            manifests.iter().filter_map(|file| file.path.parent()),
+        );
+        manifests.retain(|file| !patches.contains(&file.path));
         let (findings, skipped) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
         result.findings.extend(findings);
         kubernetes::tree::merge_skipped(&mut result.skipped_kinds, skipped);

@@ -36,8 +36,6 @@ pub(super) fn scan(text: &str) -> Scan {
     let mut is_crd_kind = false;
     let mut has_api_version = false;
     let mut has_kind = false;
-    // Helm and Jinja templates are text, not YAML, until rendered.
-    let is_text_template = text.contains("{{") || text.contains("{%");
     // The indentation of the line that opened the block scalar the scan is
     // in: its text is content, never an annotation or a resource's kind.
     let mut block_at: Option<usize> = None;
@@ -108,7 +106,9 @@ pub(super) fn scan(text: &str) -> Scan {
         resource: Resource {
             carvel_package: is_packaging && is_package_kind,
             crd: is_crd_api && is_crd_kind,
-            manifest: has_api_version && has_kind && !is_text_template,
+            // Helm and Jinja templates are text, not YAML, until rendered
+            // (looked for only in what could be a manifest).
+            manifest: has_api_version && has_kind && !text.contains("{{") && !text.contains("{%"),
         },
         crd_groups: if is_crd_api && is_crd_kind {
             crate::check::kubernetes::crd_files::groups_named(text)

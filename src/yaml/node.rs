@@ -207,6 +207,15 @@ pub fn text<'a>(n: &'a Node, key: &str) -> Option<&'a str> {
         .map(|s| s.text.as_str())
 }
 
+/// The string of map `n` under `key`: a scalar that resolves to a string
+/// (not `1`, `true` or `null`), as a decoder into a Go string reads it.
+pub fn string<'a>(n: &'a Node, key: &str) -> Option<&'a str> {
+    match &child(n, key)?.as_scalar()?.resolved {
+        ScalarValue::Str(text) => Some(text),
+        _ => None,
+    }
+}
+
 /// Helpers over the annotations of a node's comments.
 pub trait Annotated {
     fn comments(&self) -> &[Comment];

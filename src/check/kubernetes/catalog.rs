@@ -12,7 +12,7 @@ use super::schema::Version;
 use super::validate::{Violation, ViolationClass, validate_against};
 use crate::finding::Finding;
 use crate::rules;
-use crate::yaml::{Node, ScalarValue, child};
+use crate::yaml::{Node, child};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -218,8 +218,5 @@ fn definition(crd: &super::crd::CrdKind) -> &'static str {
 }
 
 fn text<'a>(document: &'a Node, key: &str) -> Option<&'a str> {
-    match &child(document, key)?.as_scalar()?.resolved {
-        ScalarValue::Str(text) if !text.is_empty() => Some(text),
-        _ => None,
-    }
+    crate::yaml::string(document, key).filter(|text| !text.is_empty())
 }

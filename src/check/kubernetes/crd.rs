@@ -84,15 +84,9 @@ pub struct ReadKind {
 
 /// Whether a document is a `CustomResourceDefinition`.
 pub fn is_crd(document: &Node) -> bool {
-    let text = |key| match child(document, key).and_then(Node::as_scalar) {
-        Some(scalar) => match &scalar.resolved {
-            ScalarValue::Str(text) => Some(text.as_str()),
-            _ => None,
-        },
-        None => None,
-    };
-    text("kind") == Some("CustomResourceDefinition")
-        && text("apiVersion").is_some_and(|api| api.starts_with("apiextensions.k8s.io/"))
+    crate::yaml::string(document, "kind") == Some("CustomResourceDefinition")
+        && crate::yaml::string(document, "apiVersion")
+            .is_some_and(|api| api.starts_with("apiextensions.k8s.io/"))
 }
 
 fn crd_problem(at: Span, message: impl Into<String>) -> Finding {
@@ -106,8 +100,8 @@ pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
     let spec = child(document, "spec")
         .ok_or_else(|| Box::new(crd_problem(at, "the CustomResourceDefinition has no spec")))?;
     let (Some(group), Some(kind)) = (
-        string(child(spec, "group")),
-        child(spec, "names").and_then(|names| string(child(names, "kind"))),
+        string(spec, "group"),
+        child(spec, "names").and_then(|names| string(names, "kind")),
     ) else {
         return Err(Box::new(crd_problem(
             at,
@@ -115,7 +109,7 @@ pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
         )));
     };
     let is_v1beta1 =
-        string(child(document, "apiVersion")).as_deref() == Some("apiextensions.k8s.io/v1beta1");
+        string(document, "apiVersion").as_deref() == Some("apiextensions.k8s.io/v1beta1");
     // v1beta1: one schema for every version, and one version may be
     // named alone.
     let shared = child(spec, "validation").and_then(|v| child(v, "openAPIV3Schema"));
@@ -123,7 +117,7 @@ pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
     let mut listed: Vec<(String, bool, Option<&Node>)> = Vec::new();
     if let Some(Value::Array(items)) = child(spec, "versions").map(|v| &v.value) {
         for version in items.iter().map(|i| &i.value) {
-            let Some(name) = string(child(version, "name")) else {
+            let Some(name) = string(version, "name") else {
                 continue;
             };
             let served = !matches!(
@@ -137,7 +131,7 @@ pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
         }
     }
     if listed.is_empty()
-        && let Some(name) = string(child(spec, "version"))
+        && let Some(name) = string(spec, "version")
     {
         listed.push((name, true, shared));
     }
@@ -318,10 +312,6 @@ impl CrdSetBuilder {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.kinds.is_empty()
-    }
-
     pub fn build(self) -> (CrdSet, Vec<Finding>) {
         let set = CrdSet {
             kinds: self
@@ -356,14 +346,6 @@ impl CrdSet {
                 None => CrdLookup::NotServed(crd),
             },
         )
-    }
-
-    pub fn len(&self) -> usize {
-        self.kinds.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.kinds.is_empty()
     }
 }
 
@@ -431,11 +413,11 @@ fn normalize(json: &mut Json) {
     }
 }
 
-fn string(node: Option<&Node>) -> Option<String> {
-    match &node?.as_scalar()?.resolved {
-        ScalarValue::Str(text) if !text.is_empty() => Some(text.clone()),
-        _ => None,
-    }
+/// A non-empty string of map `node` under `key`.
+fn string(node: &Node, key: &str) -> Option<String> {
+    crate::yaml::string(node, key)
+        .filter(|text| !text.is_empty())
+        .map(str::to_string)
 }
 
 /// A span of a document parsed alone, where it is in its file.

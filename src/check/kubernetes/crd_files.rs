@@ -1,9 +1,11 @@
 //! The CRDs and JSON Schemas of the tree and the configuration, read only
-//! for the API groups a checked document names. A tree holds many CRDs
-//! (a provider's components file alone defines dozens) and its resources
-//! use few: each file is indexed by the groups its text mentions, and the
-//! files of a group are parsed and compiled the first time a document of
-//! that group is checked, once for the run, on whichever thread needs it.
+//! for the kinds checked documents name. A tree holds many CRDs (a
+//! provider's components file alone defines dozens) and its resources use
+//! few: each file is indexed by the API groups its text names, and the
+//! first time a document of a kind is checked, only the CRD documents of
+//! its group's files that name the kind are parsed (each alone, its spans
+//! moved to the file) and compiled, once for the run, on whichever thread
+//! needs it.
 
 use super::crd::{CrdSet, CrdSetBuilder, is_crd, moved, read_crd, read_json_schema};
 use crate::finding::Finding;

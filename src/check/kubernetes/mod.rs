@@ -19,7 +19,7 @@ pub use catalog::{Catalog, Skipped};
 pub use schema::{SchemaSet, Version};
 pub use validate::{Violation, ViolationClass, validate_against};
 
-use crate::yaml::{Node, ScalarValue, Value};
+use crate::yaml::Node;
 
 /// What checking one document found.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,8 +37,8 @@ pub enum Validation {
 /// Check one document (a map with `apiVersion` and `kind`) against the
 /// built-in schemas of `version`.
 pub fn validate(document: &Node, version: Version) -> Validation {
-    let api_version = string_field(document, "apiVersion");
-    let kind = string_field(document, "kind");
+    let api_version = crate::yaml::string(document, "apiVersion").map(str::to_string);
+    let kind = crate::yaml::string(document, "kind").map(str::to_string);
     let schemas = version.schemas();
     match (&api_version, &kind) {
         (Some(api_version), Some(kind)) => match schemas.kind(api_version, kind) {
@@ -50,23 +50,6 @@ pub fn validate(document: &Node, version: Version) -> Validation {
         },
         _ => Validation::NoSchema { api_version, kind },
     }
-}
-
-/// The string value of a top-level field of a map.
-fn string_field(document: &Node, name: &str) -> Option<String> {
-    let Value::Map(items) = &document.value else {
-        return None;
-    };
-    items
-        .iter()
-        .find(|item| item.key.text == name)
-        .and_then(|item| match &item.value.value {
-            Value::Scalar(scalar) => match &scalar.resolved {
-                ScalarValue::Str(text) => Some(text.clone()),
-                _ => None,
-            },
-            _ => None,
-        })
 }
 
 #[cfg(test)]

@@ -422,10 +422,10 @@ fn bounds_and_patterns() {
 /// What the bundled schemas say of `text`.
 fn bundled_check(text: &str) -> Vec<Violation> {
     let document = parse(text);
-    let api_version = string_field(&document, "apiVersion").expect("apiVersion");
-    let kind = string_field(&document, "kind").expect("kind");
+    let api_version = crate::yaml::string(&document, "apiVersion").expect("apiVersion");
+    let kind = crate::yaml::string(&document, "kind").expect("kind");
     let bundled = schema::bundled();
-    let root = bundled.kind(&api_version, &kind).expect("a bundled kind");
+    let root = bundled.kind(api_version, kind).expect("a bundled kind");
     validate_against(&document, &bundled.set, root)
 }
 
