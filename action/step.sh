@@ -9,6 +9,10 @@
 #             $CONFVET_TARGET, check its SHA-256 against the release's
 #             checksum file, install the binary into $CONFVET_ROOT/bin
 #   build     cargo install the action's own source into $CONFVET_ROOT
+#   cache-key where confvet's cache is kept in the job, and the key it is
+#             saved and restored under (outputs dir, key, restore-keys):
+#             confvet's version, the configuration and the shard, then the
+#             run, so each run saves a cache of its own
 #   lint      run confvet once: text log, annotations, SARIF and a Markdown
 #             job summary; record the exit code (outputs exit-code,
 #             sarif-file, sarif-written). Findings never fail it; a usage,
@@ -190,6 +194,11 @@ lint() {
   if [[ ${INPUT_ALLOW_CONFIG_ENV:-false} == true ]]; then
     args+=(--allow-config-env)
   fi
+  if [[ ${INPUT_CACHE:-true} != true ]]; then
+    args+=(--no-cache)
+  fi
+  # An empty directory name would put the cache in the workspace itself.
+  [[ -n ${CONFVET_CACHE_DIR:-} ]] || unset CONFVET_CACHE_DIR
   if [[ ${INPUT_ANNOTATIONS:-true} == true ]]; then
     args+=(--format github)
   fi
@@ -218,6 +227,21 @@ lint() {
   exit "$code"
 }
 
+cache_key() {
+  local version config=${INPUT_CONFIG:-.confvet.yaml} settings
+  version=$(confvet --version 2>/dev/null | cut -d' ' -f2)
+  [[ -n $version ]] || fail "confvet is not on PATH: the cache cannot be keyed"
+  # The configuration's content (none: no file) and the shard.
+  settings=$({
+    if [[ -f $config ]]; then cat -- "$config"; else echo "no configuration"; fi
+    echo "shard ${INPUT_SHARD:-}"
+  } | "${sha256[@]}" | cut -c1-16)
+  local prefix="confvet-lint-${RUNNER_OS:-os}-${RUNNER_ARCH:-arch}-$version-$settings-"
+  output dir "${RUNNER_TEMP:?}/confvet-cache"
+  output key "$prefix${GITHUB_RUN_ID:-0}-${GITHUB_RUN_ATTEMPT:-1}"
+  output restore-keys "$prefix"
+}
+
 verdict() {
   case ${CONFVET_EXIT_CODE:-} in
   0)
@@ -242,10 +266,11 @@ case ${1:-} in
 find) find_confvet ;;
 download) download_confvet ;;
 build) build_confvet ;;
+cache-key) cache_key ;;
 lint) lint ;;
 verdict) verdict ;;
 *)
-  echo "usage: $0 find|download|build|lint|verdict" >&2
+  echo "usage: $0 find|download|build|cache-key|lint|verdict" >&2
   exit 2
   ;;
 esac

@@ -162,10 +162,13 @@ pub struct LintArgs {
     #[arg(long, value_name = "K/N", value_parser = shard)]
     pub shard: Option<Shard>,
 
-    /// Neither read nor write the cache of unchanged files' roles and names
-    /// (`.confvet-cache/`, or CONFVET_CACHE_DIR), used when files are named one by one
+    /// Neither read nor write the cache (`.confvet-cache/`, or CONFVET_CACHE_DIR): every unit is checked
     #[arg(long)]
     pub no_cache: bool,
+
+    /// Say on standard error which units reused their findings from the cache, and why the others did not
+    #[arg(long, conflicts_with = "no_cache")]
+    pub explain_cache: bool,
 
     /// Never draw a progress bar (drawn on a terminal after one second, never in CI)
     #[arg(long)]

@@ -443,7 +443,11 @@ impl Sources {
     /// The file's name for fingerprints: relative to the project root when
     /// one is set and the file is under it, else its display name.
     pub fn stable_name(&self, id: FileId) -> String {
-        let file = self.get(id);
+        // Name and path only: an evicted file is not read again for them.
+        let file = {
+            let files = self.0.files.read().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(&files[id.0 as usize])
+        };
         let under_root =
             self.0
                 .root

@@ -23,7 +23,7 @@ use crate::suggest::did_you_mean;
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
-const MARKER: &str = "confvet:";
+pub const MARKER: &str = "confvet:";
 
 /// Which findings a suppression comment looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,15 +97,19 @@ struct Parsed {
 /// can stop a check (ytt checks no value of a package whose schema is
 /// broken) before it reaches the rule a comment suppresses; and only for
 /// rules that `reports` (a rule turned off by `--ignore` or the
-/// configuration cannot have fired).
+/// configuration cannot have fired). Files `unmarked` says hold no
+/// suppression marker (known from discovery) are not read.
 pub fn apply(
     findings: &mut Vec<Finding>,
     sources: &Sources,
     units: &[Vec<FileId>],
     reports: &dyn Fn(&str) -> bool,
+    unmarked: &dyn Fn(FileId) -> bool,
 ) -> usize {
     let mut scanned: BTreeSet<FileId> = units.iter().flatten().copied().collect();
     scanned.extend(findings.iter().map(|f| f.span.file));
+    // A file whose text is known to hold no marker is not read again.
+    scanned.retain(|&id| !unmarked(id));
     // Few files have comments: a quick look at every text, on all cores.
     let scans: Vec<(FileId, Vec<Suppression>, Vec<Finding>)> = scanned
         .into_par_iter()
@@ -393,7 +397,9 @@ mod tests {
                 )
             })
             .collect();
-        let hidden = apply(&mut findings, &sources, &[vec![file]], &|_| true);
+        let hidden = apply(&mut findings, &sources, &[vec![file]], &|_| true, &|_| {
+            false
+        });
         let left = findings
             .iter()
             .map(|f| (f.rule, source.line_col(f.span.start as usize).line))
@@ -479,7 +485,7 @@ mod tests {
         let file = sources.add(SourceFile::new("a.yml".into(), None, text.into()));
         let mut findings = Vec::new();
         let off = |id: &str| id != "ytt/validation";
-        apply(&mut findings, &sources, &[vec![file]], &off);
+        apply(&mut findings, &sources, &[vec![file]], &off, &|_| false);
         let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
         assert_eq!(
             messages,
@@ -509,7 +515,9 @@ mod tests {
         let text = "a: 1 # confvet: ignore[ytt/validation, ytt/validaton] typo\n";
         let file = sources.add(SourceFile::new("a.yml".into(), None, text.into()));
         let mut findings = Vec::new();
-        apply(&mut findings, &sources, &[vec![file]], &|_| true);
+        apply(&mut findings, &sources, &[vec![file]], &|_| true, &|_| {
+            false
+        });
         assert_eq!(findings.len(), 1);
         let typo = text.rfind("ytt/").unwrap();
         let typo = &text[typo..text.find(']').unwrap()];

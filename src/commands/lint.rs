@@ -172,11 +172,13 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
     }
     let bar = progress::wanted(args.quiet, args.no_progress)
         .then(|| progress::TerminalBar::start(progress::DELAY));
-    // Files named one by one (pre-commit, --changed-since) need the role of
-    // every other file of the tree: remembered between runs.
-    let names_files = paths.iter().any(|p| !cwd.join(p).is_dir());
-    let cache = (names_files && !args.no_cache).then(|| {
+    // Each unit's findings, and the role of every file of the tree (which
+    // files named one by one need to find their context), are remembered
+    // between runs.
+    let cache = (!args.no_cache).then(|| {
+        // An empty name would put the cache in the current directory itself.
         std::env::var_os("CONFVET_CACHE_DIR")
+            .filter(|dir| !dir.is_empty())
             .map_or_else(|| cwd.join(".confvet-cache"), |dir| cwd.join(dir))
     });
     let request = LintRequest {
@@ -214,6 +216,16 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
 
     for error in &result.errors {
         eprintln!("confvet: {error}");
+    }
+    if let Some(reuse) = &result.reuse
+        && (args.explain_cache || (args.statistics && !args.quiet))
+    {
+        eprintln!("confvet: {}", reuse.summary());
+        if args.explain_cache {
+            for (unit, why) in &reuse.checked {
+                eprintln!("  {unit}: {}", why.says());
+            }
+        }
     }
     // Nothing was linted: say why instead of "no problems in 0 files".
     let nothing_linted = result.summary.files == 0 && !is_blocked && result.findings.is_empty();

@@ -215,6 +215,11 @@ impl Config {
         self.package(root).map_or(&[], |p| &p.scenarios)
     }
 
+    /// Every scenario of every package.
+    pub fn all_scenarios(&self) -> impl Iterator<Item = &Scenario> {
+        self.ytt.packages.iter().flat_map(|p| &p.scenarios)
+    }
+
     /// The `data-values-env` and `data-values-env-yaml` prefixes of every
     /// scenario (there are none unless `--allow-config-env` allowed them).
     pub fn env_prefixes(&self) -> impl Iterator<Item = &str> {

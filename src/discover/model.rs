@@ -68,6 +68,9 @@ pub struct DiscoveredFile {
     /// The API groups a CRD file's text names (`group: x`): it is read
     /// only when a document of one of them is checked.
     pub crd_groups: Vec<String>,
+    /// The text holds a suppression comment's marker (`confvet:`): only
+    /// such files are read again to apply suppressions.
+    pub has_suppression: bool,
 }
 
 /// What a YAML file no system reads may still hold for a check: Kubernetes

@@ -3,7 +3,7 @@
 
 use super::classify::{Scan, classify, scan};
 use super::model::{DiscoveredFile, MAX_FILE_BYTES, Resource, System};
-use crate::cache::{Cache, ScanRecord, Stamp};
+use crate::cache::{Cache, Digest, ScanRecord, Stamp};
 use crate::check::tekton::pac_text as pac;
 use crate::error::{Doing, During, Error};
 use crate::finding::Finding;
@@ -88,6 +88,7 @@ fn read_file(
             stamp: Some(stamp),
             resource,
             crd_groups: record.crd_groups,
+            has_suppression: record.has_suppression,
         }));
     }
     let too_large = meta.is_some_and(|m| m.len() > MAX_FILE_BYTES);
@@ -124,6 +125,7 @@ fn read_file(
             stamp: None,
             resource: Resource::default(),
             crd_groups: Vec::new(),
+            has_suppression: true,
         }));
     }
     // A file the walk found but cannot read (permissions, a vanished file)
@@ -131,7 +133,9 @@ fn read_file(
     let bytes = sources
         .read(path)
         .map_err(|err| Error::io(Doing::ReadingFound, name.clone(), err))?;
+    let hash = cache.is_some().then(|| Digest::of(&bytes));
     let (text, bad_offset) = crate::source::decode_text(bytes);
+    let has_suppression = text.contains(crate::suppress::MARKER);
     let is_binary = text.contains('\0');
     let Scan {
         system,
@@ -141,7 +145,7 @@ fn read_file(
         resource,
         crd_groups,
     } = scan(&text);
-    if let (Some(cache), Some(stamp)) = (cache, stamp)
+    if let (Some(cache), Some(stamp), Some(hash)) = (cache, stamp, hash)
         && !is_binary
         && bad_offset.is_none()
     {
@@ -154,8 +158,9 @@ fn read_file(
             is_crd: resource.crd,
             is_manifest: resource.manifest,
             crd_groups: crd_groups.clone(),
+            has_suppression,
         };
-        cache.record_scan(path, stamp, record);
+        cache.record_scan(path, stamp, hash, record);
     }
     let system = if force_ytt { Some(System::Ytt) } else { system };
     // A file named on the command line is classified as the walk would
@@ -207,6 +212,7 @@ fn read_file(
         stamp,
         resource,
         crd_groups,
+        has_suppression,
     }))
 }
 
@@ -282,6 +288,7 @@ impl DiscoveredFile {
             stamp: self.stamp,
             resource: self.resource,
             crd_groups: self.crd_groups.clone(),
+            has_suppression: self.has_suppression,
         }
     }
 }

@@ -159,7 +159,7 @@ pub(super) fn group_units(
         .iter()
         .filter(|f| f.system == Some(System::Ytt) && f.has_values && !in_ytt_lib(&f.path, root))
         .filter_map(|f| f.path.parent().map(Path::to_path_buf))
-        .filter(|d| !package_roots.iter().any(|r| d.starts_with(r)))
+        .filter(|d| deepest_root(d, &package_roots).is_none())
         .collect();
     let mut blockers: BTreeSet<PathBuf> = values_dirs.union(&schema_dirs).cloned().collect();
     package_roots.extend(climb(&values_dirs, &blockers, root, may_claim_root));
@@ -182,7 +182,7 @@ pub(super) fn group_units(
     package_roots.extend(
         template_roots
             .iter()
-            .filter(|r| !template_roots.iter().any(|o| o != *r && r.starts_with(o)))
+            .filter(|r| !r.ancestors().skip(1).any(|a| template_roots.contains(a)))
             .cloned()
             .collect::<Vec<_>>(),
     );

@@ -2,10 +2,10 @@
 //! The page, `docs/rules/<system>/<name>.md`, is the source of the summary
 //! and the docs; this file knows only how to read them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The class of a problem, as in the conformance README.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// A file is not well-formed YAML or JSON, or its template code does not parse.
@@ -49,7 +49,7 @@ impl Kind {
 }
 
 /// How bad a finding is. Order matters: `Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Warning,

@@ -1,6 +1,7 @@
-//! Linting files one by one (pre-commit) remembers every other file's role
-//! and names in `.confvet-cache/`, keyed by size and modification time: a
-//! warm run reads only what changed, and reports what a cold run reports.
+//! `.confvet-cache/` remembers every file's role and names, and each unit's
+//! findings under the hash of everything the unit read: a warm run reads
+//! and checks only what changed, and reports exactly what a cold run
+//! (`--no-cache`) reports, after every kind of edit.
 
 use crate::common;
 
@@ -57,9 +58,9 @@ fn a_warm_run_reports_what_a_cold_run_reports_and_sees_edits() {
 }
 
 #[test]
-fn whole_trees_and_no_cache_write_nothing() {
+fn no_cache_writes_nothing() {
     let dir = repo();
-    lint(&dir, &["."]);
+    lint(&dir, &[".", "--no-cache"]);
     lint(&dir, &["ci/pipeline.yml", "--no-cache"]);
     assert!(!dir.path().join(".confvet-cache").exists());
 }
@@ -73,4 +74,260 @@ fn the_cache_directory_is_never_linted() {
     );
     let all = lint(&dir, &["."]);
     assert!(!all.iter().any(|f| f.contains(".confvet-cache")), "{all:?}");
+}
+
+const SCHEMA: &str = "#@data/values-schema\n---\nport: 0\nname: app\n";
+const VALUES: &str = "#@data/values\n---\nport: 8080\n";
+const HELPERS: &str = "def label(name):\n  return name + \"-svc\"\nend\n";
+const OWNER: &str = "def owner():\n  return \"team\"\nend\n";
+const TEMPLATE: &str = "#@ load(\"@ytt:data\", \"data\")\n#@ load(\"helpers.star\", \"label\")\n#@ load(\"@lib:owner.star\", \"owner\")\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: #@ label(data.values.name)\ndata:\n  port: #@ str(data.values.port)\n  owner: #@ owner()\n";
+const CONFIG: &str = "ytt:\n  packages:\n    - path: pkg\n      scenarios:\n        - name: given\n          data-value-yaml: [\"port=9090\"]\n";
+
+/// A repository with a ytt package (a template that loads a `.star` file
+/// and a private library's, a schema and data values, a scenario in the
+/// configuration) and a Tekton Pipeline whose Task lacks a param default.
+fn project() -> TempDir {
+    let dir = TempDir::new("results");
+    dir.write("pkg/schema.yml", SCHEMA);
+    dir.write("pkg/values.yml", VALUES);
+    dir.write("pkg/helpers.star", HELPERS);
+    dir.write("pkg/_ytt_lib/lib/owner.star", OWNER);
+    dir.write("pkg/template.yml", TEMPLATE);
+    dir.write("ci/task.yml", TASK);
+    dir.write("ci/pipeline.yml", PIPELINE);
+    dir.write(".confvet.yaml", CONFIG);
+    dir
+}
+
+/// Each finding of a JSON report: rule, place, severity and message.
+fn shown(run: &common::Run) -> Vec<String> {
+    findings(&run.json())
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}:{}:{} {} {}",
+                f["rule"], f["file"], f["line"], f["column"], f["severity"], f["message"]
+            )
+        })
+        .collect()
+}
+
+/// A warm run (with the cache) and a cold one (`--no-cache`) of the whole
+/// tree: the same findings, returned with what the warm run said of the
+/// cache.
+fn warm_equals_cold(dir: &TempDir) -> (Vec<String>, String) {
+    let mut args = vec!["lint", "--format", "json", "."];
+    let cold = run_in(dir.path(), &[&args[..], &["--no-cache"]].concat());
+    args.push("--explain-cache");
+    let warm = run_in(dir.path(), &args);
+    assert!(warm.code < 2, "{}", warm.stderr);
+    assert_eq!(shown(&warm), shown(&cold), "{}", warm.stderr);
+    assert_eq!(warm.code, cold.code);
+    assert_eq!(warm.stdout, cold.stdout, "the reports differ");
+    (shown(&warm), warm.stderr)
+}
+
+/// Apply `edit`, then check that the warm run equals the cold one, that the
+/// findings changed (so a cache that missed the edit would fail), and that
+/// the unit `checked` was checked again, for the reason given, while the
+/// other was reused.
+fn after(
+    dir: &TempDir,
+    before: &[String],
+    checked: &str,
+    edit: impl FnOnce(&TempDir),
+) -> Vec<String> {
+    edit(dir);
+    let (now, said) = warm_equals_cold(dir);
+    eprintln!("STEP {checked}: {now:?}");
+    assert_ne!(now, before, "the edit changed no finding: it tests nothing");
+    let reused = if checked.contains("configuration") {
+        0
+    } else {
+        1
+    };
+    assert!(
+        said.contains(&format!("cache: {reused} of 2 units reused")),
+        "{said}"
+    );
+    assert!(said.contains(checked), "{said}");
+    now
+}
+
+#[test]
+fn a_warm_run_equals_a_cold_run_after_every_kind_of_edit() {
+    let dir = project();
+    let (first, said) = warm_equals_cold(&dir);
+    assert!(said.contains("cache: 0 of 2 units reused"), "{said}");
+    let (again, said) = warm_equals_cold(&dir);
+    assert_eq!(first, again);
+    assert!(said.contains("cache: 2 of 2 units reused"), "{said}");
+    // The Pipeline gives no value for the Task's required param.
+    assert!(
+        first.iter().any(|f| f.contains("missing-param")),
+        "{first:?}"
+    );
+
+    let ytt = "ytt pkg: a file it reads changed";
+    let now = after(&dir, &first, ytt, |d| {
+        d.write(
+            "pkg/template.yml",
+            TEMPLATE.replace("label(data", "labl(data"),
+        );
+    });
+    let now = after(&dir, &now, ytt, |d| {
+        d.write("pkg/template.yml", TEMPLATE);
+        d.write(
+            "pkg/helpers.star",
+            HELPERS.replace("name + \"-svc\"", "name + 1"),
+        );
+    });
+    let now = after(&dir, &now, ytt, |d| {
+        d.write("pkg/helpers.star", HELPERS);
+        d.write(
+            "pkg/_ytt_lib/lib/owner.star",
+            OWNER.replace("\"team\"", "\"team\" + 1"),
+        );
+    });
+    let now = after(&dir, &now, ytt, |d| {
+        d.write("pkg/_ytt_lib/lib/owner.star", OWNER);
+        d.write("pkg/values.yml", VALUES.replace("8080", "oops"));
+    });
+    let now = after(
+        &dir,
+        &now,
+        "ytt pkg: a file it reads was added, removed or renamed",
+        |d| {
+            std::fs::remove_file(d.path().join("pkg/values.yml")).unwrap();
+        },
+    );
+    let now = after(
+        &dir,
+        &now,
+        "tekton ci/pipeline.yml: a file it reads changed",
+        |d| {
+            d.write(
+                "ci/task.yml",
+                TASK.replace("- name: image", "- name: image\n      default: alpine"),
+            );
+        },
+    );
+    let now = after(&dir, &now, ytt, |d| {
+        d.write(
+            "pkg/template.yml",
+            TEMPLATE.replace("label(data", "labl(data"),
+        );
+    });
+    let now = after(
+        &dir,
+        &now,
+        "ytt pkg: a file it reads was added, removed or renamed",
+        |d| {
+            std::fs::rename(
+                d.path().join("pkg/template.yml"),
+                d.path().join("pkg/renamed.yml"),
+            )
+            .unwrap();
+        },
+    );
+    // A configuration entry: every unit is checked again, then stored.
+    after(&dir, &now, "ytt pkg: the configuration", |d| {
+        d.write(".confvet.yaml", CONFIG.replace("port=9090", "port=oops"));
+    });
+    let (_, said) = warm_equals_cold(&dir);
+    assert!(said.contains("cache: 2 of 2 units reused"), "{said}");
+}
+
+#[test]
+fn a_corrupt_or_foreign_store_is_ignored_with_a_note() {
+    let dir = project();
+    let (cold, _) = warm_equals_cold(&dir);
+    let store = dir.path().join(".confvet-cache/results.json");
+    let stored = std::fs::read_to_string(&store).unwrap();
+    for bad in [
+        "{not json".to_string(),
+        stored.replace("\"version\":\"", "\"version\":\"0.0.0-other-"),
+        stored.replace(
+            "\"rule\":\"tekton/missing-param\"",
+            "\"rule\":\"tekton/no-such-rule\"",
+        ),
+    ] {
+        std::fs::write(&store, &bad).unwrap();
+        let run = run_in(
+            dir.path(),
+            &["lint", "--format", "json", ".", "--statistics"],
+        );
+        let shown = shown(&run);
+        assert_eq!(shown, cold, "{}", run.stderr);
+        if bad.starts_with('{') && !bad.contains("no-such-rule") {
+            assert!(
+                run.stderr.contains("could not be read and were ignored"),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn a_cache_restored_into_a_fresh_checkout_serves_it() {
+    let dir = project();
+    warm_equals_cold(&dir);
+    // Another checkout: the same content, new modification times, another
+    // directory (`cp` without `-p`).
+    let clone = TempDir::new("results-clone");
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(format!("{}/.", dir.path().display()))
+        .arg(clone.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (_, said) = warm_equals_cold(&clone);
+    assert!(said.contains("cache: 2 of 2 units reused"), "{said}");
+}
+
+const WIDGET_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                size:
+                  type: integer
+";
+
+#[test]
+fn the_crds_of_the_tree_are_inputs_of_the_packages_checked_against_them() {
+    let dir = TempDir::new("results-crd");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nsize: 3\n");
+    dir.write(
+        "pkg/widget.yml",
+        "#@ load(\"@ytt:data\", \"data\")\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: #@ data.values.size\n",
+    );
+    dir.write("crds/widget.yml", WIDGET_CRD);
+    let (first, _) = warm_equals_cold(&dir);
+    assert_eq!(first, Vec::<String>::new());
+    dir.write(
+        "crds/widget.yml",
+        WIDGET_CRD.replace("type: integer", "type: string"),
+    );
+    let (now, said) = warm_equals_cold(&dir);
+    assert!(now.iter().any(|f| f.contains("kubernetes/type")), "{now:?}");
+    assert!(said.contains("a CRD or schema file"), "{said}");
 }

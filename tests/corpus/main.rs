@@ -2,6 +2,7 @@
 //! and Tekton repositories, each with what the reference tools printed or
 //! what its README says confvet must report.
 
+mod cache;
 #[path = "../common/mod.rs"]
 mod common;
 mod kubernetes;

@@ -134,9 +134,13 @@ class ActionRun:
         return proc
 
     def lint(self):
-        """The find, lint and verdict steps, as on a runner with confvet."""
+        """The find, cache key, lint and verdict steps, as on a runner with
+        confvet (the cache's restore and save are `uses:` steps)."""
         proc = self.run("find")
         check(proc.returncode == 0, "find succeeds", proc)
+        if self.condition(self.step("cache-key")):
+            keyed = self.run("cache-key")
+            check(keyed.returncode == 0, "the cache is keyed", keyed)
         lint = self.run("lint")
         check(lint.returncode == 0, "findings never fail the lint step by itself", lint)
         return lint, self.run("Verdict")
@@ -741,6 +745,47 @@ def test_archive_names_match_the_release(tmp):
     )
     wheels = {e["target"] for e in release["jobs"]["wheels"]["strategy"]["matrix"]["include"]}
     check(released <= wheels, f"a wheel for every released binary's platform: {wheels}")
+
+
+def test_the_lint_cache_is_kept_between_runs(tmp):
+    def job(label, inputs=None):
+        job = ActionRun(tmp / label, {"paths": "pkg", **(inputs or {})})
+        write(job.workspace / "pkg", {"schema.yml": SCHEMA, "values.yml": values(50)})
+        return job
+
+    first = job("first")
+    lint, _ = first.lint()
+    keyed = first.outputs["cache-key"]
+    cache_dir = Path(keyed["dir"])
+    check(cache_dir.parent == first.runner_temp, "the cache is kept outside the workspace", lint)
+    check((cache_dir / "results.json").is_file(), "the run stored its results", lint)
+    check(not (first.workspace / ".confvet-cache").exists(), "nothing is written in the workspace")
+    check(keyed["key"].startswith(keyed["restore-keys"]), f"the key extends the restore prefix: {keyed}")
+    check(crate_version() in keyed["key"], f"the key names confvet's version: {keyed}")
+    for step in ("Restore the confvet cache", "Save the confvet cache"):
+        check(first.condition(first.step(step)), f"{step} runs")
+        check(first.with_(step)["path"] == keyed["dir"], f"{step} keeps the cache directory")
+    check(first.with_("Restore the confvet cache")["restore-keys"] == keyed["restore-keys"], "restore by prefix")
+
+    # The next run restores it (what actions/cache does) and reports the same.
+    second = job("second")
+    shutil.copytree(cache_dir, second.runner_temp / "confvet-cache")
+    again, _ = second.lint()
+    check(second.outputs["cache-key"]["restore-keys"] == keyed["restore-keys"], "the same prefix")
+    check(annotations(again.stdout, "error") == annotations(lint.stdout, "error"), "the same findings", again)
+
+    # A changed configuration is another cache.
+    third = job("third")
+    write(third.workspace, {".confvet.yaml": "rules:\n  ytt/validation: warning\n"})
+    third.lint()
+    check(third.outputs["cache-key"]["restore-keys"] != keyed["restore-keys"], "the configuration keys the cache")
+
+    off = job("off", {"cache": "false"})
+    off.lint()
+    check("cache-key" not in off.outputs, "no key without the cache")
+    check(not off.condition(off.step("Save the confvet cache")), "nothing is saved")
+    check(not (off.runner_temp / "confvet-cache").exists(), "nothing is cached", None)
+    check(not (off.workspace / ".confvet-cache").exists(), "nothing is written in the workspace")
 
 
 def test_cache_key_follows_the_source(tmp):

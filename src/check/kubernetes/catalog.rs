@@ -35,6 +35,31 @@ impl std::fmt::Debug for Catalog {
 /// Documents of kinds no schema knows, counted by `kind (apiVersion)`.
 pub type Skipped = BTreeMap<String, usize>;
 
+/// What checking documents looked up: the kinds no schema knows, and the
+/// kinds read from the tree's CRDs, which a unit whose findings are reused
+/// reads again so that what is wrong with those CRDs is still reported.
+#[derive(Debug, Default, Clone)]
+pub struct Lookups {
+    pub skipped: Skipped,
+    /// (API group, kind) pairs some CRD file of the tree names.
+    pub crd_kinds: std::collections::BTreeSet<(String, String)>,
+}
+
+impl Lookups {
+    /// Add what `more` looked up.
+    pub fn merge(&mut self, more: Lookups) {
+        merge_skipped(&mut self.skipped, more.skipped);
+        self.crd_kinds.extend(more.crd_kinds);
+    }
+}
+
+/// Add the counts of `more` to `into`.
+pub fn merge_skipped(into: &mut Skipped, more: Skipped) {
+    for (kind, count) in more {
+        *into.entry(kind).or_default() += count;
+    }
+}
+
 /// Where a document's schema comes from, for the message.
 enum Origin<'a> {
     Builtin(Version),
@@ -53,17 +78,30 @@ impl Catalog {
         self.crds.take_problems()
     }
 
+    /// Every CRD or schema file the catalog may read.
+    pub fn files(&self) -> Vec<std::path::PathBuf> {
+        self.crds.paths()
+    }
+
+    /// Read the tree's CRDs for these (group, kind) pairs, as checking a
+    /// document of each would (what a reused unit looked up).
+    pub fn read_kinds(&self, kinds: &[(String, String)]) {
+        for (group, kind) in kinds {
+            self.crds.for_kind(group, kind);
+        }
+    }
+
     /// Check documents rendered or read together: CRDs among them define
     /// kinds for the others (a package that installs a CRD and its
     /// resources), and a CRD of theirs that cannot be read is reported.
-    pub fn check(&self, documents: &[&Node], skipped: &mut Skipped) -> Vec<Finding> {
+    pub fn check(&self, documents: &[&Node], lookups: &mut Lookups) -> Vec<Finding> {
         let mut builder = CrdSetBuilder::default();
         for document in documents.iter().filter(|d| is_crd(d)) {
             builder.add_crd(document);
         }
         let (local, mut findings) = builder.build();
         for document in documents {
-            self.check_document(document, &local, &mut findings, skipped);
+            self.check_document(document, &local, &mut findings, lookups);
         }
         findings
     }
@@ -73,7 +111,7 @@ impl Catalog {
         document: &Node,
         local: &CrdSet,
         findings: &mut Vec<Finding>,
-        skipped: &mut Skipped,
+        lookups: &mut Lookups,
     ) {
         // A document that names no kind is not a Kubernetes resource (a
         // configuration file a template renders): not counted either.
@@ -88,7 +126,7 @@ impl Catalog {
                 child(document, "items").map(|n| &n.value)
             {
                 for item in items {
-                    self.check_document(&item.value, local, findings, skipped);
+                    self.check_document(&item.value, local, findings, lookups);
                 }
             }
             return;
@@ -101,6 +139,11 @@ impl Catalog {
         }
         let group = api_version.split_once('/').map_or("", |(group, _)| group);
         let tree = self.crds.for_kind(group, kind);
+        if tree.is_some() {
+            lookups
+                .crd_kinds
+                .insert((group.to_string(), kind.to_string()));
+        }
         let tree = tree.as_deref().and_then(OnceLock::get);
         for crds in [Some(local), tree].into_iter().flatten() {
             match crds.lookup(api_version, kind) {
@@ -123,7 +166,8 @@ impl Catalog {
             let violations = validate_against(document, &bundled.set, root);
             return report(violations, &Origin::Bundled, api_version, kind, findings);
         }
-        *skipped
+        *lookups
+            .skipped
             .entry(format!("{kind} ({api_version})"))
             .or_default() += 1;
     }

@@ -260,6 +260,14 @@ impl CrdFiles {
             .unwrap_or_default()
     }
 
+    /// Every file the index may read.
+    pub fn paths(&self) -> Vec<std::path::PathBuf> {
+        self.files
+            .iter()
+            .map(|entry| entry.file.path.clone())
+            .collect()
+    }
+
     /// How many groups some file names.
     pub fn group_count(&self) -> usize {
         self.groups.len()

@@ -15,7 +15,7 @@ pub mod schema;
 pub mod tree;
 pub mod validate;
 
-pub use catalog::{Catalog, Skipped};
+pub use catalog::{Catalog, Lookups, Skipped};
 pub use schema::{SchemaSet, Version};
 pub use validate::{Violation, ViolationClass, validate_against};
 

@@ -2,7 +2,8 @@
 //! the CRDs found in the tree and the schema files the configuration names,
 //! and the plain manifests of the tree checked against it (`--kubernetes`).
 
-use super::catalog::{Catalog, Skipped};
+pub use super::catalog::merge_skipped;
+use super::catalog::{Catalog, Lookups};
 use super::crd_files::{CrdFile, CrdFiles};
 use super::schema::Version;
 use crate::discover::{DiscoveredFile, MAX_FILE_BYTES};
@@ -93,36 +94,29 @@ pub fn check_manifests(
     catalog: &Catalog,
     files: &[&DiscoveredFile],
     sources: &Sources,
-) -> (Vec<Finding>, Skipped) {
+) -> (Vec<Finding>, Lookups) {
     files
         .par_iter()
         .map(|file| {
             sources.load([file.id]);
             let parsed = file.parse_now(sources);
-            let mut skipped = Skipped::new();
+            let mut lookups = Lookups::default();
             let findings = match &parsed.parsed {
                 Ok(set) => {
                     let documents: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
-                    catalog.check(&documents, &mut skipped)
+                    catalog.check(&documents, &mut lookups)
                 }
                 Err(finding) => vec![(**finding).clone()],
             };
             sources.evict([file.id]);
-            (findings, skipped)
+            (findings, lookups)
         })
         .reduce(
-            || (Vec::new(), Skipped::new()),
-            |(mut findings, mut skipped), (more, counts)| {
+            || (Vec::new(), Lookups::default()),
+            |(mut findings, mut lookups), (more, looked_up)| {
                 findings.extend(more);
-                merge_skipped(&mut skipped, counts);
-                (findings, skipped)
+                lookups.merge(looked_up);
+                (findings, lookups)
             },
         )
-}
-
-/// Add the counts of `more` to `into`.
-pub fn merge_skipped(into: &mut Skipped, more: Skipped) {
-    for (kind, count) in more {
-        *into.entry(kind).or_default() += count;
-    }
 }

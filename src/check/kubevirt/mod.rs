@@ -38,7 +38,7 @@ pub fn check_unit(
     files: &[&DiscoveredFile],
     sources: &Sources,
     catalog: Option<&crate::check::kubernetes::Catalog>,
-    skipped_kinds: &mut crate::check::kubernetes::Skipped,
+    lookups: &mut crate::check::kubernetes::Lookups,
 ) -> Vec<Finding> {
     let mut ctx = Ctx::new(sources);
     let mut files: Vec<&DiscoveredFile> = files.to_vec();
@@ -130,7 +130,7 @@ pub fn check_unit(
             .collect();
         // The parameters a Template is processed with, and which Template
         // a VM is created from, are the user's: warnings.
-        let mut found = catalog.check(&documents, skipped_kinds);
+        let mut found = catalog.check(&documents, lookups);
         crate::check::kubernetes::catalog::as_warnings(&mut found);
         ctx.out.extend(found);
     }

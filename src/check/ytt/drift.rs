@@ -93,6 +93,28 @@ pub fn check(packages: &[DiscoveredFile], context: &DriftContext<'_>) -> Vec<Fin
     findings
 }
 
+/// The roots of the ytt packages the Packages among `packages` ship: the
+/// packages whose schema the check compares (their findings are not reused
+/// from a cache, which keeps no schema).
+pub fn shipped_roots(packages: &[DiscoveredFile], context: &DriftContext<'_>) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    for file in packages {
+        let Ok(set) = &file.parsed else {
+            continue;
+        };
+        for doc in &set.docs {
+            if let Some(root) = child(&doc.value, "spec")
+                .and_then(|spec| shipped_package(&file.path, spec, context))
+            {
+                roots.push(root);
+            }
+        }
+    }
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
 /// The root of the ytt package a Package ships, when exactly one is found.
 fn shipped_package(file: &Path, spec: &Node, context: &DriftContext<'_>) -> Option<PathBuf> {
     if let Some((_, root)) = context.mapping.iter().find(|(package, _)| package == file) {

@@ -25,8 +25,8 @@ pub struct PackageOutcome {
     /// for a package without one; `None` when the phase was not reached or
     /// failed.
     pub schema: Option<Option<SchemaType>>,
-    /// Rendered documents of kinds no Kubernetes schema knows, by kind.
-    pub skipped_kinds: crate::check::kubernetes::Skipped,
+    /// What the Kubernetes check of the rendered documents looked up.
+    pub kind_lookups: crate::check::kubernetes::Lookups,
 }
 
 impl PackageOutcome {

@@ -1,13 +1,20 @@
-//! The on-disk cache of what the cheap scan and the link readers learn of
-//! each file, keyed by its size and modification time: a pre-commit run on a
-//! few files of a large repository needs every other file's role (ytt, Tekton,
-//! KubeVirt) and names (the Tasks a file declares, the template a VM names)
-//! to find their context, and reads none of the unchanged files to get them.
+//! The on-disk cache: what each file holds (its content hash, and what the
+//! cheap scan and the link readers learn of it), and each unit's findings
+//! (`results`, keyed by the hashes of everything the unit read).
+//!
+//! A file's entry is found by its size and modification time, a first cheap
+//! check; when those differ (an edit, or a fresh checkout that gave every
+//! file a new time) the file is read and hashed again, and its content hash
+//! is what decides whether a unit's results still hold. So a run reads none
+//! of the unchanged files to learn their roles (ytt, Tekton, KubeVirt) and
+//! names, and a cache restored into a new clone still serves.
 //!
 //! It lives in `.confvet-cache/` of the current directory (or
 //! `CONFVET_CACHE_DIR`), holds a `.gitignore` so that git never sees it, and
 //! is safe to delete. A cache that cannot be read or was written by another
 //! version is ignored; one that cannot be written is left as it was.
+
+pub mod results;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -16,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Bumped whenever what is cached, or how it is read, changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 const INDEX: &str = "index.json";
 
 /// What identifies one version of a file: an edit changes its size or its
@@ -40,8 +47,76 @@ impl Stamp {
     }
 }
 
+/// A file's content hash (BLAKE3, the first 128 bits): what decides that a
+/// unit read the same inputs as a run before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Digest(pub [u8; 16]);
+
+impl Digest {
+    pub fn of(bytes: &[u8]) -> Digest {
+        let mut out = [0; 16];
+        out.copy_from_slice(&blake3::hash(bytes).as_bytes()[..16]);
+        Digest(out)
+    }
+
+    pub fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn from_hex(text: &str) -> Option<Digest> {
+        let mut out = [0; 16];
+        if text.len() != 32 {
+            return None;
+        }
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+        }
+        Some(Digest(out))
+    }
+}
+
+impl Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Digest, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Digest::from_hex(&text).ok_or_else(|| serde::de::Error::custom("not a digest"))
+    }
+}
+
+/// Hashes the parts of a key one after another, each framed by its length
+/// so that no two different sequences of parts hash alike.
+#[derive(Default)]
+pub struct KeyHasher(blake3::Hasher);
+
+impl KeyHasher {
+    pub fn new() -> KeyHasher {
+        KeyHasher::default()
+    }
+
+    pub fn part(&mut self, bytes: &[u8]) -> &mut KeyHasher {
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+        self
+    }
+
+    pub fn text(&mut self, text: &str) -> &mut KeyHasher {
+        self.part(text.as_bytes())
+    }
+
+    pub fn finish(&self) -> Digest {
+        let mut out = [0; 16];
+        out.copy_from_slice(&self.0.finalize().as_bytes()[..16]);
+        Digest(out)
+    }
+}
+
 /// What the scan of a file found (see `discover`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScanRecord {
     /// `ytt`, `kubevirt` or `tekton`, or none.
     pub system: Option<String>,
@@ -54,15 +129,25 @@ pub struct ScanRecord {
     pub is_manifest: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crd_groups: Vec<String>,
+    /// The text holds a suppression comment's marker: only such files are
+    /// read again to apply suppressions.
+    #[serde(default)]
+    pub has_suppression: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Entry {
     stamp: Stamp,
-    scan: ScanRecord,
-    /// A system's links of the file (`check::components`), once read.
+    /// The content's hash, once read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    links: Option<serde_json::Value>,
+    hash: Option<Digest>,
+    /// What the scan found, for a YAML file the walk classified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scan: Option<ScanRecord>,
+    /// A system's links of the file (`check::components`), once read; kept
+    /// as JSON text, read only for the files whose links are asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    links: Option<Box<serde_json::value::RawValue>>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -100,43 +185,81 @@ impl Cache {
         Cache {
             dir: dir.to_path_buf(),
             usable,
+            seen: Mutex::new(HashMap::with_capacity(old.len())),
             old,
-            seen: Mutex::new(HashMap::new()),
             learnt: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// The scan of `path` as it was at `stamp`, if the cache holds it.
     pub fn scan(&self, path: &Path, stamp: Stamp) -> Option<ScanRecord> {
-        let entry = self.old.get(path).filter(|e| e.stamp == stamp)?.clone();
-        let scan = entry.scan.clone();
-        self.lock().insert(path.to_path_buf(), entry);
+        let entry = self.old.get(path).filter(|e| e.stamp == stamp)?;
+        let scan = entry.scan.clone()?;
+        self.lock().insert(path.to_path_buf(), entry.clone());
         Some(scan)
     }
 
-    /// Remember the scan of `path` at `stamp`.
-    pub fn record_scan(&self, path: &Path, stamp: Stamp, scan: ScanRecord) {
+    /// Remember the scan of `path` at `stamp`, whose content hashes to `hash`.
+    pub fn record_scan(&self, path: &Path, stamp: Stamp, hash: Digest, scan: ScanRecord) {
+        // The same content seen before under another time (a fresh
+        // checkout): its links stay good.
+        let links = self
+            .old
+            .get(path)
+            .filter(|e| e.hash == Some(hash) && e.scan.as_ref() == Some(&scan))
+            .and_then(|e| e.links.clone());
         let entry = Entry {
             stamp,
-            scan,
-            links: None,
+            hash: Some(hash),
+            scan: Some(scan),
+            links,
         };
         self.lock().insert(path.to_path_buf(), entry);
         self.learn();
+    }
+
+    /// The content hash of the file at `path` (None when it cannot be
+    /// read): from this run's entry, else the last run's when its size and
+    /// time are the same, else read and hashed now.
+    pub fn hash(&self, path: &Path) -> Option<Digest> {
+        if let Some(hash) = self.lock().get(path).and_then(|e| e.hash) {
+            return Some(hash);
+        }
+        let stamp = std::fs::metadata(path).ok().as_ref().and_then(Stamp::of)?;
+        if let Some(entry) = self.old.get(path).filter(|e| e.stamp == stamp)
+            && entry.hash.is_some()
+        {
+            self.lock().insert(path.to_path_buf(), entry.clone());
+            return entry.hash;
+        }
+        let hash = Digest::of(&crate::source::read_limited(path).ok()?);
+        let mut seen = self.lock();
+        let entry = seen.entry(path.to_path_buf()).or_insert(Entry {
+            stamp,
+            hash: None,
+            scan: None,
+            links: None,
+        });
+        if entry.stamp == stamp {
+            entry.hash = Some(hash);
+        }
+        drop(seen);
+        self.learn();
+        Some(hash)
     }
 
     /// The links of `path` at `stamp`, if this run's entry holds them.
     pub fn links<L: DeserializeOwned>(&self, path: &Path, stamp: Stamp) -> Option<L> {
         let seen = self.lock();
         let entry = seen.get(path).filter(|e| e.stamp == stamp)?;
-        serde_json::from_value(entry.links.clone()?).ok()
+        serde_json::from_str(entry.links.as_ref()?.get()).ok()
     }
 
     /// Remember the links of `path` at `stamp` (with its scan, recorded first).
     pub fn record_links<L: Serialize>(&self, path: &Path, stamp: Stamp, links: &L) {
         let mut seen = self.lock();
         if let Some(entry) = seen.get_mut(path).filter(|e| e.stamp == stamp) {
-            entry.links = serde_json::to_value(links).ok();
+            entry.links = serde_json::value::to_raw_value(links).ok();
             self.learn();
         }
     }
@@ -182,6 +305,11 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 fn write_index(dir: &Path, index: &Index) -> std::io::Result<()> {
+    write_atomically(dir, INDEX, &serde_json::to_vec(index)?)
+}
+
+/// Write `bytes` as `dir/name`, making `dir` (with its `.gitignore`) first.
+fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     if is_link(dir) {
         return Ok(());
@@ -191,12 +319,12 @@ fn write_index(dir: &Path, index: &Index) -> std::io::Result<()> {
         write_new(&ignore, b"# Written by confvet: safe to delete.\n*\n")?;
     }
     // Written aside, then renamed (which replaces a link, never follows
-    // it): a run reading at the same time sees the old index or the new
+    // it): a run reading at the same time sees the old file or the new
     // one, never half of one.
-    let partial = dir.join(format!("{INDEX}.{}", std::process::id()));
+    let partial = dir.join(format!("{name}.{}", std::process::id()));
     let _ = std::fs::remove_file(&partial);
-    write_new(&partial, &serde_json::to_vec(index)?)?;
-    std::fs::rename(&partial, dir.join(INDEX))
+    write_new(&partial, bytes)?;
+    std::fs::rename(&partial, dir.join(name))
 }
 
 #[cfg(test)]
@@ -217,17 +345,11 @@ mod tests {
         let path = Path::new("/repo/task.yaml");
         let scan = ScanRecord {
             system: Some("tekton".into()),
-            has_schema: false,
-            has_values: false,
-            has_overlay: false,
-            is_carvel_package: false,
-            is_crd: false,
-            is_manifest: false,
-            crd_groups: Vec::new(),
+            ..ScanRecord::default()
         };
         let cache = Cache::open(&dir);
         assert_eq!(cache.scan(path, stamp(10)), None);
-        cache.record_scan(path, stamp(10), scan.clone());
+        cache.record_scan(path, stamp(10), Digest::of(b"task"), scan.clone());
         cache.record_links(path, stamp(10), &vec!["build".to_string()]);
         cache.save();
         assert!(
@@ -255,17 +377,8 @@ mod tests {
         let dir = base.join(".confvet-cache");
         std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
         let cache = Cache::open(&dir);
-        let scan = ScanRecord {
-            system: None,
-            has_schema: false,
-            has_values: false,
-            has_overlay: false,
-            is_carvel_package: false,
-            is_crd: false,
-            is_manifest: false,
-            crd_groups: Vec::new(),
-        };
-        cache.record_scan(Path::new("/repo/a.yml"), stamp(1), scan);
+        let scan = ScanRecord::default();
+        cache.record_scan(Path::new("/repo/a.yml"), stamp(1), Digest::of(b"a"), scan);
         cache.save();
         assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
         std::fs::remove_dir_all(&base).unwrap();

@@ -1,5 +1,12 @@
-//! One lint run: discover, check every unit on all cores, sort findings.
-//! The binary and the tests both go through here.
+//! One lint run: discover, check every unit on all cores (or reuse its
+//! findings from the cache, see `inputs`), sort findings. The binary and
+//! the tests both go through here.
+
+pub mod inputs;
+mod request;
+pub mod reuse;
+
+pub use self::request::LintRequest;
 
 use crate::check::ytt::schema::SchemaType;
 use crate::check::ytt::{PackageOutcome, YttSettings};
@@ -10,10 +17,8 @@ use crate::config::Config;
 use crate::discover::{self, Discovery, System};
 use crate::error::Error;
 use crate::finding::{Finding, Kind, Severity, number_alike, sort_findings};
-use crate::progress::Progress;
 use crate::report::{CheckedUnit, RunError, Summary};
 use crate::rules;
-use crate::rules::Selector;
 use crate::source::{FileId, Sources, Span, display_name};
 use crate::suppress;
 use crate::yaml::{Node, ParseOptions};
@@ -27,54 +32,6 @@ fn panic_when_testing(_root: &Path) {
     #[cfg(debug_assertions)]
     if std::env::var_os("CONFVET_TEST_PANIC_IN").is_some_and(|v| _root.ends_with(v)) {
         panic!("test panic");
-    }
-}
-
-/// What to lint and how.
-#[derive(Debug, Clone, Default)]
-pub struct LintRequest {
-    pub paths: Vec<PathBuf>,
-    pub ytt: YttSettings,
-    /// The configuration file, when there is one.
-    pub config: Option<Config>,
-    /// Told how many units there are and when each is checked.
-    pub progress: Option<Arc<dyn Progress>>,
-    /// `--select`: when not empty, only these rules report.
-    pub select: Vec<Selector>,
-    /// `--ignore`: these rules never report.
-    pub ignore: Vec<Selector>,
-    /// `--extend-exclude`: gitignore-style patterns relative to the current
-    /// directory, excluded as the configuration's `exclude` is.
-    pub extend_exclude: Vec<String>,
-    /// Report every finding of each unit a named file selects, not only
-    /// those in the named files (`--changed-since`: a changed Task's callers
-    /// are reported too).
-    pub whole_units: bool,
-    /// `--shard K/N`: check only the units of this shard.
-    pub shard: Option<Shard>,
-    /// The cache directory: when set, the scan and links of unchanged
-    /// files come from it and what this run learns is written back.
-    pub cache: Option<PathBuf>,
-    /// Keep each ytt package's final data values and schema in the result
-    /// (`values`, `schema`); a lint drops them with the package, so memory
-    /// does not grow with the tree.
-    pub keep_outputs: bool,
-    /// Folders that are each one ytt package, as `ytt -f DIR` reads them,
-    /// whatever discovery would group below them (`values DIR`, `schema DIR`).
-    pub package_roots: Vec<PathBuf>,
-    /// The time and memory each ytt package may take.
-    pub limits: crate::watchdog::Limits,
-    /// The Kubernetes schema check of rendered output and manifests.
-    pub kubernetes: kubernetes::tree::Options,
-}
-
-impl LintRequest {
-    /// Whether findings of rule `id` are reported: selected by the command
-    /// line and not turned off by the configuration.
-    pub fn reports(&self, id: &str) -> bool {
-        (self.select.is_empty() || self.select.iter().any(|s| s.matches(id)))
-            && !self.ignore.iter().any(|s| s.matches(id))
-            && !self.config.as_ref().is_some_and(|c| c.turns_off(id))
     }
 }
 
@@ -95,6 +52,9 @@ pub struct LintResult {
     pub schemas: Vec<(PathBuf, Option<Option<SchemaType>>)>,
     /// Documents the Kubernetes check skipped: no schema knows their kind.
     pub skipped_kinds: kubernetes::Skipped,
+    /// Which units reused their findings, and why the others did not
+    /// (with a cache).
+    pub reuse: Option<reuse::Reuse>,
 }
 
 impl LintResult {
@@ -195,9 +155,6 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         scope.as_deref(),
         options.cache.as_deref(),
     );
-    if let Some(cache) = options.cache.take().and_then(|c| Arc::try_unwrap(c).ok()) {
-        cache.save();
-    }
     // Each ytt package's input files as `ytt -f ROOT` reads them: links
     // only where the symlink flags allow, `--file-mark`s relative to ROOT
     // (a mark must match in some package, not in each). Before sharding:
@@ -267,6 +224,41 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(progress) = &request.progress {
         progress.checking(units.len());
     }
+    // Carvel Packages, parsed now: the packages they ship are checked
+    // whatever the cache holds, since the drift check compares their schema.
+    sources.load(carvel_packages.iter().map(|file| file.id));
+    let parsed_packages: Vec<discover::DiscoveredFile> = carvel_packages
+        .iter()
+        .map(|file| file.parse_now(sources))
+        .collect();
+    let mapping = request
+        .config
+        .as_ref()
+        .map(Config::package_resources)
+        .unwrap_or_default();
+    let shipped = if parsed_packages.is_empty() {
+        Vec::new()
+    } else {
+        let context = drift::DriftContext {
+            schemas: &[],
+            schema_files: &schema_files,
+            mapping: &mapping,
+            sources,
+            cwd,
+        };
+        drift::shipped_roots(&parsed_packages, &context)
+    };
+    let reuse = reuse::Plan::new(
+        request,
+        options.cache.as_deref(),
+        (&units, &files, &resources),
+        &package_inputs,
+        (catalog.as_deref(), &shipped),
+        (sources, cwd),
+    );
+    if let Some(cache) = options.cache.take().and_then(|c| Arc::try_unwrap(c).ok()) {
+        cache.save();
+    }
     // A ytt package runs on a thread of its own, under the unit limits:
     // what it needs is shared, not borrowed, so a package given up on can be
     // left running.
@@ -277,7 +269,14 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     });
     let outcomes: Vec<PackageOutcome> = units
         .par_iter()
-        .map(|unit| {
+        .enumerate()
+        .map(|(index, unit)| {
+            if let Some(outcome) = reuse.as_ref().and_then(|r| r.reused(index)) {
+                if let Some(progress) = &request.progress {
+                    progress.checked();
+                }
+                return outcome;
+            }
             // Parsed here and dropped with the unit: only the units being
             // checked hold their trees.
             sources.load(unit.files.iter().map(|&i| files[i].id));
@@ -327,20 +326,20 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 System::Kubevirt | System::Tekton => crate::watchdog::catch(|| {
                     panic_when_testing(&unit.root);
                     let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
-                    let mut skipped_kinds = kubernetes::Skipped::new();
+                    let mut kind_lookups = kubernetes::Lookups::default();
                     let findings = if unit.system == System::Kubevirt {
                         kubevirt::check_unit(
                             &members,
                             sources,
                             catalog.as_deref(),
-                            &mut skipped_kinds,
+                            &mut kind_lookups,
                         )
                     } else {
                         tekton::check_unit(&members, &unit.root, sources)
                     };
                     PackageOutcome {
                         findings,
-                        skipped_kinds,
+                        kind_lookups,
                         ..PackageOutcome::default()
                     }
                 }),
@@ -362,6 +361,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     &mut outcome.findings,
                     crate::finding::UNIT_MAX_PER_RULE_AND_FILE,
                 );
+            }
+            if let Some(reuse) = &reuse {
+                reuse.store(index, &outcome);
             }
             // What the run does not return is dropped with the unit, not
             // at the end: the rendered documents of every package would
@@ -393,7 +395,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             })
     };
     for (unit, outcome) in units.iter().zip(outcomes) {
-        kubernetes::tree::merge_skipped(&mut result.skipped_kinds, outcome.skipped_kinds);
+        kubernetes::tree::merge_skipped(&mut result.skipped_kinds, outcome.kind_lookups.skipped);
         let findings = outcome.findings;
         result.units.push(CheckedUnit {
             name: display_name(&unit.key, cwd),
@@ -418,12 +420,8 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .extend(findings.into_iter().filter(|f| in_scope(f.span.file)));
         }
     }
+    result.reuse = reuse.map(reuse::Plan::finish);
     if !carvel_packages.is_empty() {
-        let mapping = request
-            .config
-            .as_ref()
-            .map(Config::package_resources)
-            .unwrap_or_default();
         let context = drift::DriftContext {
             schemas: &result.schemas,
             schema_files: &schema_files,
@@ -431,12 +429,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             sources,
             cwd,
         };
-        sources.load(carvel_packages.iter().map(|file| file.id));
-        let parsed: Vec<discover::DiscoveredFile> = carvel_packages
-            .iter()
-            .map(|file| file.parse_now(sources))
-            .collect();
-        let drifted = drift::check(&parsed, &context);
+        let drifted = drift::check(&parsed_packages, &context);
         result
             .findings
             .extend(drifted.into_iter().filter(|f| in_scope(f.span.file)));
@@ -481,9 +474,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             manifests.iter().filter_map(|file| file.path.parent()),
         );
         manifests.retain(|file| !patches.contains(&file.path));
-        let (findings, skipped) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
+        let (findings, lookups) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
         result.findings.extend(findings);
-        kubernetes::tree::merge_skipped(&mut result.skipped_kinds, skipped);
+        kubernetes::tree::merge_skipped(&mut result.skipped_kinds, lookups.skipped);
     }
     let mut linted = linted_files(&units, &files, in_scope);
     linted.push(manifests.iter().map(|file| file.id).collect());
@@ -534,7 +527,17 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     result.findings.dedup();
     let reports = |id: &str| request.reports(id);
     result.findings.retain(|f| reports(f.rule));
-    let suppressed = suppress::apply(&mut result.findings, sources, &linted, &reports);
+    // Discovery saw which files hold no suppression comment: those are not
+    // read again (a unit whose findings were reused read none of its files).
+    let unmarked: std::collections::HashSet<FileId> = files
+        .iter()
+        .chain(&resources)
+        .filter(|file| !file.has_suppression)
+        .map(|file| file.id)
+        .collect();
+    let suppressed = suppress::apply(&mut result.findings, sources, &linted, &reports, &|id| {
+        unmarked.contains(&id)
+    });
     // Suppression comments make findings of their own, which may be off.
     result.findings.retain(|f| reports(f.rule));
     sort_findings(&mut result.findings, sources);

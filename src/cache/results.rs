@@ -1,0 +1,398 @@
+//! Each unit's findings, kept between runs under the key of everything the
+//! unit read (see `run::inputs`): a unit whose key is found again reuses
+//! all of its findings, warnings and errors alike, without being parsed or
+//! checked.
+//!
+//! Findings are stored with their files named by path (relative to the
+//! current directory when below it, so a cache restored into a checkout
+//! elsewhere serves), and their spans as byte offsets: a hit means the same
+//! bytes, so the offsets still point where they did. The store is one file,
+//! `results.json`, written aside and renamed like the index; entries not
+//! used for [`MAX_AGE`] runs, and the oldest beyond [`MAX_ENTRIES`], are
+//! dropped, so it stays bounded.
+
+use super::{Digest, is_link, write_atomically};
+use crate::finding::{Finding, Kind, Related, Severity};
+use crate::source::{FileId, SourceFile, Sources, Span};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const FILE: &str = "results.json";
+/// Bumped whenever what an entry holds, or how it is read, changes.
+const FORMAT: u32 = 1;
+/// Runs an unused entry is kept for.
+pub const MAX_AGE: u64 = 16;
+/// Entries kept at most (the most recently used).
+pub const MAX_ENTRIES: usize = 200_000;
+
+/// A file a stored finding points into.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredFile {
+    /// Relative to the current directory when below it, else absolute.
+    pub path: PathBuf,
+    /// The name the check gave the file.
+    pub name: String,
+    /// One of the files discovery registered (a unit's member, a CRD):
+    /// the run's own id for it is used, so that suppressions and sorting
+    /// treat it as the same file. Otherwise a file the check read itself
+    /// (a `.star` a template loads), registered anew.
+    pub discovered: bool,
+    /// The text of a source with no path (a data value given by a flag or
+    /// a scenario), which cannot be read again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct StoredSpan {
+    file: u32,
+    start: u32,
+    end: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct StoredFinding {
+    rule: String,
+    kind: Kind,
+    severity: Severity,
+    message: String,
+    span: StoredSpan,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    related: Vec<(StoredSpan, String)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    help: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// One unit's outcome as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredOutcome {
+    files: Vec<StoredFile>,
+    findings: Vec<StoredFinding>,
+    /// Documents of kinds no schema knows, by kind (`--statistics`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_kinds: BTreeMap<String, usize>,
+    /// The (group, kind) pairs the unit looked up among the tree's CRDs: a
+    /// hit looks them up again, so that what reading them finds wrong
+    /// (`kubernetes/crd`) is still reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crd_kinds: Vec<(String, String)>,
+    /// The run that last used the entry.
+    #[serde(default)]
+    last_used: u64,
+}
+
+/// How the files of a unit's findings are found again: by the id a run
+/// gave them, and, for files discovery registered, by their path.
+pub struct FileTable<'a> {
+    pub sources: &'a Sources,
+    pub cwd: &'a Path,
+    /// The run's ids of the files discovery registered, by absolute path.
+    pub discovered: &'a HashMap<PathBuf, FileId>,
+}
+
+impl StoredOutcome {
+    /// The outcome to store for `findings`; None when one says the unit was
+    /// not checked as a whole (a limit, a failure of confvet), which a
+    /// later run must try again.
+    pub fn new(
+        findings: &[Finding],
+        skipped_kinds: &BTreeMap<String, usize>,
+        crd_kinds: Vec<(String, String)>,
+        table: &FileTable<'_>,
+    ) -> Option<StoredOutcome> {
+        let mut files: Vec<StoredFile> = Vec::new();
+        let mut ids: HashMap<FileId, u32> = HashMap::new();
+        let mut span_of = |span: Span| -> Option<StoredSpan> {
+            let file = match ids.get(&span.file) {
+                Some(&index) => index,
+                None => {
+                    let file = match table.sources.path(span.file) {
+                        Some(path) => StoredFile {
+                            discovered: table.discovered.get(&path) == Some(&span.file),
+                            path: path
+                                .strip_prefix(table.cwd)
+                                .map_or_else(|_| path.clone(), Path::to_path_buf),
+                            name: table.sources.name(span.file),
+                            text: None,
+                        },
+                        None => StoredFile {
+                            path: PathBuf::new(),
+                            name: table.sources.name(span.file),
+                            discovered: false,
+                            text: Some(table.sources.get(span.file).text.clone()),
+                        },
+                    };
+                    files.push(file);
+                    let index = u32::try_from(files.len() - 1).ok()?;
+                    ids.insert(span.file, index);
+                    index
+                }
+            };
+            Some(StoredSpan {
+                file,
+                start: span.start,
+                end: span.end,
+            })
+        };
+        let mut stored = Vec::with_capacity(findings.len());
+        for finding in findings {
+            if matches!(finding.kind, Kind::Internal | Kind::Limit) {
+                return None;
+            }
+            let mut related = Vec::with_capacity(finding.related.len());
+            for r in &finding.related {
+                related.push((span_of(r.span)?, r.message.clone()));
+            }
+            stored.push(StoredFinding {
+                rule: finding.rule.to_string(),
+                kind: finding.kind,
+                severity: finding.severity,
+                message: finding.message.clone(),
+                span: span_of(finding.span)?,
+                label: finding.label.clone(),
+                path: finding.path.clone(),
+                related,
+                help: finding.help.clone(),
+                left_out: finding.left_out,
+            });
+        }
+        Some(StoredOutcome {
+            files,
+            findings: stored,
+            skipped_kinds: skipped_kinds.clone(),
+            crd_kinds,
+            last_used: 0,
+        })
+    }
+
+    /// The findings again, with this run's file ids; None when the entry
+    /// names a rule this build does not know (a corrupt entry).
+    pub fn findings(&self, table: &FileTable<'_>) -> Option<Vec<Finding>> {
+        let ids: Vec<FileId> = self
+            .files
+            .iter()
+            .map(|file| {
+                if let Some(text) = &file.text {
+                    let source = SourceFile::new(file.name.clone(), None, text.clone());
+                    return table.sources.add(source);
+                }
+                let absolute = crate::source::normalize_path(&table.cwd.join(&file.path));
+                match table.discovered.get(&absolute) {
+                    Some(&id) if file.discovered => id,
+                    _ => table.sources.add_unread(file.name.clone(), absolute),
+                }
+            })
+            .collect();
+        let span = |s: &StoredSpan| -> Option<Span> {
+            let file = *ids.get(s.file as usize)?;
+            (s.start <= s.end).then_some(Span {
+                file,
+                start: s.start,
+                end: s.end,
+            })
+        };
+        self.findings
+            .iter()
+            .map(|stored| {
+                let rule = crate::rules::find(&stored.rule)?;
+                let related = stored
+                    .related
+                    .iter()
+                    .map(|(s, message)| {
+                        Some(Related {
+                            span: span(s)?,
+                            message: message.clone(),
+                        })
+                    })
+                    .collect::<Option<Vec<Related>>>()?;
+                Some(Finding {
+                    rule: rule.id,
+                    kind: stored.kind,
+                    severity: stored.severity,
+                    message: stored.message.clone(),
+                    span: span(&stored.span)?,
+                    label: stored.label.clone(),
+                    path: stored.path.clone(),
+                    related,
+                    help: stored.help.clone(),
+                    occurrence: 0,
+                    left_out: stored.left_out,
+                })
+            })
+            .collect()
+    }
+}
+
+/// What a unit's key was made of when it was last checked: a miss is
+/// explained by which part differs now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitRecord {
+    pub key: Digest,
+    /// The paths of the files it read.
+    pub paths: Digest,
+    /// The run's settings.
+    pub settings: Digest,
+    /// The Kubernetes catalog's files.
+    pub catalog: Digest,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Store {
+    format: u32,
+    version: String,
+    /// Counts the runs that wrote the store: an entry's age.
+    run: u64,
+    entries: HashMap<Digest, StoredOutcome>,
+    /// The last record of each unit, by name.
+    #[serde(default)]
+    units: HashMap<String, UnitRecord>,
+}
+
+/// The results of one run: what the last runs left, and what this one
+/// checked.
+#[derive(Debug)]
+pub struct Results {
+    dir: PathBuf,
+    usable: bool,
+    run: u64,
+    old: HashMap<Digest, StoredOutcome>,
+    used: Mutex<Vec<Digest>>,
+    new: Mutex<HashMap<Digest, StoredOutcome>>,
+    old_units: HashMap<String, UnitRecord>,
+    new_units: Mutex<Vec<(String, UnitRecord)>>,
+    /// Whether the store held entries this build cannot read: said once.
+    pub unreadable: bool,
+    hits: AtomicUsize,
+}
+
+impl Results {
+    /// The results in `dir`; empty when there are none or they cannot be
+    /// read (then [`Results::unreadable`] says so, unless there were none).
+    pub fn open(dir: &Path) -> Results {
+        let path = dir.join(FILE);
+        let usable = !is_link(dir) && !is_link(&path);
+        let bytes = usable
+            .then(|| crate::source::read_limited(&path).ok())
+            .flatten();
+        let store = bytes
+            .as_ref()
+            .and_then(|bytes| serde_json::from_slice::<Store>(bytes).ok())
+            .filter(|s| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION"));
+        let unreadable = bytes.is_some() && store.is_none();
+        let store = store.unwrap_or_default();
+        Results {
+            dir: dir.to_path_buf(),
+            usable,
+            run: store.run + 1,
+            old: store.entries,
+            used: Mutex::new(Vec::new()),
+            new: Mutex::new(HashMap::new()),
+            old_units: store.units,
+            new_units: Mutex::new(Vec::new()),
+            unreadable,
+            hits: AtomicUsize::new(0),
+        }
+    }
+
+    /// The stored outcome of the unit whose inputs hash to `key`.
+    pub fn get(&self, key: &Digest) -> Option<&StoredOutcome> {
+        let found = self.old.get(key)?;
+        lock(&self.used).push(*key);
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(found)
+    }
+
+    /// Whether an outcome is stored under `key` (not counted as a use).
+    pub fn holds(&self, key: &Digest) -> bool {
+        self.old.contains_key(key)
+    }
+
+    /// What the unit named `name` was keyed by when last checked.
+    pub fn previous(&self, name: &str) -> Option<&UnitRecord> {
+        self.old_units.get(name)
+    }
+
+    /// Remember what the unit named `name` is keyed by now.
+    pub fn record(&self, name: String, record: UnitRecord) {
+        lock(&self.new_units).push((name, record));
+    }
+
+    /// Keep the outcome of the unit whose inputs hash to `key`.
+    pub fn put(&self, key: Digest, outcome: StoredOutcome) {
+        lock(&self.new).insert(key, outcome);
+    }
+
+    /// Write the store: this run's entries, and earlier ones still young.
+    /// Best effort, like the index. Nothing is written when every unit was
+    /// a hit and nothing aged out.
+    pub fn save(self) {
+        let used = self.used.into_inner().unwrap_or_else(|e| e.into_inner());
+        let new = self.new.into_inner().unwrap_or_else(|e| e.into_inner());
+        let new_units = self
+            .new_units
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        let units_unchanged = new_units
+            .iter()
+            .all(|(name, record)| self.old_units.get(name) == Some(record));
+        // Only runs that checked something write; an entry ages by the
+        // runs that write, so one reused by runs in between is not lost.
+        if !self.usable || (new.is_empty() && units_unchanged) {
+            return;
+        }
+        let run = self.run;
+        let mut entries = self.old;
+        for key in used {
+            if let Some(entry) = entries.get_mut(&key) {
+                entry.last_used = run;
+            }
+        }
+        for (key, mut outcome) in new {
+            outcome.last_used = run;
+            entries.insert(key, outcome);
+        }
+        entries.retain(|_, e| run.saturating_sub(e.last_used) < MAX_AGE);
+        if entries.len() > MAX_ENTRIES {
+            let mut ages: Vec<u64> = entries.values().map(|e| e.last_used).collect();
+            ages.sort_unstable_by(|a, b| b.cmp(a));
+            let oldest_kept = ages[MAX_ENTRIES - 1];
+            entries.retain(|_, e| e.last_used >= oldest_kept);
+        }
+        let mut units = self.old_units;
+        units.extend(new_units);
+        // A record whose outcome is gone explains nothing more than none.
+        units.retain(|_, record| entries.contains_key(&record.key));
+        let store = Store {
+            format: FORMAT,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            run,
+            entries,
+            units,
+        };
+        if let Ok(bytes) = serde_json::to_vec(&store) {
+            let _ = write_atomically(&self.dir, FILE, &bytes);
+        }
+    }
+
+    /// How many units were reused so far.
+    pub fn hits(&self) -> usize {
+        self.hits.load(Ordering::Relaxed)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}

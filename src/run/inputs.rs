@@ -1,0 +1,269 @@
+//! What each unit read, hashed into the key its stored findings are kept
+//! under (`cache::results`): the content of every file the unit reads, the
+//! settings that change its findings, and confvet's version. A unit whose
+//! key is found again is not checked: its findings are reused.
+//!
+//! What a unit reads, by system:
+//! - a ytt package: every input file `ytt -f ROOT` reads (templates, data
+//!   values, schemas, `.star` files a template loads, private libraries,
+//!   text templates), with their marks; the data-value flags' files and
+//!   environment variables; and the tree's CRDs, which its output is
+//!   checked against;
+//! - a Tekton group: its files (a Task another file references is in the
+//!   same group, see `check::components`) and the repositories (`.git`)
+//!   they sit in, which decide how a git resolver's ref resolves;
+//! - a KubeVirt group: its files and the tree's CRDs;
+//! - every unit: the configuration, the command line's settings and the
+//!   Kubernetes version.
+
+use super::request::LintRequest;
+use crate::cache::{Cache, Digest, KeyHasher};
+use crate::check::ytt::marks;
+use crate::config::Config;
+use crate::discover::{DiscoveredFile, System, Unit};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Bumped whenever what a key hashes changes meaning.
+const KEY_FORMAT: &str = "unit-key-1";
+
+/// What every unit's key shares: the run's settings and, for the units
+/// whose output is checked against Kubernetes schemas, the schemas' files.
+pub struct KeyContext<'a> {
+    pub cache: &'a Cache,
+    pub cwd: &'a Path,
+    /// The configuration, the command line's settings, the version.
+    pub settings: Digest,
+    /// The Kubernetes catalog: its version and every CRD or schema file it
+    /// may read; the same digest for every unit when the check is off.
+    pub catalog: Digest,
+    /// A data-value flag or scenario reads environment variables: findings
+    /// may then quote them, and the cache never stores those.
+    pub reads_environment: bool,
+    /// `.git` lookups already made, by directory.
+    repositories: std::cell::RefCell<HashMap<PathBuf, Option<PathBuf>>>,
+}
+
+/// A unit's key, and the digests that explain a miss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitKey {
+    pub key: Digest,
+    /// Which files the unit read (their paths only).
+    pub paths: Digest,
+}
+
+impl<'a> KeyContext<'a> {
+    /// The context of a run; `catalog_files` are the files the Kubernetes
+    /// catalog may read, None when the check is off.
+    pub fn new(
+        request: &LintRequest,
+        cache: &'a Cache,
+        cwd: &'a Path,
+        catalog: Option<(crate::check::kubernetes::Version, Vec<PathBuf>)>,
+    ) -> KeyContext<'a> {
+        let context = KeyContext {
+            cache,
+            cwd,
+            settings: Digest([0; 16]),
+            catalog: Digest([0; 16]),
+            reads_environment: false,
+            repositories: Default::default(),
+        };
+        let (settings, reads_environment) = context.settings_digest(request);
+        let catalog = context.catalog_digest(catalog);
+        KeyContext {
+            settings,
+            catalog,
+            reads_environment,
+            ..context
+        }
+    }
+
+    /// A path as keys name it: relative to the current directory when
+    /// below it, so that a checkout elsewhere computes the same keys.
+    fn name(&self, path: &Path) -> String {
+        let relative = path.strip_prefix(self.cwd).unwrap_or(path);
+        relative.to_string_lossy().into_owned()
+    }
+
+    /// Debug output with the current directory written as `<cwd>`.
+    fn debug(&self, value: &impl std::fmt::Debug) -> String {
+        let cwd = self.cwd.to_string_lossy();
+        let text = format!("{value:?}");
+        if cwd.len() > 1 {
+            text.replace(cwd.as_ref(), "<cwd>")
+        } else {
+            text
+        }
+    }
+
+    /// Hash `path`'s name and content; a file that cannot be read hashes
+    /// as missing (a unit that reads it fails the same way again).
+    fn file(&self, hasher: &mut KeyHasher, path: &Path) {
+        hasher.text(&self.name(path));
+        match self.cache.hash(path) {
+            Some(digest) => hasher.part(&digest.0),
+            None => hasher.text("<unreadable>"),
+        };
+    }
+
+    /// The settings' digest, and whether a flag reads the environment.
+    fn settings_digest(&self, request: &LintRequest) -> (Digest, bool) {
+        let mut hasher = KeyHasher::new();
+        hasher.text(KEY_FORMAT).text(env!("CARGO_PKG_VERSION"));
+        // The environment is hashed only where a flag reads it.
+        let mut ytt = request.ytt.clone();
+        let env = std::mem::take(&mut ytt.flags.env);
+        hasher.text(&self.debug(&ytt));
+        hasher.text(&self.debug(&request.kubernetes));
+        hasher.text(&self.debug(&request.config));
+        let flags = &request.ytt.flags;
+        let prefixes = flags
+            .data_values_env
+            .iter()
+            .chain(&flags.data_values_env_yaml)
+            .map(String::as_str)
+            .chain(request.config.iter().flat_map(Config::env_prefixes));
+        let mut reads_environment = false;
+        for given in prefixes {
+            for (name, value) in crate::check::ytt::flags::env_vars_read(given, &env) {
+                hasher.text(name).text(value);
+                reads_environment = true;
+            }
+        }
+        // The files data-value flags read, on the command line and in the
+        // configuration's scenarios.
+        let scenarios = request
+            .config
+            .iter()
+            .flat_map(Config::all_scenarios)
+            .map(|s| &s.flags);
+        for flags in std::iter::once(flags).chain(scenarios) {
+            for path in flag_files(flags) {
+                self.file(&mut hasher, &path);
+            }
+        }
+        (hasher.finish(), reads_environment)
+    }
+
+    fn catalog_digest(
+        &self,
+        catalog: Option<(crate::check::kubernetes::Version, Vec<PathBuf>)>,
+    ) -> Digest {
+        let mut hasher = KeyHasher::new();
+        match catalog {
+            None => {
+                hasher.text("no kubernetes check");
+            }
+            Some((version, mut files)) => {
+                hasher.text(&format!("{version:?}"));
+                files.sort();
+                files.dedup();
+                for path in &files {
+                    self.file(&mut hasher, path);
+                }
+            }
+        }
+        hasher.finish()
+    }
+
+    /// The key of `unit`: for a ytt package, over `inputs` (what `ytt -f
+    /// ROOT` reads); for other units, over their files.
+    pub fn unit_key(
+        &self,
+        unit: &Unit,
+        files: &[DiscoveredFile],
+        inputs: Option<&marks::Inputs>,
+    ) -> UnitKey {
+        let mut hasher = KeyHasher::new();
+        let mut paths = KeyHasher::new();
+        hasher.part(&self.settings.0);
+        hasher.text(unit.system.name()).text(&self.name(&unit.root));
+        paths.text(unit.system.name()).text(&self.name(&unit.root));
+        if unit.system != System::Tekton {
+            hasher.part(&self.catalog.0);
+        }
+        match (unit.system, inputs) {
+            (System::Ytt, Some(inputs)) => {
+                for input in &inputs.files {
+                    self.file(&mut hasher, &input.path);
+                    hasher.text(&self.debug(input));
+                    paths.text(&self.name(&input.path));
+                }
+                for path in inputs.excluded.iter().chain(&inputs.refused_links) {
+                    hasher.text(&self.name(path));
+                    paths.text(&self.name(path));
+                }
+            }
+            _ => {
+                for &i in &unit.files {
+                    self.file(&mut hasher, &files[i].path);
+                    paths.text(&self.name(&files[i].path));
+                }
+            }
+        }
+        if unit.system == System::Tekton {
+            self.repositories(&mut hasher, unit, files);
+        }
+        UnitKey {
+            key: hasher.finish(),
+            paths: paths.finish(),
+        }
+    }
+
+    /// The repositories a Tekton group's files sit in (the nearest
+    /// ancestor holding `.git`), and their git configuration, which names
+    /// the remotes a git resolver's URL is compared with.
+    fn repositories(&self, hasher: &mut KeyHasher, unit: &Unit, files: &[DiscoveredFile]) {
+        let mut roots: Vec<PathBuf> = unit
+            .files
+            .iter()
+            .filter_map(|&i| files[i].path.parent())
+            .filter_map(|dir| self.repository(dir))
+            .collect();
+        roots.sort();
+        roots.dedup();
+        for root in roots {
+            hasher.text(&self.name(&root));
+            let config = root.join(".git").join("config");
+            if config.is_file() {
+                self.file(hasher, &config);
+            }
+        }
+    }
+
+    fn repository(&self, dir: &Path) -> Option<PathBuf> {
+        if let Some(found) = self.repositories.borrow().get(dir) {
+            return found.clone();
+        }
+        let found = if dir.join(".git").exists() {
+            Some(dir.to_path_buf())
+        } else {
+            dir.parent().and_then(|parent| self.repository(parent))
+        };
+        self.repositories
+            .borrow_mut()
+            .insert(dir.to_path_buf(), found.clone());
+        found
+    }
+}
+
+/// The files a set of data-value flags reads: `--data-values-file` (a file,
+/// or every file below a folder) and the paths of `--data-value-file`.
+fn flag_files(flags: &crate::check::ytt::flags::DataValueFlags) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for given in &flags.data_values_file {
+        let path = flags.cwd.join(given);
+        if path.is_dir() {
+            out.extend(crate::source::files_below(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    for given in &flags.data_value_file {
+        if let Some((_, path)) = given.split_once('=') {
+            out.push(flags.cwd.join(path));
+        }
+    }
+    out
+}

@@ -1,0 +1,59 @@
+//! What a lint run is asked to do: the paths, settings and configuration
+//! (a leaf: the run and its cache keys read it).
+
+use crate::check::kubernetes;
+use crate::check::ytt::YttSettings;
+use crate::cli::Shard;
+use crate::config::Config;
+use crate::progress::Progress;
+use crate::rules::Selector;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What to lint and how.
+#[derive(Debug, Clone, Default)]
+pub struct LintRequest {
+    pub paths: Vec<PathBuf>,
+    pub ytt: YttSettings,
+    /// The configuration file, when there is one.
+    pub config: Option<Config>,
+    /// Told how many units there are and when each is checked.
+    pub progress: Option<Arc<dyn Progress>>,
+    /// `--select`: when not empty, only these rules report.
+    pub select: Vec<Selector>,
+    /// `--ignore`: these rules never report.
+    pub ignore: Vec<Selector>,
+    /// `--extend-exclude`: gitignore-style patterns relative to the current
+    /// directory, excluded as the configuration's `exclude` is.
+    pub extend_exclude: Vec<String>,
+    /// Report every finding of each unit a named file selects, not only
+    /// those in the named files (`--changed-since`: a changed Task's callers
+    /// are reported too).
+    pub whole_units: bool,
+    /// `--shard K/N`: check only the units of this shard.
+    pub shard: Option<Shard>,
+    /// The cache directory: when set, the scan and links of unchanged
+    /// files come from it and what this run learns is written back.
+    pub cache: Option<PathBuf>,
+    /// Keep each ytt package's final data values and schema in the result
+    /// (`values`, `schema`); a lint drops them with the package, so memory
+    /// does not grow with the tree.
+    pub keep_outputs: bool,
+    /// Folders that are each one ytt package, as `ytt -f DIR` reads them,
+    /// whatever discovery would group below them (`values DIR`, `schema DIR`).
+    pub package_roots: Vec<PathBuf>,
+    /// The time and memory each ytt package may take.
+    pub limits: crate::watchdog::Limits,
+    /// The Kubernetes schema check of rendered output and manifests.
+    pub kubernetes: kubernetes::tree::Options,
+}
+
+impl LintRequest {
+    /// Whether findings of rule `id` are reported: selected by the command
+    /// line and not turned off by the configuration.
+    pub fn reports(&self, id: &str) -> bool {
+        (self.select.is_empty() || self.select.iter().any(|s| s.matches(id)))
+            && !self.ignore.iter().any(|s| s.matches(id))
+            && !self.config.as_ref().is_some_and(|c| c.turns_off(id))
+    }
+}

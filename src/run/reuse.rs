@@ -1,0 +1,277 @@
+//! Reusing each unit's findings from the cache: which units of a run can be
+//! reused (their key, see `inputs`), the outcome of those that are, the
+//! outcome of the others stored for the next run, and why each unit was
+//! not reused (`--explain-cache`, `--statistics`).
+
+use super::inputs::{KeyContext, UnitKey};
+use super::request::LintRequest;
+use crate::cache::Cache;
+use crate::cache::results::{FileTable, Results, StoredOutcome, UnitRecord};
+use crate::check::kubernetes::{Catalog, Lookups};
+use crate::check::ytt::{PackageOutcome, marks};
+use crate::discover::{DiscoveredFile, System, Unit};
+use crate::source::{FileId, Sources, display_dir};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Why a unit's findings were not reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Miss {
+    /// Never checked with a cache before (or its record aged out).
+    New,
+    /// The configuration, the command line or confvet changed.
+    Settings,
+    /// A CRD or schema file its output is checked against changed.
+    Schemas,
+    /// A file it reads was added, removed or renamed.
+    Files,
+    /// The content of a file it reads changed.
+    Content,
+    /// Its key is the last one, but the stored findings were dropped.
+    Dropped,
+    /// Its findings are never stored: the drift check compares its schema
+    /// with a Carvel Package.
+    ShipsPackage,
+    /// Its findings are never stored: a data-value flag reads environment
+    /// variables, which findings may quote.
+    Environment,
+    /// Its findings could not be stored: a failure, a limit, or a finding in
+    /// a command-line value.
+    NotStorable,
+}
+
+impl Miss {
+    pub fn says(self) -> &'static str {
+        match self {
+            Miss::New => "not checked with this cache before",
+            Miss::Settings => "the configuration, the command line or confvet changed",
+            Miss::Schemas => "a CRD or schema file its output is checked against changed",
+            Miss::Files => "a file it reads was added, removed or renamed",
+            Miss::Content => "a file it reads changed",
+            Miss::Dropped => "its stored findings were dropped (the cache's bounds)",
+            Miss::ShipsPackage => {
+                "a Carvel Package ships it: its schema is compared, and a cache keeps no schema"
+            }
+            Miss::Environment => {
+                "data values come from environment variables, which the cache never stores"
+            }
+            Miss::NotStorable => "not stored last time: it failed or hit a limit",
+        }
+    }
+}
+
+/// Which units of a run reused their findings, and why the others did not.
+#[derive(Debug, Default)]
+pub struct Reuse {
+    pub units: usize,
+    pub reused: usize,
+    /// Each unit checked, by name (`ytt pkg/`), with why.
+    pub checked: Vec<(String, Miss)>,
+    /// The store could not be read (written by another build, or corrupt).
+    pub unreadable: bool,
+}
+
+impl Reuse {
+    /// One line: how many units were reused, and the reasons counted.
+    pub fn summary(&self) -> String {
+        let mut counts: std::collections::BTreeMap<Miss, usize> = Default::default();
+        for (_, why) in &self.checked {
+            *counts.entry(*why).or_default() += 1;
+        }
+        let mut line = format!(
+            "cache: {} of {} units reused, {} checked",
+            self.reused,
+            self.units,
+            self.checked.len()
+        );
+        if !counts.is_empty() {
+            let reasons: Vec<String> = counts
+                .iter()
+                .map(|(why, count)| format!("{count}: {}", why.says()))
+                .collect();
+            line.push_str(&format!(" ({})", reasons.join("; ")));
+        }
+        if self.unreadable {
+            line.push_str("; the stored results could not be read and were ignored");
+        }
+        line
+    }
+}
+
+/// A unit's place in the plan.
+enum Slot {
+    Keyed(UnitKey),
+    Unkeyed(Miss),
+}
+
+/// The reuse of one run's units, indexed like the run's units.
+pub struct Plan<'a> {
+    results: Results,
+    slots: Vec<Slot>,
+    names: Vec<String>,
+    misses: Mutex<Vec<(usize, Miss)>>,
+    discovered: HashMap<PathBuf, FileId>,
+    settings: crate::cache::Digest,
+    catalog_digest: crate::cache::Digest,
+    catalog: Option<&'a Catalog>,
+    sources: &'a Sources,
+    cwd: &'a Path,
+}
+
+impl<'a> Plan<'a> {
+    /// The plan of a run with a cache; None without one, or when standard
+    /// input stands in for a file (its bytes are not the file's), or when
+    /// the run keeps outputs a cache does not hold.
+    pub fn new(
+        request: &LintRequest,
+        cache: Option<&Cache>,
+        (units, files, resources): (&[Unit], &[DiscoveredFile], &[DiscoveredFile]),
+        package_inputs: &HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
+        (catalog, shipped): (Option<&'a Catalog>, &[PathBuf]),
+        (sources, cwd): (&'a Sources, &'a Path),
+    ) -> Option<Plan<'a>> {
+        let cache = cache?;
+        let dir = request.cache.as_deref()?;
+        if sources.stdin_path().is_some() || request.keep_outputs {
+            return None;
+        }
+        let catalog_inputs = catalog.map(|c| (c.version, c.files()));
+        let context = KeyContext::new(request, cache, cwd, catalog_inputs);
+        let slots = units
+            .iter()
+            .map(|unit| {
+                if unit.system == System::Ytt && shipped.contains(&unit.root) {
+                    return Slot::Unkeyed(Miss::ShipsPackage);
+                }
+                if unit.system == System::Ytt && context.reads_environment {
+                    return Slot::Unkeyed(Miss::Environment);
+                }
+                let inputs = package_inputs.get(&unit.root).map(|i| i.as_ref());
+                Slot::Keyed(context.unit_key(unit, files, inputs))
+            })
+            .collect();
+        let names = units
+            .iter()
+            .map(|unit| format!("{} {}", unit.system.name(), display_dir(&unit.key, cwd)))
+            .collect();
+        let discovered = files
+            .iter()
+            .chain(resources)
+            .map(|file| (file.path.clone(), file.id))
+            .collect();
+        Some(Plan {
+            results: Results::open(dir),
+            slots,
+            names,
+            misses: Mutex::new(Vec::new()),
+            discovered,
+            settings: context.settings,
+            catalog_digest: context.catalog,
+            catalog,
+            sources,
+            cwd,
+        })
+    }
+
+    fn table(&self) -> FileTable<'_> {
+        FileTable {
+            sources: self.sources,
+            cwd: self.cwd,
+            discovered: &self.discovered,
+        }
+    }
+
+    /// The stored outcome of unit `index`, when its key is found.
+    pub fn reused(&self, index: usize) -> Option<PackageOutcome> {
+        let Slot::Keyed(key) = &self.slots[index] else {
+            return None;
+        };
+        let stored = self.results.get(&key.key)?;
+        let findings = stored.findings(&self.table())?;
+        // What reading these CRDs finds wrong is reported once per run, by
+        // whichever unit reads them first.
+        if let Some(catalog) = self.catalog {
+            catalog.read_kinds(&stored.crd_kinds);
+        }
+        Some(PackageOutcome {
+            findings,
+            kind_lookups: Lookups {
+                skipped: stored.skipped_kinds.clone(),
+                crd_kinds: stored.crd_kinds.iter().cloned().collect(),
+            },
+            ..PackageOutcome::default()
+        })
+    }
+
+    /// Store the outcome of unit `index`, just checked, for the next run.
+    pub fn store(&self, index: usize, outcome: &PackageOutcome) {
+        let why = match &self.slots[index] {
+            Slot::Unkeyed(why) => *why,
+            Slot::Keyed(key) => {
+                let crd_kinds = outcome.kind_lookups.crd_kinds.iter().cloned().collect();
+                let stored = StoredOutcome::new(
+                    &outcome.findings,
+                    &outcome.kind_lookups.skipped,
+                    crd_kinds,
+                    &self.table(),
+                );
+                let why = self.why_missed(index, key);
+                if let Some(stored) = stored {
+                    self.results.put(key.key, stored);
+                    let record = UnitRecord {
+                        key: key.key,
+                        paths: key.paths,
+                        settings: self.settings,
+                        catalog: self.catalog_digest,
+                    };
+                    self.results.record(self.names[index].clone(), record);
+                }
+                why
+            }
+        };
+        self.misses
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((index, why));
+    }
+
+    fn why_missed(&self, index: usize, key: &UnitKey) -> Miss {
+        let Some(previous) = self.results.previous(&self.names[index]) else {
+            return Miss::New;
+        };
+        if previous.key == key.key {
+            return if self.results.holds(&key.key) {
+                Miss::NotStorable
+            } else {
+                Miss::Dropped
+            };
+        }
+        if previous.settings != self.settings {
+            Miss::Settings
+        } else if previous.catalog != self.catalog_digest {
+            Miss::Schemas
+        } else if previous.paths != key.paths {
+            Miss::Files
+        } else {
+            Miss::Content
+        }
+    }
+
+    /// Write the store, and say what was reused.
+    pub fn finish(self) -> Reuse {
+        let mut misses = self.misses.into_inner().unwrap_or_else(|e| e.into_inner());
+        misses.sort();
+        let reuse = Reuse {
+            units: self.slots.len(),
+            reused: self.results.hits(),
+            checked: misses
+                .into_iter()
+                .map(|(index, why)| (self.names[index].clone(), why))
+                .collect(),
+            unreadable: self.results.unreadable,
+        };
+        self.results.save();
+        reuse
+    }
+}
