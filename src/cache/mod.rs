@@ -165,7 +165,10 @@ pub struct Cache {
     /// repository could point it anywhere, and the cache never writes
     /// outside the directory it names.
     usable: bool,
-    old: HashMap<PathBuf, Entry>,
+    /// What the last run left, less the entries this run moved to `seen`
+    /// (moved, not copied: the index of a large tree is held once).
+    old: Mutex<HashMap<PathBuf, Entry>>,
+    old_len: usize,
     seen: Mutex<HashMap<PathBuf, Entry>>,
     /// This run learnt something the cache did not hold.
     learnt: std::sync::atomic::AtomicBool,
@@ -186,17 +189,18 @@ impl Cache {
             dir: dir.to_path_buf(),
             usable,
             seen: Mutex::new(HashMap::with_capacity(old.len())),
-            old,
+            old_len: old.len(),
+            old: Mutex::new(old),
             learnt: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// The scan of `path` as it was at `stamp`, if the cache holds it.
     pub fn scan(&self, path: &Path, stamp: Stamp) -> Option<ScanRecord> {
-        let entry = self.old.get(path).filter(|e| e.stamp == stamp)?;
-        let scan = entry.scan.clone()?;
-        self.lock().insert(path.to_path_buf(), entry.clone());
-        Some(scan)
+        let entry = self.take_old(path, |e| e.stamp == stamp && e.scan.is_some())?;
+        let scan = entry.scan.clone();
+        self.lock().insert(path.to_path_buf(), entry);
+        scan
     }
 
     /// Remember the scan of `path` at `stamp`, whose content hashes to `hash`.
@@ -204,10 +208,10 @@ impl Cache {
         // The same content seen before under another time (a fresh
         // checkout): its links stay good.
         let links = self
-            .old
-            .get(path)
-            .filter(|e| e.hash == Some(hash) && e.scan.as_ref() == Some(&scan))
-            .and_then(|e| e.links.clone());
+            .take_old(path, |e| {
+                e.hash == Some(hash) && e.scan.as_ref() == Some(&scan)
+            })
+            .and_then(|e| e.links);
         let entry = Entry {
             stamp,
             hash: Some(hash),
@@ -226,11 +230,10 @@ impl Cache {
             return Some(hash);
         }
         let stamp = std::fs::metadata(path).ok().as_ref().and_then(Stamp::of)?;
-        if let Some(entry) = self.old.get(path).filter(|e| e.stamp == stamp)
-            && entry.hash.is_some()
-        {
-            self.lock().insert(path.to_path_buf(), entry.clone());
-            return entry.hash;
+        if let Some(entry) = self.take_old(path, |e| e.stamp == stamp && e.hash.is_some()) {
+            let hash = entry.hash;
+            self.lock().insert(path.to_path_buf(), entry);
+            return hash;
         }
         let hash = Digest::of(&crate::source::read_limited(path).ok()?);
         let mut seen = self.lock();
@@ -269,7 +272,7 @@ impl Cache {
     pub fn save(self) {
         let entries = self.seen.into_inner().unwrap_or_else(|e| e.into_inner());
         // Unchanged, and no file gone: nothing to write.
-        if !self.usable || (!self.learnt.into_inner() && entries.len() == self.old.len()) {
+        if !self.usable || (!self.learnt.into_inner() && entries.len() == self.old_len) {
             return;
         }
         let index = Index {
@@ -278,6 +281,15 @@ impl Cache {
             entries,
         };
         let _ = write_index(&self.dir, &index);
+    }
+
+    /// The last run's entry of `path`, taken out, when `wanted` says so.
+    fn take_old(&self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<Entry> {
+        let mut old = self.old.lock().unwrap_or_else(|e| e.into_inner());
+        if !wanted(old.get(path)?) {
+            return None;
+        }
+        old.remove(path)
     }
 
     fn learn(&self) {

@@ -84,14 +84,35 @@ pub struct StoredOutcome {
     /// Documents of kinds no schema knows, by kind (`--statistics`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub skipped_kinds: BTreeMap<String, usize>,
-    /// The (group, kind) pairs the unit looked up among the tree's CRDs: a
-    /// hit looks them up again, so that what reading them finds wrong
-    /// (`kubernetes/crd`) is still reported.
+    /// The (group, kind) pairs the unit looked up among the tree's CRDs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crd_kinds: Vec<(String, String)>,
+    /// What reading those CRDs found wrong (`kubernetes/crd`), which the
+    /// run reports once, whichever units read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    crd_problems: Vec<StoredFinding>,
+    /// The unit's schema as a Carvel Package's copy is compared with it:
+    /// where it starts, and its exports with rules and as ytt writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    schema_export: Option<(
+        StoredSpan,
+        Option<serde_json::Value>,
+        Option<serde_json::Value>,
+    )>,
     /// The run that last used the entry.
     #[serde(default)]
     last_used: u64,
+}
+
+/// A schema's exports as [`StoredOutcome`] keeps them (see
+/// `check::ytt::drift::SchemaExport`).
+pub type Exports = (Span, Option<serde_json::Value>, Option<serde_json::Value>);
+
+/// A stored outcome with this run's file ids.
+pub struct Restored {
+    pub findings: Vec<Finding>,
+    pub crd_problems: Vec<Finding>,
+    pub exports: Option<Exports>,
 }
 
 /// How the files of a unit's findings are found again: by the id a run
@@ -108,7 +129,8 @@ impl StoredOutcome {
     /// not checked as a whole (a limit, a failure of confvet), which a
     /// later run must try again.
     pub fn new(
-        findings: &[Finding],
+        (findings, crd_problems): (&[Finding], &[Finding]),
+        exports: Option<&Exports>,
         skipped_kinds: &BTreeMap<String, usize>,
         crd_kinds: Vec<(String, String)>,
         table: &FileTable<'_>,
@@ -147,40 +169,54 @@ impl StoredOutcome {
                 end: span.end,
             })
         };
-        let mut stored = Vec::with_capacity(findings.len());
-        for finding in findings {
-            if matches!(finding.kind, Kind::Internal | Kind::Limit) {
-                return None;
+        let mut store = |findings: &[Finding]| -> Option<Vec<StoredFinding>> {
+            let mut stored = Vec::with_capacity(findings.len());
+            for finding in findings {
+                if matches!(finding.kind, Kind::Internal | Kind::Limit) {
+                    return None;
+                }
+                let mut related = Vec::with_capacity(finding.related.len());
+                for r in &finding.related {
+                    related.push((span_of(r.span)?, r.message.clone()));
+                }
+                stored.push(StoredFinding {
+                    rule: finding.rule.to_string(),
+                    kind: finding.kind,
+                    severity: finding.severity,
+                    message: finding.message.clone(),
+                    span: span_of(finding.span)?,
+                    label: finding.label.clone(),
+                    path: finding.path.clone(),
+                    related,
+                    help: finding.help.clone(),
+                    left_out: finding.left_out,
+                });
             }
-            let mut related = Vec::with_capacity(finding.related.len());
-            for r in &finding.related {
-                related.push((span_of(r.span)?, r.message.clone()));
+            Some(stored)
+        };
+        let findings = store(findings)?;
+        let crd_problems = store(crd_problems)?;
+        let schema_export = match exports {
+            Some((span, with_rules, ytt)) => {
+                Some((span_of(*span)?, with_rules.clone(), ytt.clone()))
             }
-            stored.push(StoredFinding {
-                rule: finding.rule.to_string(),
-                kind: finding.kind,
-                severity: finding.severity,
-                message: finding.message.clone(),
-                span: span_of(finding.span)?,
-                label: finding.label.clone(),
-                path: finding.path.clone(),
-                related,
-                help: finding.help.clone(),
-                left_out: finding.left_out,
-            });
-        }
+            None => None,
+        };
         Some(StoredOutcome {
             files,
-            findings: stored,
+            findings,
             skipped_kinds: skipped_kinds.clone(),
             crd_kinds,
+            crd_problems,
+            schema_export,
             last_used: 0,
         })
     }
 
-    /// The findings again, with this run's file ids; None when the entry
-    /// names a rule this build does not know (a corrupt entry).
-    pub fn findings(&self, table: &FileTable<'_>) -> Option<Vec<Finding>> {
+    /// The findings and the CRD problems again, with this run's file ids;
+    /// None when the entry names a rule this build does not know (a corrupt
+    /// entry).
+    pub fn restore(&self, table: &FileTable<'_>) -> Option<Restored> {
         let ids: Vec<FileId> = self
             .files
             .iter()
@@ -204,35 +240,47 @@ impl StoredOutcome {
                 end: s.end,
             })
         };
-        self.findings
-            .iter()
-            .map(|stored| {
-                let rule = crate::rules::find(&stored.rule)?;
-                let related = stored
-                    .related
-                    .iter()
-                    .map(|(s, message)| {
-                        Some(Related {
-                            span: span(s)?,
-                            message: message.clone(),
-                        })
+        let restore = |stored: &StoredFinding| -> Option<Finding> {
+            let rule = crate::rules::find(&stored.rule)?;
+            let related = stored
+                .related
+                .iter()
+                .map(|(s, message)| {
+                    Some(Related {
+                        span: span(s)?,
+                        message: message.clone(),
                     })
-                    .collect::<Option<Vec<Related>>>()?;
-                Some(Finding {
-                    rule: rule.id,
-                    kind: stored.kind,
-                    severity: stored.severity,
-                    message: stored.message.clone(),
-                    span: span(&stored.span)?,
-                    label: stored.label.clone(),
-                    path: stored.path.clone(),
-                    related,
-                    help: stored.help.clone(),
-                    occurrence: 0,
-                    left_out: stored.left_out,
                 })
+                .collect::<Option<Vec<Related>>>()?;
+            Some(Finding {
+                rule: rule.id,
+                kind: stored.kind,
+                severity: stored.severity,
+                message: stored.message.clone(),
+                span: span(&stored.span)?,
+                label: stored.label.clone(),
+                path: stored.path.clone(),
+                related,
+                help: stored.help.clone(),
+                occurrence: 0,
+                left_out: stored.left_out,
             })
-            .collect()
+        };
+        let findings = self.findings.iter().map(restore).collect::<Option<_>>()?;
+        let crd_problems = self
+            .crd_problems
+            .iter()
+            .map(restore)
+            .collect::<Option<_>>()?;
+        let exports = match &self.schema_export {
+            Some((s, with_rules, ytt)) => Some((span(s)?, with_rules.clone(), ytt.clone())),
+            None => None,
+        };
+        Some(Restored {
+            findings,
+            crd_problems,
+            exports,
+        })
     }
 }
 

@@ -48,7 +48,7 @@ pub struct LintResult {
     /// (with [`LintRequest::keep_outputs`]).
     pub values: Vec<(PathBuf, Option<Node>)>,
     /// Each ytt package's schema, as [`PackageOutcome::schema`] (with
-    /// [`LintRequest::keep_outputs`], or when a Carvel Package needs it).
+    /// [`LintRequest::keep_outputs`]).
     pub schemas: Vec<(PathBuf, Option<Option<SchemaType>>)>,
     /// Documents the Kubernetes check skipped: no schema knows their kind.
     pub skipped_kinds: kubernetes::Skipped,
@@ -240,7 +240,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         Vec::new()
     } else {
         let context = drift::DriftContext {
-            schemas: &[],
+            exports: &[],
             schema_files: &schema_files,
             mapping: &mapping,
             sources,
@@ -253,7 +253,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         options.cache.as_deref(),
         (&units, &files, &resources),
         &package_inputs,
-        (catalog.as_deref(), &shipped),
+        catalog.as_deref(),
         (sources, cwd),
     );
     if let Some(cache) = options.cache.take().and_then(|c| Arc::try_unwrap(c).ok()) {
@@ -267,15 +267,15 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         kubernetes: catalog.clone(),
         ..request.ytt.clone()
     });
-    let outcomes: Vec<PackageOutcome> = units
+    let outcomes: Vec<(PackageOutcome, Option<drift::SchemaExport>)> = units
         .par_iter()
         .enumerate()
         .map(|(index, unit)| {
-            if let Some(outcome) = reuse.as_ref().and_then(|r| r.reused(index)) {
+            if let Some(reused) = reuse.as_ref().and_then(|r| r.reused(index)) {
                 if let Some(progress) = &request.progress {
                     progress.checked();
                 }
-                return outcome;
+                return reused;
             }
             // Parsed here and dropped with the unit: only the units being
             // checked hold their trees.
@@ -362,8 +362,15 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     crate::finding::UNIT_MAX_PER_RULE_AND_FILE,
                 );
             }
+            // What the drift check compares a Carvel Package with.
+            let export = match &outcome.schema {
+                Some(Some(schema)) if shipped.contains(&unit.root) => {
+                    Some(drift::SchemaExport::of(schema, sources))
+                }
+                _ => None,
+            };
             if let Some(reuse) = &reuse {
-                reuse.store(index, &outcome);
+                reuse.store(index, &outcome, export.as_ref());
             }
             // What the run does not return is dropped with the unit, not
             // at the end: the rendered documents of every package would
@@ -372,9 +379,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             outcome.rendered_texts = None;
             if !request.keep_outputs {
                 outcome.values = None;
-                if carvel_packages.is_empty() {
-                    outcome.schema = None;
-                }
+                outcome.schema = None;
             }
             // No text stays: the reports read the few files their findings
             // show again (one at a time, in order), so memory does not grow
@@ -383,7 +388,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             if let Some(progress) = &request.progress {
                 progress.checked();
             }
-            outcome
+            (outcome, export)
         })
         .collect();
     let in_scope = |id| {
@@ -394,7 +399,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
             })
     };
-    for (unit, outcome) in units.iter().zip(outcomes) {
+    let mut exports: Vec<(PathBuf, drift::SchemaExport)> = Vec::new();
+    for (unit, (outcome, export)) in units.iter().zip(outcomes) {
+        if let Some(export) = export {
+            exports.push((unit.root.clone(), export));
+        }
         kubernetes::tree::merge_skipped(&mut result.skipped_kinds, outcome.kind_lookups.skipped);
         let findings = outcome.findings;
         result.units.push(CheckedUnit {
@@ -410,7 +419,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             if request.keep_outputs {
                 result.values.push((unit.root.clone(), outcome.values));
             }
-            if request.keep_outputs || !carvel_packages.is_empty() {
+            if request.keep_outputs {
                 result.schemas.push((unit.root.clone(), outcome.schema));
             }
             result.findings.extend(findings);
@@ -420,10 +429,14 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .extend(findings.into_iter().filter(|f| in_scope(f.span.file)));
         }
     }
+    let reused_crd_problems = reuse
+        .as_ref()
+        .map(reuse::Plan::take_crd_problems)
+        .unwrap_or_default();
     result.reuse = reuse.map(reuse::Plan::finish);
     if !carvel_packages.is_empty() {
         let context = drift::DriftContext {
-            schemas: &result.schemas,
+            exports: &exports,
             schema_files: &schema_files,
             mapping: &mapping,
             sources,
@@ -484,7 +497,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     let is_first_shard = request.shard.is_none_or(|shard| shard.index == 1);
     // What the CRDs the checks read were found to lack, each once (the run
     // removes repeats), in the shard that read them.
-    let crd_findings = catalog.iter().flat_map(|c| c.take_problems());
+    let crd_findings = catalog
+        .iter()
+        .flat_map(|c| c.take_problems())
+        .chain(reused_crd_problems);
     result
         .findings
         .extend(crd_findings.filter(|f| in_scope(f.span.file)));

@@ -8,6 +8,7 @@ use super::request::LintRequest;
 use crate::cache::Cache;
 use crate::cache::results::{FileTable, Results, StoredOutcome, UnitRecord};
 use crate::check::kubernetes::{Catalog, Lookups};
+use crate::check::ytt::drift::SchemaExport;
 use crate::check::ytt::{PackageOutcome, marks};
 use crate::discover::{DiscoveredFile, System, Unit};
 use crate::source::{FileId, Sources, display_dir};
@@ -30,9 +31,6 @@ pub enum Miss {
     Content,
     /// Its key is the last one, but the stored findings were dropped.
     Dropped,
-    /// Its findings are never stored: the drift check compares its schema
-    /// with a Carvel Package.
-    ShipsPackage,
     /// Its findings are never stored: a data-value flag reads environment
     /// variables, which findings may quote.
     Environment,
@@ -50,9 +48,6 @@ impl Miss {
             Miss::Files => "a file it reads was added, removed or renamed",
             Miss::Content => "a file it reads changed",
             Miss::Dropped => "its stored findings were dropped (the cache's bounds)",
-            Miss::ShipsPackage => {
-                "a Carvel Package ships it: its schema is compared, and a cache keeps no schema"
-            }
             Miss::Environment => {
                 "data values come from environment variables, which the cache never stores"
             }
@@ -111,6 +106,8 @@ pub struct Plan<'a> {
     slots: Vec<Slot>,
     names: Vec<String>,
     misses: Mutex<Vec<(usize, Miss)>>,
+    /// The CRD problems the reused units stored.
+    crd_problems: Mutex<Vec<crate::finding::Finding>>,
     discovered: HashMap<PathBuf, FileId>,
     settings: crate::cache::Digest,
     catalog_digest: crate::cache::Digest,
@@ -128,7 +125,7 @@ impl<'a> Plan<'a> {
         cache: Option<&Cache>,
         (units, files, resources): (&[Unit], &[DiscoveredFile], &[DiscoveredFile]),
         package_inputs: &HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
-        (catalog, shipped): (Option<&'a Catalog>, &[PathBuf]),
+        catalog: Option<&'a Catalog>,
         (sources, cwd): (&'a Sources, &'a Path),
     ) -> Option<Plan<'a>> {
         let cache = cache?;
@@ -136,14 +133,17 @@ impl<'a> Plan<'a> {
         if sources.stdin_path().is_some() || request.keep_outputs {
             return None;
         }
-        let catalog_inputs = catalog.map(|c| (c.version, c.files()));
+        let catalog_files = catalog.map(Catalog::files).unwrap_or_default();
+        let catalog_inputs = catalog.map(|c| {
+            (
+                c.version,
+                catalog_files.iter().map(|f| f.0.clone()).collect(),
+            )
+        });
         let context = KeyContext::new(request, cache, cwd, catalog_inputs);
         let slots = units
             .iter()
             .map(|unit| {
-                if unit.system == System::Ytt && shipped.contains(&unit.root) {
-                    return Slot::Unkeyed(Miss::ShipsPackage);
-                }
                 if unit.system == System::Ytt && context.reads_environment {
                     return Slot::Unkeyed(Miss::Environment);
                 }
@@ -155,16 +155,23 @@ impl<'a> Plan<'a> {
             .iter()
             .map(|unit| format!("{} {}", unit.system.name(), display_dir(&unit.key, cwd)))
             .collect();
-        let discovered = files
-            .iter()
-            .chain(resources)
-            .map(|file| (file.path.clone(), file.id))
+        // The catalog's own files too: a CRD problem a reused unit stored
+        // is then the same finding as the one a checked unit reports.
+        let discovered = catalog_files
+            .into_iter()
+            .chain(
+                files
+                    .iter()
+                    .chain(resources)
+                    .map(|f| (f.path.clone(), f.id)),
+            )
             .collect();
         Some(Plan {
             results: Results::open(dir),
             slots,
             names,
             misses: Mutex::new(Vec::new()),
+            crd_problems: Mutex::new(Vec::new()),
             discovered,
             settings: context.settings,
             catalog_digest: context.catalog,
@@ -182,36 +189,52 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// The stored outcome of unit `index`, when its key is found.
-    pub fn reused(&self, index: usize) -> Option<PackageOutcome> {
+    /// The stored outcome of unit `index`, when its key is found, with its
+    /// schema's exports when it stored them.
+    pub fn reused(&self, index: usize) -> Option<(PackageOutcome, Option<SchemaExport>)> {
         let Slot::Keyed(key) = &self.slots[index] else {
             return None;
         };
         let stored = self.results.get(&key.key)?;
-        let findings = stored.findings(&self.table())?;
-        // What reading these CRDs finds wrong is reported once per run, by
-        // whichever unit reads them first.
-        if let Some(catalog) = self.catalog {
-            catalog.read_kinds(&stored.crd_kinds);
-        }
-        Some(PackageOutcome {
-            findings,
+        let restored = stored.restore(&self.table())?;
+        self.crd_problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(restored.crd_problems);
+        let export = restored
+            .exports
+            .map(|(span, with_rules, ytt_compatible)| SchemaExport {
+                span,
+                with_rules,
+                ytt_compatible,
+            });
+        let outcome = PackageOutcome {
+            findings: restored.findings,
             kind_lookups: Lookups {
                 skipped: stored.skipped_kinds.clone(),
                 crd_kinds: stored.crd_kinds.iter().cloned().collect(),
             },
             ..PackageOutcome::default()
-        })
+        };
+        Some((outcome, export))
     }
 
     /// Store the outcome of unit `index`, just checked, for the next run.
-    pub fn store(&self, index: usize, outcome: &PackageOutcome) {
+    pub fn store(&self, index: usize, outcome: &PackageOutcome, export: Option<&SchemaExport>) {
         let why = match &self.slots[index] {
             Slot::Unkeyed(why) => *why,
             Slot::Keyed(key) => {
-                let crd_kinds = outcome.kind_lookups.crd_kinds.iter().cloned().collect();
+                let crd_kinds: Vec<(String, String)> =
+                    outcome.kind_lookups.crd_kinds.iter().cloned().collect();
+                let crd_problems = self
+                    .catalog
+                    .map(|c| c.problems_of(&crd_kinds))
+                    .unwrap_or_default();
+                let exports =
+                    export.map(|e| (e.span, e.with_rules.clone(), e.ytt_compatible.clone()));
                 let stored = StoredOutcome::new(
-                    &outcome.findings,
+                    (&outcome.findings, &crd_problems),
+                    exports.as_ref(),
                     &outcome.kind_lookups.skipped,
                     crd_kinds,
                     &self.table(),
@@ -256,6 +279,12 @@ impl<'a> Plan<'a> {
         } else {
             Miss::Content
         }
+    }
+
+    /// The CRD problems the reused units stored, to report with the
+    /// catalog's own.
+    pub fn take_crd_problems(&self) -> Vec<crate::finding::Finding> {
+        std::mem::take(&mut *self.crd_problems.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Write the store, and say what was reused.

@@ -78,17 +78,15 @@ impl Catalog {
         self.crds.take_problems()
     }
 
-    /// Every CRD or schema file the catalog may read.
-    pub fn files(&self) -> Vec<std::path::PathBuf> {
-        self.crds.paths()
+    /// Every CRD or schema file the catalog may read, with its id.
+    pub fn files(&self) -> Vec<(std::path::PathBuf, crate::source::FileId)> {
+        self.crds.files()
     }
 
-    /// Read the tree's CRDs for these (group, kind) pairs, as checking a
-    /// document of each would (what a reused unit looked up).
-    pub fn read_kinds(&self, kinds: &[(String, String)]) {
-        for (group, kind) in kinds {
-            self.crds.for_kind(group, kind);
-        }
+    /// What reading the tree's CRDs for these (group, kind) pairs found
+    /// wrong (what a unit that looked them up would report).
+    pub fn problems_of(&self, kinds: &[(String, String)]) -> Vec<Finding> {
+        self.crds.problems_of(kinds)
     }
 
     /// Check documents rendered or read together: CRDs among them define

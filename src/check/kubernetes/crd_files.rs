@@ -62,6 +62,8 @@ pub struct CrdFiles {
     /// What reading found wrong with the files (`kubernetes/crd`), for the
     /// run to report.
     problems: Mutex<Vec<Finding>>,
+    /// The same, by the (group, kind in lower case) whose read found them.
+    problems_by_kind: Mutex<std::collections::HashMap<(String, String), Vec<Finding>>>,
 }
 
 /// The API groups a text names (`group: example.com` in YAML, `"group":
@@ -170,6 +172,7 @@ impl CrdFiles {
             groups,
             sources: sources.clone(),
             problems: Mutex::new(Vec::new()),
+            problems_by_kind: Mutex::new(Default::default()),
         }
     }
 
@@ -245,6 +248,9 @@ impl CrdFiles {
         }
         let (set, more) = builder.build();
         problems.extend(more);
+        if let Ok(mut by_kind) = self.problems_by_kind.lock() {
+            by_kind.insert((group.to_string(), kind.to_string()), problems.clone());
+        }
         if let Ok(mut all) = self.problems.lock() {
             all.extend(problems);
         }
@@ -260,11 +266,25 @@ impl CrdFiles {
             .unwrap_or_default()
     }
 
-    /// Every file the index may read.
-    pub fn paths(&self) -> Vec<std::path::PathBuf> {
+    /// Every file the index may read, with its id.
+    pub fn files(&self) -> Vec<(std::path::PathBuf, crate::source::FileId)> {
         self.files
             .iter()
-            .map(|entry| entry.file.path.clone())
+            .map(|entry| (entry.file.path.clone(), entry.file.id))
+            .collect()
+    }
+
+    /// What reading the definitions of these (group, kind) pairs found
+    /// wrong, for the kinds read so far.
+    pub fn problems_of(&self, kinds: &[(String, String)]) -> Vec<Finding> {
+        let Ok(by_kind) = self.problems_by_kind.lock() else {
+            return Vec::new();
+        };
+        kinds
+            .iter()
+            .filter_map(|(group, kind)| by_kind.get(&(group.clone(), kind.to_lowercase())))
+            .flatten()
+            .cloned()
             .collect()
     }
 

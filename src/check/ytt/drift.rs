@@ -43,8 +43,8 @@ const ROOT_DOCS: &[&str] = &["title", "description", "example", "examples", "$sc
 
 /// What the drift check needs to know of a run.
 pub struct DriftContext<'a> {
-    /// Each ytt package root and its schema (as `PackageOutcome::schema`).
-    pub schemas: &'a [(PathBuf, Option<Option<SchemaType>>)],
+    /// The exported schema of each ytt package root a Package ships.
+    pub exports: &'a [(PathBuf, SchemaExport)],
     /// Every ytt package of the tree (checked in this run or not) with each
     /// of its schema files: which package a Package ships is decided on
     /// all of them, so a shard decides as a whole run does.
@@ -81,11 +81,10 @@ pub fn check(packages: &[DiscoveredFile], context: &DriftContext<'_>) -> Vec<Fin
             let Some(root) = shipped_package(&file.path, spec, context) else {
                 continue;
             };
-            let Some((_, Some(Some(schema)))) = context.schemas.iter().find(|(r, _)| *r == root)
-            else {
+            let Some((_, export)) = context.exports.iter().find(|(r, _)| *r == root) else {
                 continue;
             };
-            if let Some(finding) = compare(stored, schema, &root, context) {
+            if let Some(finding) = compare(stored, export, &root, context) {
                 findings.push(finding);
             }
         }
@@ -201,18 +200,46 @@ fn items(node: &Node) -> impl Iterator<Item = &Node> {
     list.iter().map(|item| &item.value)
 }
 
+/// What a Package's schema is compared with: a package's schema exported
+/// with its rules and as ytt exports it (`components.schemas.dataValues`
+/// of each), and where the schema starts. A cached unit keeps this, not
+/// its schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaExport {
+    pub span: Span,
+    pub with_rules: Option<J>,
+    pub ytt_compatible: Option<J>,
+}
+
+impl SchemaExport {
+    pub fn of(schema: &SchemaType, sources: &Sources) -> SchemaExport {
+        let export = |ytt_compatible| {
+            let document = openapi::document(Some(schema), sources, ytt_compatible);
+            crate::yaml::emit::to_json(&document)
+                .pointer("/components/schemas/dataValues")
+                .cloned()
+        };
+        SchemaExport {
+            span: schema.span,
+            with_rules: export(false),
+            ytt_compatible: export(true),
+        }
+    }
+}
+
 fn compare(
     stored: &Node,
-    schema: &SchemaType,
+    export: &SchemaExport,
     root: &Path,
     context: &DriftContext<'_>,
 ) -> Option<Finding> {
     let stored_json = crate::yaml::emit::to_json(stored);
     let with_rules = mentions_rules(&stored_json);
-    let export = openapi::document(Some(schema), context.sources, !with_rules);
-    let expected = crate::yaml::emit::to_json(&export)
-        .pointer("/components/schemas/dataValues")
-        .cloned()?;
+    let expected = if with_rules {
+        export.with_rules.clone()?
+    } else {
+        export.ytt_compatible.clone()?
+    };
     let (span, problem) = first_difference(stored, &expected, "", true)?;
     let dir = display_dir(root, context.cwd);
     let flag = if with_rules { "" } else { " --ytt-compatible" };
@@ -220,10 +247,10 @@ fn compare(
         Finding::new(&rules::ytt::PACKAGE_SCHEMA_DRIFT, span,
             format!(
                 "spec.valuesSchema.openAPIv3 differs from the schema in {}: {problem}",
-                context.sources.name(schema.span.file)
+                context.sources.name(export.span.file)
             ),
         )
-        .with_related(schema.span, "the package's schema starts here")
+        .with_related(export.span, "the package's schema starts here")
         .with_help(format!(
             "run `confvet schema {dir}{flag}` and copy its `components.schemas.dataValues` into spec.valuesSchema.openAPIv3"
         )),
