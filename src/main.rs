@@ -27,6 +27,11 @@ fn main() -> ExitCode {
     // SAFETY: mallopt only tunes the allocator; called before any thread starts.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
+        // Only blocks of 64 KiB and more come here (`allocator`): each is
+        // mapped on its own and returned when freed. By default glibc
+        // raises this threshold to the largest block freed so far, and a
+        // file text of a few MiB then stays in the arenas after its unit.
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 * 1024);
     }
     // The whole run on a thread with the workers' stack: a unit may be
     // checked on the calling thread too.

@@ -56,7 +56,9 @@ pub struct SourceFile {
     /// The path on disk, if the source is a file.
     pub path: Option<PathBuf>,
     pub text: String,
-    line_starts: Vec<usize>,
+    /// Where each line starts, computed when a position is first asked
+    /// for: most files are read, parsed and dropped without one finding.
+    line_starts: OnceLock<Vec<usize>>,
     /// The text was dropped to keep memory flat ([`Sources::evict`]); it is
     /// read from `path` again when someone asks for it.
     evicted: bool,
@@ -64,22 +66,37 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(name: String, path: Option<PathBuf>, text: String) -> SourceFile {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {
             name,
             path,
             text,
-            line_starts,
+            line_starts: OnceLock::new(),
             evicted: false,
         }
+    }
+
+    /// A file whose text is not held: read from `path` when asked for.
+    fn unread(name: String, path: Option<PathBuf>) -> SourceFile {
+        SourceFile {
+            evicted: true,
+            ..SourceFile::new(name, path, String::new())
+        }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(self.text.match_indices('\n').map(|(i, _)| i + 1));
+            starts
+        })
     }
 
     /// 1-based line and column of a byte offset (clamped to the text).
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
-        let line_index = self.line_starts.partition_point(|&s| s <= offset) - 1;
-        let line_start = self.line_starts[line_index];
+        let line_starts = self.line_starts();
+        let line_index = line_starts.partition_point(|&s| s <= offset) - 1;
+        let line_start = line_starts[line_index];
         let column = self
             .text
             .get(line_start..offset)
@@ -93,8 +110,9 @@ impl SourceFile {
 
     /// Byte offset where 1-based `line` starts (clamped).
     pub fn line_start(&self, line: usize) -> usize {
-        let index = line.saturating_sub(1).min(self.line_starts.len() - 1);
-        self.line_starts[index]
+        let line_starts = self.line_starts();
+        let index = line.saturating_sub(1).min(line_starts.len() - 1);
+        line_starts[index]
     }
 
     /// The text of 1-based `line` without its line break.
@@ -102,7 +120,7 @@ impl SourceFile {
         let start = self.line_start(line);
         // The next line's start, less its `\n`: no scan of a long line.
         let end = self
-            .line_starts
+            .line_starts()
             .get(line.max(1))
             .filter(|&&next| next > start)
             .map_or(self.text.len(), |&next| next - 1);
@@ -113,7 +131,7 @@ impl SourceFile {
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 }
 
@@ -138,13 +156,18 @@ pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
         options.custom_flags(libc::O_NONBLOCK);
     }
     let file = options.open(path)?;
-    if let Some(what) = special_file(&file)? {
+    let meta = file.metadata()?;
+    if let Some(what) = special_file(&file, &meta)? {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!("{what}, not a file"),
         ));
     }
-    let mut bytes = Vec::new();
+    // Sized by the file's length (one byte more, to see the end at once):
+    // `take` hides the length, and growing by doubling copied each file
+    // several times over.
+    let expected = meta.len().min(MAX_READ_BYTES) as usize;
+    let mut bytes = Vec::with_capacity(expected + 1);
     file.take(MAX_READ_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_READ_BYTES {
         return Err(std::io::Error::new(
@@ -157,8 +180,11 @@ pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// What an open file is when it is not an ordinary file confvet may read:
 /// "a named pipe", "a device", "a file of the kernel's /proc file system"...
-fn special_file(file: &std::fs::File) -> std::io::Result<Option<&'static str>> {
-    let kind = file.metadata()?.file_type();
+fn special_file(
+    file: &std::fs::File,
+    meta: &std::fs::Metadata,
+) -> std::io::Result<Option<&'static str>> {
+    let kind = meta.file_type();
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -304,13 +330,7 @@ impl Sources {
 
     /// A file known by its path only: its text is read when asked for.
     pub fn add_unread(&self, name: String, path: PathBuf) -> FileId {
-        self.add(SourceFile {
-            name,
-            path: Some(path),
-            text: String::new(),
-            line_starts: vec![0],
-            evicted: true,
-        })
+        self.add(SourceFile::unread(name, Some(path)))
     }
 
     /// The file with its text: read again from disk (and not kept) when it
@@ -383,16 +403,10 @@ impl Sources {
             // path are not copied.
             if let Some(file) = Arc::get_mut(slot) {
                 file.text = String::new();
-                file.line_starts = vec![0];
+                file.line_starts = OnceLock::new();
                 file.evicted = true;
             } else {
-                *slot = Arc::new(SourceFile {
-                    name: slot.name.clone(),
-                    path: slot.path.clone(),
-                    text: String::new(),
-                    line_starts: vec![0],
-                    evicted: true,
-                });
+                *slot = Arc::new(SourceFile::unread(slot.name.clone(), slot.path.clone()));
             }
         }
     }

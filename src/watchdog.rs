@@ -9,6 +9,8 @@
 //! elements), or starlark-rust writing a shared value out whole into a type
 //! error. Neither can be interrupted, and a failed allocation aborts the
 //! process, so:
+//! - a thread whose work ended well waits for the next unit's work; one
+//!   that panicked ends;
 //! - the caller stops waiting at the time limit; the thread is left
 //!   behind, owning everything it uses (the closure is `'static`), and ends
 //!   with the process;
@@ -131,46 +133,120 @@ where
     });
     let (done, result) = std::sync::mpsc::sync_channel(1);
     let own = Arc::clone(&budget);
-    let spawned = std::thread::Builder::new()
-        .name("confvet-unit".into())
-        .stack_size(STACK_BYTES)
-        .spawn(move || {
-            BUDGET.with(|b| b.set(Arc::as_ptr(&own)));
-            let outcome = catch(work);
-            BUDGET.with(|b| b.set(std::ptr::null()));
-            let _ = done.send(outcome);
-            drop(own);
-        });
-    let Ok(thread) = spawned else {
+    let job: Job = Box::new(move || {
+        BUDGET.with(|b| b.set(Arc::as_ptr(&own)));
+        let outcome = catch(work);
+        BUDGET.with(|b| b.set(std::ptr::null()));
+        // A thread whose work panicked may have left its thread-local
+        // state half way: it takes no more work.
+        let reusable = outcome.is_ok();
+        let _ = done.send(outcome);
+        drop(own);
+        reusable
+    });
+    let Some(worker) = Worker::take(job) else {
         return Err(Failure::Stopped(Stopped::NoThread));
     };
-    let cpu_clock = cpu_clock(&thread);
+    let spent_before = worker.cpu_clock.and_then(cpu_time);
     let start = Instant::now();
     // The work's answer comes at once; the short waits only bound how late
     // a thread stopped for memory is noticed.
     let poll = Duration::from_millis(20);
     loop {
         match result.recv_timeout(poll) {
-            Ok(outcome) => return outcome,
+            Ok(outcome) => {
+                if outcome.is_ok() {
+                    worker.give_back();
+                }
+                return outcome;
+            }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(Failure::Stopped(Stopped::NoThread));
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }
+        // A thread given up on is never given back: it keeps its work.
         if budget.over.load(Ordering::Acquire) {
             return Err(Failure::Stopped(Stopped::Memory(limits.memory)));
         }
         let wall = start.elapsed();
-        let spent = cpu_clock.and_then(cpu_time).unwrap_or(wall);
+        let spent = worker
+            .cpu_clock
+            .and_then(cpu_time)
+            .zip(spent_before)
+            .map_or(wall, |(now, before)| now.saturating_sub(before));
         if spent >= limits.time || wall >= limits.time * WALL_TIME_FACTOR {
             return Err(Failure::Stopped(Stopped::Time(limits.time)));
         }
     }
 }
 
+/// Work for a unit's thread; says whether the thread may take more after.
+type Job = Box<dyn FnOnce() -> bool + Send>;
+
+/// A unit's thread, kept between units: starting one per ytt package cost
+/// a fresh stack and a fresh allocator heap each time, and the heaps of
+/// the threads that ended left their pages half used.
+struct Worker {
+    jobs: std::sync::mpsc::Sender<Job>,
+    /// The clock that counts the thread's CPU time, where there is one.
+    cpu_clock: Option<ClockId>,
+}
+
+/// Threads that finished their work and wait for more.
+static IDLE: std::sync::Mutex<Vec<Worker>> = std::sync::Mutex::new(Vec::new());
+
+impl Worker {
+    /// A waiting thread (or a new one) running `job`; None when no thread
+    /// could be started.
+    fn take(job: Job) -> Option<Worker> {
+        let mut job = job;
+        loop {
+            let idle = IDLE.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let Some(worker) = idle else {
+                return Worker::spawn(job);
+            };
+            // A thread that ended (it cannot, short of a bug) hands the
+            // job back.
+            match worker.jobs.send(job) {
+                Ok(()) => return Some(worker),
+                Err(returned) => job = returned.0,
+            }
+        }
+    }
+
+    fn spawn(job: Job) -> Option<Worker> {
+        let (jobs, waiting) = std::sync::mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("confvet-unit".into())
+            .stack_size(STACK_BYTES)
+            .spawn(move || {
+                for job in waiting {
+                    if !job() {
+                        break;
+                    }
+                }
+            })
+            .ok()?;
+        let cpu_clock = cpu_clock(&thread);
+        jobs.send(job).ok()?;
+        Some(Worker { jobs, cpu_clock })
+    }
+
+    /// Back to the waiting threads, its work done.
+    fn give_back(self) {
+        IDLE.lock().unwrap_or_else(|e| e.into_inner()).push(self);
+    }
+}
+
+#[cfg(target_os = "linux")]
+type ClockId = libc::clockid_t;
+#[cfg(not(target_os = "linux"))]
+type ClockId = i32;
+
 /// The clock that counts `thread`'s CPU time, where there is one.
 #[cfg(target_os = "linux")]
-fn cpu_clock(thread: &std::thread::JoinHandle<()>) -> Option<libc::clockid_t> {
+fn cpu_clock(thread: &std::thread::JoinHandle<()>) -> Option<ClockId> {
     use std::os::unix::thread::JoinHandleExt;
     let mut clock: libc::clockid_t = 0;
     // SAFETY: the handle names a thread that is not joined or detached yet.
@@ -179,12 +255,12 @@ fn cpu_clock(thread: &std::thread::JoinHandle<()>) -> Option<libc::clockid_t> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn cpu_clock(_thread: &std::thread::JoinHandle<()>) -> Option<i32> {
+fn cpu_clock(_thread: &std::thread::JoinHandle<()>) -> Option<ClockId> {
     None
 }
 
 #[cfg(target_os = "linux")]
-fn cpu_time(clock: libc::clockid_t) -> Option<Duration> {
+fn cpu_time(clock: ClockId) -> Option<Duration> {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -195,7 +271,7 @@ fn cpu_time(clock: libc::clockid_t) -> Option<Duration> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn cpu_time(_clock: i32) -> Option<Duration> {
+fn cpu_time(_clock: ClockId) -> Option<Duration> {
     None
 }
 

@@ -5,7 +5,6 @@
 //! symlink rule: a symbolic link among the input files is read only when
 //! its destination is allowed (`--allow-symlink-destination`).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A file's type, as ytt tells it: by a mark, else by the name's ending.
@@ -102,8 +101,10 @@ fn pattern(path: &str) -> regex::Regex {
 #[derive(Debug, Clone)]
 pub struct InputFile {
     pub name: String,
-    /// The name before any `path=` mark: what marks match.
-    original: String,
+    /// The name before a `path=` mark renamed the file (what marks
+    /// match); None while it is `name`: a package's files are held for
+    /// the whole run, and most are never renamed.
+    original: Option<String>,
     pub path: PathBuf,
     marked_type: Option<FileType>,
     marked_template: Option<bool>,
@@ -113,13 +114,18 @@ pub struct InputFile {
 impl InputFile {
     pub fn new(name: String, path: PathBuf) -> InputFile {
         InputFile {
-            original: name.clone(),
+            original: None,
             name,
             path,
             marked_type: None,
             marked_template: None,
             marked_for_output: None,
         }
+    }
+
+    /// The name before any `path=` mark: what marks match.
+    fn original(&self) -> &str {
+        self.original.as_deref().unwrap_or(&self.name)
     }
 
     fn base_name(&self) -> &str {
@@ -190,13 +196,51 @@ pub struct Inputs {
     /// Links among the package's files that the symlink flags do not
     /// allow, left out (`lint`): each gets a warning at the link.
     pub refused_links: Vec<PathBuf>,
-    by_path: HashMap<PathBuf, usize>,
+    by_path: PathIndex,
+}
+
+/// The files by their normalized path: the hash of each path with the
+/// file's index, sorted, instead of a second copy of every path (a run
+/// holds every package's inputs until it ends).
+#[derive(Debug, Clone, Default)]
+struct PathIndex(Vec<(u64, usize)>);
+
+impl PathIndex {
+    fn new(files: &[InputFile]) -> PathIndex {
+        let mut entries: Vec<(u64, usize)> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (path_hash(&crate::source::normalize_path(&f.path)), i))
+            .collect();
+        entries.sort_unstable();
+        PathIndex(entries)
+    }
+
+    /// The file at `path` (normalized); the last of the files there, as a
+    /// map filled in file order keeps.
+    fn get<'f>(&self, files: &'f [InputFile], path: &Path) -> Option<&'f InputFile> {
+        let hash = path_hash(path);
+        let first = self.0.partition_point(|&(h, _)| h < hash);
+        let end = self.0.partition_point(|&(h, _)| h <= hash);
+        self.0[first..end]
+            .iter()
+            .rev()
+            .map(|&(_, i)| &files[i])
+            .find(|f| crate::source::normalize_path(&f.path) == path)
+    }
+}
+
+fn path_hash(path: &Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    path.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl Inputs {
     pub fn get(&self, path: &Path) -> Option<&InputFile> {
         let path = crate::source::normalize_path(path);
-        self.by_path.get(&path).map(|&i| &self.files[i])
+        self.by_path.get(&self.files, &path)
     }
 
     pub fn is_excluded(&self, path: &Path) -> bool {
@@ -212,16 +256,17 @@ impl Inputs {
             .files
             .iter()
             .filter(|f| crate::source::normalize_path(&f.path).starts_with(&dir))
-            .map(|f| InputFile {
-                name: crate::source::display_name(&crate::source::normalize_path(&f.path), &dir),
-                ..f.clone()
+            .map(|f| {
+                let name =
+                    crate::source::display_name(&crate::source::normalize_path(&f.path), &dir);
+                InputFile {
+                    original: Some(f.original().to_string()).filter(|o| *o != name),
+                    name,
+                    ..f.clone()
+                }
             })
             .collect();
-        let by_path = files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (crate::source::normalize_path(&f.path), i))
-            .collect();
+        let by_path = PathIndex::new(&files);
         Inputs {
             files,
             excluded: self
@@ -270,7 +315,7 @@ pub fn apply(
     for (index, mark) in marks.iter().enumerate() {
         let mut count = 0;
         for slot in files.iter_mut() {
-            let Some(file) = slot.as_mut().filter(|f| mark.matches(&f.original)) else {
+            let Some(file) = slot.as_mut().filter(|f| mark.matches(f.original())) else {
                 continue;
             };
             count += 1;
@@ -296,6 +341,7 @@ pub fn apply(
                             mark.text
                         ));
                     }
+                    file.original = Some(file.original().to_string());
                     file.name = renamed.name;
                 }
             }
@@ -328,11 +374,7 @@ pub fn apply(
             file.name
         ));
     }
-    let by_path = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (crate::source::normalize_path(&f.path), i))
-        .collect();
+    let by_path = PathIndex::new(&files);
     Ok(Inputs {
         files,
         excluded,
