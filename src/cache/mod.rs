@@ -155,7 +155,30 @@ struct Index {
     format: u32,
     version: String,
     entries: HashMap<PathBuf, Entry>,
+    /// How the files of a KubeVirt or Tekton unit split into groups (see
+    /// `check::components`), by the digest of the unit's files (paths and
+    /// contents) and the repositories they sit in.
+    #[serde(default)]
+    groups: HashMap<Digest, Vec<Vec<u32>>>,
+    /// How a walked root's files were grouped into units, by the digest of
+    /// everything grouping reads (see `discover`).
+    #[serde(default)]
+    units: HashMap<Digest, Vec<StoredUnit>>,
 }
+
+/// A unit as grouping made it: files as indices into the root's files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredUnit {
+    pub system: String,
+    pub root: PathBuf,
+    pub key: PathBuf,
+    pub files: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_files: Vec<PathBuf>,
+}
+
+/// Groups of a unit's files, as indices into its files.
+pub type Groups = Vec<Vec<usize>>;
 
 /// The cache of one run: what the last run left, and what this run saw.
 #[derive(Debug)]
@@ -170,6 +193,12 @@ pub struct Cache {
     old: Mutex<HashMap<PathBuf, Entry>>,
     old_len: usize,
     seen: Mutex<HashMap<PathBuf, Entry>>,
+    old_groups: HashMap<Digest, Vec<Vec<u32>>>,
+    /// The groups this run used or found.
+    groups: Mutex<HashMap<Digest, Vec<Vec<u32>>>>,
+    old_units: HashMap<Digest, Vec<StoredUnit>>,
+    /// The groupings this run used or made.
+    units: Mutex<HashMap<Digest, Vec<StoredUnit>>>,
     /// This run learnt something the cache did not hold.
     learnt: std::sync::atomic::AtomicBool,
 }
@@ -178,12 +207,13 @@ impl Cache {
     /// The cache in `dir`; empty when there is none or it cannot be read.
     pub fn open(dir: &Path) -> Cache {
         let usable = !is_link(dir) && !is_link(&dir.join(INDEX));
-        let old = usable
+        let index = usable
             .then(|| crate::source::read_limited(&dir.join(INDEX)).ok())
             .flatten()
             .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
-            .filter(|index| index.format == FORMAT && index.version == env!("CARGO_PKG_VERSION"))
-            .map(|index| index.entries)
+            .filter(|index| index.format == FORMAT && index.version == env!("CARGO_PKG_VERSION"));
+        let (old, old_groups, old_units) = index
+            .map(|index| (index.entries, index.groups, index.units))
             .unwrap_or_default();
         Cache {
             dir: dir.to_path_buf(),
@@ -191,6 +221,10 @@ impl Cache {
             seen: Mutex::new(HashMap::with_capacity(old.len())),
             old_len: old.len(),
             old: Mutex::new(old),
+            old_groups,
+            groups: Mutex::new(HashMap::new()),
+            old_units,
+            units: Mutex::new(HashMap::new()),
             learnt: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -279,8 +313,47 @@ impl Cache {
             format: FORMAT,
             version: env!("CARGO_PKG_VERSION").to_string(),
             entries,
+            groups: self.groups.into_inner().unwrap_or_else(|e| e.into_inner()),
+            units: self.units.into_inner().unwrap_or_else(|e| e.into_inner()),
         };
         let _ = write_index(&self.dir, &index);
+    }
+
+    /// The groups of the unit whose files hash to `key`, as the last run
+    /// found them.
+    pub fn groups(&self, key: &Digest) -> Option<Groups> {
+        let found = self.old_groups.get(key)?;
+        lock_map(&self.groups).insert(*key, found.clone());
+        Some(
+            found
+                .iter()
+                .map(|g| g.iter().map(|&i| i as usize).collect())
+                .collect(),
+        )
+    }
+
+    /// Remember the groups of the unit whose files hash to `key`.
+    pub fn record_groups(&self, key: Digest, groups: &Groups) {
+        let stored = groups
+            .iter()
+            .map(|g| g.iter().filter_map(|&i| u32::try_from(i).ok()).collect())
+            .collect();
+        lock_map(&self.groups).insert(key, stored);
+        self.learn();
+    }
+
+    /// The units of the walked root whose grouping inputs hash to `key`.
+    pub fn units(&self, key: &Digest) -> Option<Vec<StoredUnit>> {
+        let found = self.old_units.get(key)?;
+        lock_map(&self.units).insert(*key, found.clone());
+        Some(found.clone())
+    }
+
+    /// Remember the units of the walked root whose grouping inputs hash to
+    /// `key`.
+    pub fn record_units(&self, key: Digest, units: Vec<StoredUnit>) {
+        lock_map(&self.units).insert(key, units);
+        self.learn();
     }
 
     /// The last run's entry of `path`, taken out, when `wanted` says so.
@@ -300,6 +373,10 @@ impl Cache {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {
         self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+fn lock_map<K, V>(map: &Mutex<HashMap<K, V>>) -> std::sync::MutexGuard<'_, HashMap<K, V>> {
+    map.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn is_link(path: &Path) -> bool {

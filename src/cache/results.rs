@@ -120,8 +120,8 @@ pub struct Restored {
 pub struct FileTable<'a> {
     pub sources: &'a Sources,
     pub cwd: &'a Path,
-    /// The run's ids of the files discovery registered, by absolute path.
-    pub discovered: &'a HashMap<PathBuf, FileId>,
+    /// The run's id of a file discovery registered, by its absolute path.
+    pub discovered: &'a (dyn Fn(&Path) -> Option<FileId> + Sync),
 }
 
 impl StoredOutcome {
@@ -143,7 +143,7 @@ impl StoredOutcome {
                 None => {
                     let file = match table.sources.path(span.file) {
                         Some(path) => StoredFile {
-                            discovered: table.discovered.get(&path) == Some(&span.file),
+                            discovered: (table.discovered)(&path) == Some(span.file),
                             path: path
                                 .strip_prefix(table.cwd)
                                 .map_or_else(|_| path.clone(), Path::to_path_buf),
@@ -226,8 +226,8 @@ impl StoredOutcome {
                     return table.sources.add(source);
                 }
                 let absolute = crate::source::normalize_path(&table.cwd.join(&file.path));
-                match table.discovered.get(&absolute) {
-                    Some(&id) if file.discovered => id,
+                match (table.discovered)(&absolute) {
+                    Some(id) if file.discovered => id,
                     _ => table.sources.add_unread(file.name.clone(), absolute),
                 }
             })

@@ -5,7 +5,7 @@
 //! every tree of the repository at once.
 
 use super::{kubevirt, tekton};
-use crate::cache::Cache;
+use crate::cache::{Cache, Digest, KeyHasher};
 use crate::discover::{DiscoveredFile, System, Unit};
 use crate::source::Sources;
 use crate::yaml::DocumentSet;
@@ -126,6 +126,15 @@ fn groups_of<L: Default + Send + Serialize + DeserializeOwned>(
     read: fn(&DocumentSet) -> L,
     components: Grouping<L>,
 ) -> Vec<Vec<usize>> {
+    // The same files with the same contents in the same repositories as
+    // last time: the same groups, without reading any links.
+    let key = cache.and_then(|cache| group_key(unit, files, cache));
+    if let (Some(cache), Some(key)) = (cache, key)
+        && let Some(groups) = cache.groups(&key)
+        && groups.iter().flatten().all(|&i| i < unit.files.len())
+    {
+        return groups;
+    }
     let links: Vec<(&Path, L)> = unit
         .files
         .par_iter()
@@ -145,7 +154,41 @@ fn groups_of<L: Default + Send + Serialize + DeserializeOwned>(
             (file.path.as_path(), links)
         })
         .collect();
-    components(&links)
+    let groups = components(&links);
+    if let (Some(cache), Some(key)) = (cache, key) {
+        cache.record_groups(key, &groups);
+    }
+    groups
+}
+
+/// What a unit's groups depend on: its system and root, each file's path
+/// and content, and which folders above them are git repositories (a git
+/// resolver's ref resolves only within its own). None when a file cannot
+/// be read.
+fn group_key(unit: &Unit, files: &[DiscoveredFile], cache: &Cache) -> Option<Digest> {
+    let mut hasher = KeyHasher::new();
+    hasher.text(unit.system.name());
+    hasher.part(unit.root.as_os_str().as_encoded_bytes());
+    let mut folders: std::collections::HashSet<&Path> = Default::default();
+    for &i in &unit.files {
+        let path = &files[i].path;
+        hasher.part(path.as_os_str().as_encoded_bytes());
+        hasher.part(&cache.hash(path)?.0);
+        // Each folder once: the climb stops at one already seen.
+        for folder in path.ancestors().skip(1) {
+            if !folders.insert(folder) {
+                break;
+            }
+        }
+    }
+    let mut folders: Vec<&Path> = folders.into_iter().collect();
+    folders.sort_unstable();
+    for folder in folders {
+        if folder.join(".git").exists() {
+            hasher.part(folder.as_os_str().as_encoded_bytes());
+        }
+    }
+    Some(hasher.finish())
 }
 
 #[cfg(test)]

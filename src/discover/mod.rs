@@ -24,7 +24,7 @@ pub use self::units::{in_ytt_lib, name_in_ytt_lib};
 pub use self::walk::{absolutize, exclude_filter, link_not_followed};
 
 use self::read::read_and_parse;
-use self::units::{deepest_root, group_units};
+use self::units::{Grouping, deepest_root, group_units_cached};
 use self::walk::{Walked, file_context_root, is_yaml_name, walk};
 use crate::error::{Doing, Error};
 use crate::source::{Sources, display_name, resolves_below};
@@ -142,14 +142,14 @@ pub fn discover_with(
                 },
             }
         }
-        group_units(
-            &mut discovery,
+        let grouping = Grouping {
             start,
             root,
-            *is_explicit,
-            (&yaml_paths, &other_paths),
-            &options.package_roots,
-        );
+            may_claim_root: *is_explicit,
+            paths: (&yaml_paths, &other_paths),
+            declared_roots: &options.package_roots,
+        };
+        group_units_cached(&mut discovery, &grouping, options.cache.as_deref());
         // A link below a ytt package is the package's to judge, as ytt
         // judges links among its input files.
         let ytt_roots: Vec<&Path> = discovery

@@ -2,6 +2,7 @@
 //! by their schema, values and template folders; KubeVirt and Tekton files).
 
 use super::model::{DiscoveredFile, Discovery, System, Unit};
+use crate::cache::{Cache, Digest, KeyHasher, StoredUnit};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -77,9 +78,10 @@ fn settle_roots<'a>(
     roots: &BTreeSet<PathBuf>,
     paths: impl Iterator<Item = &'a PathBuf>,
 ) -> BTreeSet<PathBuf> {
-    let mut lowest: HashMap<&PathBuf, PathBuf> = HashMap::new();
+    let index = by_hash(roots);
+    let mut lowest: HashMap<&Path, PathBuf> = HashMap::new();
     for path in paths {
-        let (Some(root), Some(dir)) = (deepest_root(path, roots), path.parent()) else {
+        let (Some(root), Some(dir)) = (deepest_in(path, &index), path.parent()) else {
             continue;
         };
         match lowest.get_mut(root) {
@@ -91,16 +93,117 @@ fn settle_roots<'a>(
     }
     roots
         .iter()
-        .map(|r| match lowest.get(r) {
+        .map(|r| match lowest.get(r.as_path()) {
             Some(common) if common.starts_with(r) => common.clone(),
             _ => r.clone(),
         })
         .collect()
 }
 
+/// `roots` for [`deepest_in`], found by hash: comparing paths in a tree of
+/// thousands of roots costs more than walking a path's ancestors.
+fn by_hash(roots: &BTreeSet<PathBuf>) -> HashSet<&Path> {
+    roots.iter().map(PathBuf::as_path).collect()
+}
+
+/// [`deepest_root`] in roots indexed [`by_hash`].
+fn deepest_in<'a>(path: &Path, roots: &HashSet<&'a Path>) -> Option<&'a Path> {
+    path.ancestors().find_map(|a| roots.get(a).copied())
+}
+
 /// The deepest of `roots` that holds `path`, found by walking its ancestors.
 pub(super) fn deepest_root<'a>(path: &Path, roots: &'a BTreeSet<PathBuf>) -> Option<&'a PathBuf> {
     path.ancestors().find_map(|a| roots.get(a))
+}
+
+/// What grouping a walked root's files reads, besides the files.
+#[derive(Clone, Copy)]
+pub(super) struct Grouping<'a> {
+    /// The root's first file in `Discovery::files`.
+    pub start: usize,
+    pub root: &'a Path,
+    /// The root was named as a directory: a package may be rooted at it.
+    pub may_claim_root: bool,
+    /// The YAML files and the other files the walk found.
+    pub paths: (&'a [PathBuf], &'a [PathBuf]),
+    pub declared_roots: &'a [PathBuf],
+}
+
+/// [`group_units`], or the units the cache holds for the same inputs: the
+/// same files (by path, in order, with what their scan found) and the same
+/// other paths, root and declared roots.
+pub(super) fn group_units_cached(
+    discovery: &mut Discovery,
+    grouping: &Grouping<'_>,
+    cache: Option<&Cache>,
+) {
+    let Some(cache) = cache else {
+        return group_units(discovery, grouping);
+    };
+    let key = grouping_key(&discovery.files[grouping.start..], grouping);
+    let start = grouping.start;
+    let count = discovery.files.len() - start;
+    if let Some(stored) = cache.units(&key) {
+        let units: Option<Vec<Unit>> = stored
+            .into_iter()
+            .map(|u| {
+                // A store that names a file the walk did not give is not used.
+                if u.files.iter().any(|&i| i as usize >= count) {
+                    return None;
+                }
+                let files = u.files.iter().map(|&i| start + i as usize).collect();
+                Some(Unit {
+                    system: System::from_name(&u.system)?,
+                    root: u.root,
+                    key: u.key,
+                    files,
+                    other_files: u.other_files,
+                })
+            })
+            .collect();
+        if let Some(units) = units {
+            discovery.units.extend(units);
+            return;
+        }
+    }
+    let before = discovery.units.len();
+    group_units(discovery, grouping);
+    let stored = discovery.units[before..]
+        .iter()
+        .map(|u| StoredUnit {
+            system: u.system.name().to_string(),
+            root: u.root.clone(),
+            key: u.key.clone(),
+            files: u.files.iter().map(|&i| (i - start) as u32).collect(),
+            other_files: u.other_files.clone(),
+        })
+        .collect();
+    cache.record_units(key, stored);
+}
+
+/// The digest of everything [`group_units`] reads.
+fn grouping_key(files: &[DiscoveredFile], grouping: &Grouping<'_>) -> Digest {
+    let mut hasher = KeyHasher::new();
+    let bytes = |p: &Path| p.as_os_str().as_encoded_bytes().to_vec();
+    hasher.part(&bytes(grouping.root));
+    hasher.part(&[u8::from(grouping.may_claim_root)]);
+    for file in files {
+        hasher.part(&bytes(&file.path));
+        let system = file.system.map_or("", System::name);
+        hasher.text(system);
+        hasher.part(&[
+            u8::from(file.has_schema),
+            u8::from(file.has_values),
+            u8::from(file.has_overlay),
+        ]);
+    }
+    for list in [grouping.paths.0, grouping.paths.1, grouping.declared_roots] {
+        hasher.text("--");
+        for path in list {
+            hasher.part(&bytes(path));
+        }
+    }
+    hasher.finish()
 }
 
 /// Group the files discovered under `root` (from index `start`) into units.
@@ -113,14 +216,14 @@ pub(super) fn deepest_root<'a>(path: &Path, roots: &'a BTreeSet<PathBuf>) -> Opt
 /// climbing past folders of plain YAML only.
 /// KubeVirt and Tekton files form one unit per system: references between
 /// their files are resolved across the whole linted root.
-pub(super) fn group_units(
-    discovery: &mut Discovery,
-    start: usize,
-    root: &Path,
-    may_claim_root: bool,
-    (yaml_paths, other_paths): (&[PathBuf], &[PathBuf]),
-    declared_roots: &[PathBuf],
-) {
+fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
+    let Grouping {
+        start,
+        root,
+        may_claim_root,
+        paths: (yaml_paths, other_paths),
+        declared_roots,
+    } = *grouping;
     let files = &discovery.files[start..];
     let schema_files: Vec<&DiscoveredFile> = files
         .iter()
@@ -200,6 +303,7 @@ pub(super) fn group_units(
     package_roots.retain(|r| !declared.iter().any(|d| r.starts_with(d) && r != *d));
     package_roots.extend(declared.into_iter().cloned());
 
+    let package_index = by_hash(&package_roots);
     let mut ytt_units: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     let mut kubevirt = Vec::new();
     let mut tekton = Vec::new();
@@ -207,9 +311,9 @@ pub(super) fn group_units(
         let index = start + offset;
         match file.system {
             Some(System::Ytt) => {
-                let package = deepest_root(&file.path, &package_roots);
+                let package = deepest_in(&file.path, &package_index);
                 let unit_root = match package {
-                    Some(r) => r.clone(),
+                    Some(r) => r.to_path_buf(),
                     // A private library belongs to the folder that holds its
                     // `_ytt_lib`: it is evaluated only as that package's
                     // library, with the values the package gives it, never
@@ -227,16 +331,17 @@ pub(super) fn group_units(
             None => {}
         }
     }
-    let unit_roots: BTreeSet<PathBuf> = ytt_units.keys().cloned().collect();
+    let unit_roots: HashSet<&Path> = ytt_units.keys().map(PathBuf::as_path).collect();
     let mut others_by_unit: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     for path in other_paths {
-        if let Some(unit_root) = deepest_root(path, &unit_roots) {
+        if let Some(unit_root) = deepest_in(path, &unit_roots) {
             others_by_unit
-                .entry(unit_root.clone())
+                .entry(unit_root.to_path_buf())
                 .or_default()
                 .push(path.clone());
         }
     }
+    drop(unit_roots);
     for (unit_root, mut members) in ytt_units {
         let all = &discovery.files;
         members.sort_by(|&a, &b| {

@@ -187,7 +187,7 @@ impl<'a> KeyContext<'a> {
             (System::Ytt, Some(inputs)) => {
                 for input in &inputs.files {
                     self.file(&mut hasher, &input.path);
-                    hasher.text(&self.debug(input));
+                    hasher.text(&input.marks_key());
                     paths.text(&self.name(&input.path));
                 }
                 for path in inputs.excluded.iter().chain(&inputs.refused_links) {

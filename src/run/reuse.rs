@@ -108,7 +108,10 @@ pub struct Plan<'a> {
     misses: Mutex<Vec<(usize, Miss)>>,
     /// The CRD problems the reused units stored.
     crd_problems: Mutex<Vec<crate::finding::Finding>>,
-    discovered: HashMap<PathBuf, FileId>,
+    /// The ids of the files discovery registered, by path, borrowed.
+    discovered: HashMap<&'a Path, FileId>,
+    /// The ids of the Kubernetes catalog's own files.
+    catalog_files: HashMap<PathBuf, FileId>,
     settings: crate::cache::Digest,
     catalog_digest: crate::cache::Digest,
     catalog: Option<&'a Catalog>,
@@ -123,7 +126,7 @@ impl<'a> Plan<'a> {
     pub fn new(
         request: &LintRequest,
         cache: Option<&Cache>,
-        (units, files, resources): (&[Unit], &[DiscoveredFile], &[DiscoveredFile]),
+        (units, files, resources): (&[Unit], &'a [DiscoveredFile], &'a [DiscoveredFile]),
         package_inputs: &HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
         catalog: Option<&'a Catalog>,
         (sources, cwd): (&'a Sources, &'a Path),
@@ -155,16 +158,10 @@ impl<'a> Plan<'a> {
             .iter()
             .map(|unit| format!("{} {}", unit.system.name(), display_dir(&unit.key, cwd)))
             .collect();
-        // The catalog's own files too: a CRD problem a reused unit stored
-        // is then the same finding as the one a checked unit reports.
-        let discovered = catalog_files
-            .into_iter()
-            .chain(
-                files
-                    .iter()
-                    .chain(resources)
-                    .map(|f| (f.path.clone(), f.id)),
-            )
+        let discovered = files
+            .iter()
+            .chain(resources)
+            .map(|f| (f.path.as_path(), f.id))
             .collect();
         Some(Plan {
             results: Results::open(dir),
@@ -173,6 +170,7 @@ impl<'a> Plan<'a> {
             misses: Mutex::new(Vec::new()),
             crd_problems: Mutex::new(Vec::new()),
             discovered,
+            catalog_files: catalog_files.into_iter().collect(),
             settings: context.settings,
             catalog_digest: context.catalog,
             catalog,
@@ -181,12 +179,24 @@ impl<'a> Plan<'a> {
         })
     }
 
-    fn table(&self) -> FileTable<'_> {
-        FileTable {
+    /// The run's id of a file discovery registered, or of the catalog's
+    /// own files: a CRD problem a reused unit stored is then the same
+    /// finding as the one a checked unit reports.
+    fn discovered_id(&self, path: &Path) -> Option<FileId> {
+        self.discovered
+            .get(path)
+            .or_else(|| self.catalog_files.get(path))
+            .copied()
+    }
+
+    /// Finds files for the results store (through [`Plan::discovered_id`]).
+    fn with_table<T>(&self, f: impl FnOnce(&FileTable<'_>) -> T) -> T {
+        let lookup = |path: &Path| self.discovered_id(path);
+        f(&FileTable {
             sources: self.sources,
             cwd: self.cwd,
-            discovered: &self.discovered,
-        }
+            discovered: &lookup,
+        })
     }
 
     /// The stored outcome of unit `index`, when its key is found, with its
@@ -196,7 +206,7 @@ impl<'a> Plan<'a> {
             return None;
         };
         let stored = self.results.get(&key.key)?;
-        let restored = stored.restore(&self.table())?;
+        let restored = self.with_table(|table| stored.restore(table))?;
         self.crd_problems
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -232,13 +242,15 @@ impl<'a> Plan<'a> {
                     .unwrap_or_default();
                 let exports =
                     export.map(|e| (e.span, e.with_rules.clone(), e.ytt_compatible.clone()));
-                let stored = StoredOutcome::new(
-                    (&outcome.findings, &crd_problems),
-                    exports.as_ref(),
-                    &outcome.kind_lookups.skipped,
-                    crd_kinds,
-                    &self.table(),
-                );
+                let stored = self.with_table(|table| {
+                    StoredOutcome::new(
+                        (&outcome.findings, &crd_problems),
+                        exports.as_ref(),
+                        &outcome.kind_lookups.skipped,
+                        crd_kinds,
+                        table,
+                    )
+                });
                 let why = self.why_missed(index, key);
                 if let Some(stored) = stored {
                     self.results.put(key.key, stored);

@@ -112,6 +112,19 @@ pub struct InputFile {
 }
 
 impl InputFile {
+    /// What ytt makes of the file, but where it is: its name and marks
+    /// (a key of what a package read, see `run::inputs`).
+    pub fn marks_key(&self) -> String {
+        format!(
+            "{}|{:?}|{:?}|{:?}|{:?}",
+            self.name,
+            self.original,
+            self.marked_type,
+            self.marked_template,
+            self.marked_for_output
+        )
+    }
+
     pub fn new(name: String, path: PathBuf) -> InputFile {
         InputFile {
             original: None,
