@@ -23,15 +23,20 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Bumped whenever what is cached, or how it is read, changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 const INDEX: &str = "index.json";
 
 /// What identifies one version of a file: an edit changes its size or its
 /// modification time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+// Short names on disk: the index of a large tree holds one entry per file,
+// and every run reads it (and a run that learnt something writes it).
 pub struct Stamp {
+    #[serde(rename = "n")]
     pub size: u64,
+    #[serde(rename = "s")]
     pub modified_secs: i64,
+    #[serde(rename = "ns")]
     pub modified_nanos: u32,
 }
 
@@ -119,34 +124,45 @@ impl KeyHasher {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScanRecord {
     /// `ytt`, `kubevirt` or `tekton`, or none.
+    #[serde(default, rename = "sys", skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
+    #[serde(default, rename = "sch", skip_serializing_if = "is_false")]
     pub has_schema: bool,
+    #[serde(default, rename = "val", skip_serializing_if = "is_false")]
     pub has_values: bool,
-    #[serde(default)]
+    #[serde(default, rename = "ovl", skip_serializing_if = "is_false")]
     pub has_overlay: bool,
+    #[serde(default, rename = "pkg", skip_serializing_if = "is_false")]
     pub is_carvel_package: bool,
+    #[serde(default, rename = "crd", skip_serializing_if = "is_false")]
     pub is_crd: bool,
+    #[serde(default, rename = "man", skip_serializing_if = "is_false")]
     pub is_manifest: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, rename = "grp", skip_serializing_if = "Vec::is_empty")]
     pub crd_groups: Vec<String>,
     /// The text holds a suppression comment's marker: only such files are
     /// read again to apply suppressions.
-    #[serde(default)]
+    #[serde(default, rename = "sup", skip_serializing_if = "is_false")]
     pub has_suppression: bool,
+}
+
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Entry {
+    #[serde(rename = "t")]
     stamp: Stamp,
     /// The content's hash, once read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, rename = "h", skip_serializing_if = "Option::is_none")]
     hash: Option<Digest>,
     /// What the scan found, for a YAML file the walk classified.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, rename = "c", skip_serializing_if = "Option::is_none")]
     scan: Option<ScanRecord>,
     /// A system's links of the file (`check::components`), once read; kept
     /// as JSON text, read only for the files whose links are asked for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, rename = "l", skip_serializing_if = "Option::is_none")]
     links: Option<Box<serde_json::value::RawValue>>,
 }
 
