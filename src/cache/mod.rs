@@ -24,6 +24,11 @@ use std::sync::Mutex;
 
 /// Bumped whenever what is cached, or how it is read, changes.
 const FORMAT: u32 = 4;
+
+/// The build a cache was written by: the version and a hash of the source
+/// (`build.rs`). Another build's cache is ignored, so a development build
+/// never reuses the findings of an older one of the same version.
+pub const BUILD: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CONFVET_SOURCE_HASH"));
 const INDEX: &str = "index.json";
 
 /// What identifies one version of a file: an edit changes its size or its
@@ -227,7 +232,7 @@ impl Cache {
             .then(|| crate::source::read_limited(&dir.join(INDEX)).ok())
             .flatten()
             .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
-            .filter(|index| index.format == FORMAT && index.version == env!("CARGO_PKG_VERSION"));
+            .filter(|index| index.format == FORMAT && index.version == BUILD);
         let (old, old_groups, old_units) = index
             .map(|index| (index.entries, index.groups, index.units))
             .unwrap_or_default();
@@ -327,7 +332,7 @@ impl Cache {
         }
         let index = Index {
             format: FORMAT,
-            version: env!("CARGO_PKG_VERSION").to_string(),
+            version: BUILD.to_string(),
             entries,
             groups: self.groups.into_inner().unwrap_or_else(|e| e.into_inner()),
             units: self.units.into_inner().unwrap_or_else(|e| e.into_inner()),

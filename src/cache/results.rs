@@ -338,7 +338,7 @@ impl Results {
         let store = bytes
             .as_ref()
             .and_then(|bytes| serde_json::from_slice::<Store>(bytes).ok())
-            .filter(|s| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION"));
+            .filter(|s| s.format == FORMAT && s.version == super::BUILD);
         let unreadable = bytes.is_some() && store.is_none();
         let store = store.unwrap_or_default();
         Results {
@@ -425,7 +425,7 @@ impl Results {
         units.retain(|_, record| entries.contains_key(&record.key));
         let store = Store {
             format: FORMAT,
-            version: env!("CARGO_PKG_VERSION").to_string(),
+            version: super::BUILD.to_string(),
             run,
             entries,
             units,

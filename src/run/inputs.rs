@@ -110,7 +110,7 @@ impl<'a> KeyContext<'a> {
     /// The settings' digest, and whether a flag reads the environment.
     fn settings_digest(&self, request: &LintRequest) -> (Digest, bool) {
         let mut hasher = KeyHasher::new();
-        hasher.text(KEY_FORMAT).text(env!("CARGO_PKG_VERSION"));
+        hasher.text(KEY_FORMAT).text(crate::cache::BUILD);
         // The environment is hashed only where a flag reads it.
         let mut ytt = request.ytt.clone();
         let env = std::mem::take(&mut ytt.flags.env);

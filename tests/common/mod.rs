@@ -87,6 +87,22 @@ pub fn run_stdin(dir: &Path, args: &[&str], input: &str) -> Run {
     run_full(dir, args, &[], Some(input))
 }
 
+/// A run whose current directory is in ../shared keeps its cache in a
+/// directory of the test process: ../shared is read-only, and a cache left
+/// there would serve later runs.
+pub fn keep_cache_out_of_shared(command: &mut Command, cwd: &Path) {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let inside = cwd
+        .canonicalize()
+        .ok()
+        .zip(shared.canonicalize().ok())
+        .is_some_and(|(cwd, shared)| cwd.starts_with(shared));
+    if inside {
+        let dir = std::env::temp_dir().join(format!("confvet-test-cache-{}", std::process::id()));
+        command.env("CONFVET_CACHE_DIR", dir);
+    }
+}
+
 fn run_full(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>) -> Run {
     use std::io::Write;
     let mut command = Command::new(BIN);
@@ -96,6 +112,7 @@ fn run_full(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
         .env_remove("GITHUB_ACTIONS");
+    keep_cache_out_of_shared(&mut command, dir);
     for (key, value) in env {
         command.env(key, value);
     }

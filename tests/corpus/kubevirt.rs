@@ -21,13 +21,14 @@ fn corpus() -> Option<PathBuf> {
 
 /// Lint `paths` from `cwd`; the exit code and the JSON report.
 fn lint(cwd: &Path, paths: &[&str]) -> (i32, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_confvet"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_confvet"));
+    command
         .current_dir(cwd)
         .arg("lint")
         .args(paths)
-        .args(["--format", "json"])
-        .output()
-        .expect("confvet runs");
+        .args(["--format", "json"]);
+    crate::common::keep_cache_out_of_shared(&mut command, cwd);
+    let output = command.output().expect("confvet runs");
     let report = serde_json::from_slice(&output.stdout).expect("a JSON report");
     (output.status.code().unwrap_or(-1), report)
 }

@@ -1,0 +1,43 @@
+//! Build script: a hash of the source the binary is built from, which the
+//! cache (`src/cache/`) keeps its results under with the version, so that a
+//! build of changed source never reuses the findings of another build of
+//! the same version.
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let mut files = Vec::new();
+    collect(Path::new("src"), &mut files);
+    files.push(PathBuf::from("Cargo.lock"));
+    files.sort();
+    // FNV-1a over each file's path and bytes: no dependency for a build
+    // script, and a collision only costs a stale cache during development.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut write = |bytes: &[u8]| {
+        for byte in bytes {
+            hash ^= u64::from(*byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for file in &files {
+        write(file.to_string_lossy().as_bytes());
+        write(&std::fs::read(file).unwrap_or_default());
+    }
+    println!("cargo:rustc-env=CONFVET_SOURCE_HASH={hash:016x}");
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=Cargo.lock");
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
