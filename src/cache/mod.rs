@@ -344,7 +344,7 @@ impl Cache {
     /// found them.
     pub fn groups(&self, key: &Digest) -> Option<Groups> {
         let found = self.old_groups.get(key)?;
-        lock_map(&self.groups).insert(*key, found.clone());
+        lock(&self.groups).insert(*key, found.clone());
         Some(
             found
                 .iter()
@@ -359,27 +359,27 @@ impl Cache {
             .iter()
             .map(|g| g.iter().filter_map(|&i| u32::try_from(i).ok()).collect())
             .collect();
-        lock_map(&self.groups).insert(key, stored);
+        lock(&self.groups).insert(key, stored);
         self.learn();
     }
 
     /// The units of the walked root whose grouping inputs hash to `key`.
     pub fn units(&self, key: &Digest) -> Option<Vec<StoredUnit>> {
         let found = self.old_units.get(key)?;
-        lock_map(&self.units).insert(*key, found.clone());
+        lock(&self.units).insert(*key, found.clone());
         Some(found.clone())
     }
 
     /// Remember the units of the walked root whose grouping inputs hash to
     /// `key`.
     pub fn record_units(&self, key: Digest, units: Vec<StoredUnit>) {
-        lock_map(&self.units).insert(key, units);
+        lock(&self.units).insert(key, units);
         self.learn();
     }
 
     /// The last run's entry of `path`, taken out, when `wanted` says so.
     fn take_old(&self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<Entry> {
-        let mut old = self.old.lock().unwrap_or_else(|e| e.into_inner());
+        let mut old = lock(&self.old);
         if !wanted(old.get(path)?) {
             return None;
         }
@@ -392,12 +392,14 @@ impl Cache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {
-        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.seen)
     }
 }
 
-fn lock_map<K, V>(map: &Mutex<HashMap<K, V>>) -> std::sync::MutexGuard<'_, HashMap<K, V>> {
-    map.lock().unwrap_or_else(|e| e.into_inner())
+/// A lock that a panic elsewhere does not poison for good: what the cache
+/// holds is a value, never left half-changed.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn is_link(path: &Path) -> bool {

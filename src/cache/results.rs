@@ -11,7 +11,7 @@
 //! used for [`MAX_AGE`] runs, and the oldest beyond [`MAX_ENTRIES`], are
 //! dropped, so it stays bounded.
 
-use super::{Digest, is_link, write_atomically};
+use super::{Digest, is_link, lock, write_atomically};
 use crate::finding::{Finding, Kind, Related, Severity};
 use crate::source::{FileId, SourceFile, Sources, Span};
 use serde::{Deserialize, Serialize};
@@ -84,10 +84,8 @@ pub struct StoredOutcome {
     /// Documents of kinds no schema knows, by kind (`--statistics`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub skipped_kinds: BTreeMap<String, usize>,
-    /// The (group, kind) pairs the unit looked up among the tree's CRDs.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub crd_kinds: Vec<(String, String)>,
-    /// What reading those CRDs found wrong (`kubernetes/crd`), which the
+    /// What reading the tree's CRDs for the kinds the unit looked up found
+    /// wrong (`kubernetes/crd`), which the
     /// run reports once, whichever units read them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     crd_problems: Vec<StoredFinding>,
@@ -132,7 +130,6 @@ impl StoredOutcome {
         (findings, crd_problems): (&[Finding], &[Finding]),
         exports: Option<&Exports>,
         skipped_kinds: &BTreeMap<String, usize>,
-        crd_kinds: Vec<(String, String)>,
         table: &FileTable<'_>,
     ) -> Option<StoredOutcome> {
         let mut files: Vec<StoredFile> = Vec::new();
@@ -206,7 +203,6 @@ impl StoredOutcome {
             files,
             findings,
             skipped_kinds: skipped_kinds.clone(),
-            crd_kinds,
             crd_problems,
             schema_export,
             last_used: 0,
@@ -439,8 +435,4 @@ impl Results {
     pub fn hits(&self) -> usize {
         self.hits.load(Ordering::Relaxed)
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -163,7 +163,8 @@ fn groups_of<L: Default + Send + Serialize + DeserializeOwned>(
 
 /// What a unit's groups depend on: its system and root, each file's path
 /// and content, and which folders above them are git repositories (a git
-/// resolver's ref resolves only within its own). None when a file cannot
+/// resolver's ref resolves only within its own). None when a file was not
+/// read from disk as it is (standard input standing in for it) or cannot
 /// be read.
 fn group_key(unit: &Unit, files: &[DiscoveredFile], cache: &Cache) -> Option<Digest> {
     let mut hasher = KeyHasher::new();
@@ -172,6 +173,7 @@ fn group_key(unit: &Unit, files: &[DiscoveredFile], cache: &Cache) -> Option<Dig
     let mut folders: std::collections::HashSet<&Path> = Default::default();
     for &i in &unit.files {
         let path = &files[i].path;
+        files[i].stamp?;
         hasher.part(path.as_os_str().as_encoded_bytes());
         hasher.part(&cache.hash(path)?.0);
         // Each folder once: the climb stops at one already seen.

@@ -224,8 +224,8 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(progress) = &request.progress {
         progress.checking(units.len());
     }
-    // Carvel Packages, parsed now: the packages they ship are checked
-    // whatever the cache holds, since the drift check compares their schema.
+    // Carvel Packages, parsed now: the packages they ship keep their
+    // schema's exports, checked or reused, for the drift check below.
     sources.load(carvel_packages.iter().map(|file| file.id));
     let parsed_packages: Vec<discover::DiscoveredFile> = carvel_packages
         .iter()

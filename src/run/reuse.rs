@@ -222,7 +222,7 @@ impl<'a> Plan<'a> {
             findings: restored.findings,
             kind_lookups: Lookups {
                 skipped: stored.skipped_kinds.clone(),
-                crd_kinds: stored.crd_kinds.iter().cloned().collect(),
+                ..Lookups::default()
             },
             ..PackageOutcome::default()
         };
@@ -247,7 +247,6 @@ impl<'a> Plan<'a> {
                         (&outcome.findings, &crd_problems),
                         exports.as_ref(),
                         &outcome.kind_lookups.skipped,
-                        crd_kinds,
                         table,
                     )
                 });

@@ -36,8 +36,8 @@ impl std::fmt::Debug for Catalog {
 pub type Skipped = BTreeMap<String, usize>;
 
 /// What checking documents looked up: the kinds no schema knows, and the
-/// kinds read from the tree's CRDs, which a unit whose findings are reused
-/// reads again so that what is wrong with those CRDs is still reported.
+/// kinds read from the tree's CRDs, whose problems a unit's stored findings
+/// keep (`run::reuse`) so that a reused unit still reports them.
 #[derive(Debug, Default, Clone)]
 pub struct Lookups {
     pub skipped: Skipped,
