@@ -138,6 +138,18 @@ pub struct LintArgs {
     #[arg(long, value_name = "1.NN", value_parser = kubernetes_version)]
     pub kubernetes_version: Option<crate::check::kubernetes::Version>,
 
+    /// Apply the safe fixes findings propose, lint again, and repeat until none is left; report what remains
+    #[arg(long, conflicts_with = "update_baseline")]
+    pub fix: bool,
+
+    /// With --fix or --diff, apply unsafe fixes too (they may change what the configuration means)
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+
+    /// Print what --fix would change as a unified diff, and change nothing (exit code 1 when there is something to fix)
+    #[arg(long, conflicts_with_all = ["fix", "update_baseline"])]
+    pub diff: bool,
+
     /// Report only findings whose fingerprint is not in this baseline FILE
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,

@@ -1,6 +1,7 @@
 //! Findings: what a check reports. Knows `source` spans and nothing of YAML
 //! or of how a finding was found; emitters in `report` read only this.
 
+pub use crate::edit::{Applicability, Edit, Fix};
 use crate::source::{Sources, Span};
 use std::fmt;
 
@@ -39,6 +40,8 @@ pub struct Finding {
     /// a unit with very many left out before the report (its message counts
     /// them); 0 for a finding of its own. See [`cap_per_rule_and_file`].
     pub left_out: usize,
+    /// The text this finding proposes instead, when one repair fits.
+    pub fix: Option<Box<Fix>>,
 }
 
 impl Finding {
@@ -57,6 +60,7 @@ impl Finding {
             help: None,
             occurrence: 0,
             left_out: 0,
+            fix: None,
         }
     }
 
@@ -91,6 +95,22 @@ impl Finding {
     pub fn with_help(mut self, help: impl Into<String>) -> Finding {
         self.help = Some(help.into());
         self
+    }
+
+    /// Attach `fix`, when the check could build one.
+    pub fn with_fix(mut self, fix: Option<Fix>) -> Finding {
+        self.fix = fix.map(Box::new);
+        self
+    }
+
+    /// The fix `--fix` (or with `unsafe_fixes`, `--unsafe-fixes`) applies.
+    pub fn applicable_fix(&self, unsafe_fixes: bool) -> Option<&Fix> {
+        let lowest = if unsafe_fixes {
+            Applicability::Unsafe
+        } else {
+            Applicability::Safe
+        };
+        self.fix.as_deref().filter(|f| f.applicability >= lowest)
     }
 
     /// A hash that survives lines moving: rule, file name (relative to the
@@ -243,6 +263,7 @@ pub fn cap_per_rule_and_file(findings: &mut Vec<Finding>, max: usize) -> usize {
             help: None,
             occurrence: 0,
             left_out: count,
+            fix: None,
         };
     }
     *findings = kept;

@@ -11,6 +11,7 @@
 //! * `yaml`: confvet's own YAML tree with spans, comments and ytt annotations;
 //!   scalars resolved as go-yaml v2 resolves them.
 //! * `finding`, `rules`: what a check reports, and the table of rule ids;
+//!   `edit`: the fixes a finding may propose, as byte-range edits;
 //!   `suggest`: did-you-mean hints.
 //! * `discover`: the parallel walk, file classification, grouping into units.
 //! * `check`: one module per system; speaks only the YAML tree and findings.
@@ -31,8 +32,10 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod discover;
+pub mod edit;
 pub mod error;
 pub mod finding;
+pub mod fix;
 pub mod progress;
 pub mod redact;
 pub mod report;

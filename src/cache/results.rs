@@ -12,7 +12,7 @@
 //! dropped, so it stays bounded.
 
 use super::{Digest, is_link, lock, write_atomically};
-use crate::finding::{Finding, Kind, Related, Severity};
+use crate::finding::{Applicability, Edit, Finding, Fix, Kind, Related, Severity};
 use crate::source::{FileId, SourceFile, Sources, Span};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 const FILE: &str = "results.json";
 /// Bumped whenever what an entry holds, or how it is read, changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// Runs an unused entry is kept for.
 pub const MAX_AGE: u64 = 16;
 /// Entries kept at most (the most recently used).
@@ -70,6 +70,15 @@ struct StoredFinding {
     help: Option<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
     left_out: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fix: Option<StoredFix>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct StoredFix {
+    message: String,
+    applicability: Applicability,
+    edits: Vec<(StoredSpan, String)>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -176,6 +185,20 @@ impl StoredOutcome {
                 for r in &finding.related {
                     related.push((span_of(r.span)?, r.message.clone()));
                 }
+                let fix = match finding.fix.as_deref() {
+                    Some(fix) => {
+                        let mut edits = Vec::with_capacity(fix.edits.len());
+                        for edit in &fix.edits {
+                            edits.push((span_of(edit.span)?, edit.content.clone()));
+                        }
+                        Some(StoredFix {
+                            message: fix.message.clone(),
+                            applicability: fix.applicability,
+                            edits,
+                        })
+                    }
+                    None => None,
+                };
                 stored.push(StoredFinding {
                     rule: finding.rule.to_string(),
                     kind: finding.kind,
@@ -187,6 +210,7 @@ impl StoredOutcome {
                     related,
                     help: finding.help.clone(),
                     left_out: finding.left_out,
+                    fix,
                 });
             }
             Some(stored)
@@ -248,6 +272,21 @@ impl StoredOutcome {
                     })
                 })
                 .collect::<Option<Vec<Related>>>()?;
+            let fix = match &stored.fix {
+                Some(fix) => {
+                    let edits = fix
+                        .edits
+                        .iter()
+                        .map(|(s, content)| Some(Edit::replace(span(s)?, content.clone())))
+                        .collect::<Option<Vec<Edit>>>()?;
+                    Some(Box::new(Fix {
+                        message: fix.message.clone(),
+                        applicability: fix.applicability,
+                        edits,
+                    }))
+                }
+                None => None,
+            };
             Some(Finding {
                 rule: rule.id,
                 kind: stored.kind,
@@ -260,6 +299,7 @@ impl StoredOutcome {
                 help: stored.help.clone(),
                 occurrence: 0,
                 left_out: stored.left_out,
+                fix,
             })
         };
         let findings = self.findings.iter().map(restore).collect::<Option<_>>()?;

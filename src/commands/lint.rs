@@ -162,15 +162,28 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
             changed
         }
     };
+    let fixing = args.fix || args.diff;
+    if fixing && sources.stdin_path().is_some() {
+        return Err(Error::Usage(
+            "--fix and --diff change files on disk (or show how): they do not read standard input"
+                .into(),
+        ));
+    }
     let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
     let load_options = confvet::config::LoadOptions {
         allow_env: args.allow_config_env,
     };
-    let config = confvet::config::load(&config_source, cwd, &sources, load_options)?;
-    if let Some(root) = project_root(config.as_ref(), cwd) {
-        sources.set_root(root, cwd.to_path_buf());
-    }
-    let bar = progress::wanted(args.quiet, args.no_progress)
+    // Each pass of --fix reads the files again into sources of its own,
+    // the configuration's first.
+    let load_config = |sources: &Sources| -> Result<Option<Config>, Error> {
+        let config = confvet::config::load(&config_source, cwd, sources, load_options)?;
+        if let Some(root) = project_root(config.as_ref(), cwd) {
+            sources.set_root(root, cwd.to_path_buf());
+        }
+        Ok(config)
+    };
+    let config = load_config(&sources)?;
+    let mut bar = progress::wanted(args.quiet, args.no_progress)
         .then(|| progress::TerminalBar::start(progress::DELAY));
     // Each unit's findings, and the role of every file of the tree (which
     // files named one by one need to find their context), are remembered
@@ -181,7 +194,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
             .filter(|dir| !dir.is_empty())
             .map_or_else(|| cwd.join(".confvet-cache"), |dir| cwd.join(dir))
     });
-    let request = LintRequest {
+    let mut request = LintRequest {
         paths,
         cache,
         select: args.select.clone(),
@@ -206,9 +219,68 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
     };
     // A configuration with errors stops the run: nothing is linted.
     let is_blocked = request.config.as_ref().is_some_and(Config::has_errors);
-    let mut result = match &request.config {
-        Some(config) if is_blocked => confvet::run::LintResult::blocked_by(config, &sources),
-        _ => lint(&request, &sources, cwd),
+    let lint_pass = |request: &LintRequest, sources: &Sources| match &request.config {
+        Some(config) if is_blocked => confvet::run::LintResult::blocked_by(config, sources),
+        _ => lint(request, sources, cwd),
+    };
+    let (sources, mut result) = if fixing && !is_blocked {
+        let options = confvet::fix::Options {
+            unsafe_fixes: args.unsafe_fixes,
+            write: args.fix,
+        };
+        let mut first = Some(sources);
+        let mut failure = None;
+        let (outcome, last) = confvet::fix::run(options, |pass| {
+            let sources = first.take().unwrap_or_default();
+            if pass > 0 {
+                request.progress = None;
+                // The cache knows the files on disk, not the fixed texts
+                // --diff keeps in memory.
+                if args.diff {
+                    request.cache = None;
+                }
+                match load_config(&sources) {
+                    Ok(config) => request.config = config,
+                    Err(error) => failure = Some(error),
+                }
+            }
+            let mut result = lint_pass(&request, &sources);
+            if let Some(baseline) = &baseline
+                && let Err(error) = baseline.apply(&mut result, &sources)
+            {
+                failure = Some(error);
+            }
+            confvet::fix::Pass { sources, result }
+        });
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        if let Some(bar) = bar.take() {
+            bar.finish();
+        }
+        for note in &outcome.notes {
+            eprintln!("confvet: {note}");
+        }
+        if !outcome.converged {
+            eprintln!(
+                "confvet: fixes still apply after {} passes; stopped (a fix may make the finding it fixes again: please report it)",
+                confvet::fix::MAX_PASSES
+            );
+        }
+        if args.diff {
+            return show_diff(&outcome, args.quiet, &last.result.errors);
+        }
+        if !args.quiet && outcome.fixed > 0 {
+            eprintln!(
+                "confvet: fixed {} in {}",
+                confvet::report::plural(outcome.fixed, "finding"),
+                confvet::report::plural(outcome.changes.len(), "file")
+            );
+        }
+        (last.sources, last.result)
+    } else {
+        let result = lint_pass(&request, &sources);
+        (sources, result)
     };
     if let Some(bar) = bar {
         bar.finish();
@@ -240,7 +312,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
             shown.join(", ")
         );
     }
-    if let Some(baseline) = &baseline {
+    if let Some(baseline) = baseline.as_ref().filter(|_| !fixing) {
         let count = baseline.apply(&mut result, &sources)?;
         if args.update_baseline && !args.quiet {
             let noun = if count == 1 { "finding" } else { "findings" };
@@ -331,4 +403,36 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
     }
     let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
     Ok(u8::from(failed))
+}
+
+/// `--diff`: the fixes as a unified diff on standard output; exit code 1
+/// when there is something to fix, 2 when the run was incomplete.
+fn show_diff(
+    outcome: &confvet::fix::Outcome,
+    quiet: bool,
+    errors: &[confvet::report::RunError],
+) -> Result<u8, Error> {
+    for error in errors {
+        eprintln!("confvet: {error}");
+    }
+    let diff = confvet::fix::unified_diff(&outcome.changes);
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(diff.as_bytes()).and_then(|_| stdout.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(Error::io_unlocated(Doing::Writing, "standard output", err));
+        }
+        _ => {}
+    }
+    if !quiet {
+        eprintln!(
+            "confvet: would fix {} in {}",
+            confvet::report::plural(outcome.fixed, "finding"),
+            confvet::report::plural(outcome.changes.len(), "file")
+        );
+    }
+    Ok(if !errors.is_empty() {
+        2
+    } else {
+        u8::from(!outcome.changes.is_empty())
+    })
 }

@@ -4,7 +4,7 @@
 //! finding was found.
 
 pub(crate) use model::locate;
-pub use model::{CheckedUnit, Emitter, Report, RunError, Summary};
+pub use model::{CheckedUnit, Emitter, Report, RunError, Summary, plural};
 use std::io::{self, Write};
 
 mod concise;

@@ -149,7 +149,7 @@ fn strip_line_break(text: &str, end: usize) -> usize {
 }
 
 /// `n thing` or `n things`.
-pub(crate) fn plural(n: usize, thing: &str) -> String {
+pub fn plural(n: usize, thing: &str) -> String {
     if n == 1 {
         format!("1 {thing}")
     } else {

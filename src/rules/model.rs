@@ -2,6 +2,7 @@
 //! The page, `docs/rules/<system>/<name>.md`, is the source of the summary
 //! and the docs; this file knows only how to read them.
 
+use crate::edit::Applicability;
 use serde::{Deserialize, Serialize};
 
 /// The class of a problem, as in the conformance README.
@@ -74,8 +75,13 @@ pub struct Rule {
     pub severity: Severity,
     /// The documentation page, `docs/rules/<id>.md`, included at build time:
     /// a title, the one-line summary, the kind and severity line, then the
-    /// sections "What it does", "Why", "Example".
+    /// sections "What it does", "Why", "Example" (and "Fix" for a rule
+    /// with [`Rule::fix`]).
     page: &'static str,
+    /// Whether its findings may carry a fix, and the most that fix may be
+    /// applied by (`Safe`: `--fix`); the page's "Fix" section says what it
+    /// does and why it is that safe.
+    pub fix: Option<Applicability>,
 }
 
 impl Rule {
@@ -85,12 +91,14 @@ impl Rule {
         kind: Kind,
         severity: Severity,
         page: &'static str,
+        fix: Option<Applicability>,
     ) -> Rule {
         Rule {
             id,
             kind,
             severity,
             page,
+            fix,
         }
     }
 
@@ -133,9 +141,20 @@ impl PartialEq for Rule {
 impl Eq for Rule {}
 
 /// `rule!(NAME, "system/name", Kind, Severity)`: a static rule whose page is
-/// `docs/rules/system/name.md`, so a rule without a page does not build.
+/// `docs/rules/system/name.md`, so a rule without a page does not build;
+/// `rule!(NAME, "system/name", Kind, Severity, fix = Safe)` for a rule whose
+/// findings may carry a fix.
 macro_rules! rule {
     ($name:ident, $id:literal, $kind:ident, $severity:ident) => {
+        $crate::rules::model::rule!(@make $name, $id, $kind, $severity, None);
+    };
+    ($name:ident, $id:literal, $kind:ident, $severity:ident, fix = $fix:ident) => {
+        $crate::rules::model::rule!(
+            @make $name, $id, $kind, $severity,
+            Some($crate::edit::Applicability::$fix)
+        );
+    };
+    (@make $name:ident, $id:literal, $kind:ident, $severity:ident, $fix:expr) => {
         pub static $name: Rule = Rule::new(
             $id,
             Kind::$kind,
@@ -146,6 +165,7 @@ macro_rules! rule {
                 $id,
                 ".md"
             )),
+            $fix,
         );
     };
 }

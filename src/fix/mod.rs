@@ -1,0 +1,299 @@
+//! `lint --fix` and `--diff`: apply the fixes findings propose, lint again,
+//! and repeat until nothing is left to fix.
+//!
+//! Each pass takes the fixes of the run's findings in report order and keeps
+//! those that touch no byte another kept fix touches (the rest wait for the
+//! next pass, when their findings are made again against the new text). A
+//! file whose fixed text no longer parses as YAML, when it did before, gets
+//! its fixes undone one by one until it parses; those fixes are reported and
+//! not tried again. `--fix` writes each file aside and renames it over the
+//! old one, only when the file still holds the text the fixes were made
+//! against; `--diff` keeps the fixed texts in memory (see
+//! [`crate::source::overlay`]) and writes nothing.
+
+mod diff;
+
+pub use self::diff::unified_diff;
+
+use crate::edit::{Edit, Fix, apply_edits};
+use crate::finding::Finding;
+use crate::run::LintResult;
+use crate::source::{FileId, Sources, normalize_path};
+use crate::yaml::{ParseOptions, parse_file};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Passes at most: a fix whose finding comes back after it was applied
+/// would otherwise loop for ever.
+pub const MAX_PASSES: usize = 10;
+
+/// How fixes are applied.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Apply unsafe fixes too (`--unsafe-fixes`).
+    pub unsafe_fixes: bool,
+    /// Write the fixed files (`--fix`), else keep them in memory (`--diff`).
+    pub write: bool,
+}
+
+/// One pass's lint: its sources and result.
+pub struct Pass {
+    pub sources: Sources,
+    pub result: LintResult,
+}
+
+/// A file the fixes changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Its display name.
+    pub name: String,
+    pub path: PathBuf,
+    /// The text before the first pass, and after the last.
+    pub before: String,
+    pub after: String,
+}
+
+/// What the fixing did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The changed files, by name.
+    pub changes: Vec<Change>,
+    /// Fixes applied, over all passes.
+    pub fixed: usize,
+    /// Passes that applied fixes.
+    pub passes: usize,
+    /// False when fixes still applied after [`MAX_PASSES`] passes.
+    pub converged: bool,
+    /// Why a fix was not applied: it broke its file's YAML, or the file
+    /// changed on disk meanwhile.
+    pub notes: Vec<String>,
+}
+
+/// Lint (`lint(pass)`, pass 0 first), apply the fixes, and again, until no
+/// fix is left to apply or [`MAX_PASSES`] passes applied some. Returns what
+/// was done and the last pass, whose findings are the ones to report.
+pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, Pass) {
+    let mut outcome = Outcome::default();
+    let mut firsts: BTreeMap<PathBuf, (String, String)> = BTreeMap::new();
+    let mut lasts: HashMap<PathBuf, String> = HashMap::new();
+    let mut refused: HashSet<(PathBuf, u32, u32, String)> = HashSet::new();
+    let mut pass = lint(0);
+    loop {
+        let planned = plan(&pass, options.unsafe_fixes, &mut refused, &mut outcome.notes);
+        if planned.files.is_empty() {
+            outcome.converged = true;
+            break;
+        }
+        if outcome.passes == MAX_PASSES {
+            break;
+        }
+        let mut applied = false;
+        for file in planned.files {
+            if options.write {
+                if let Err(why) = write_fixed(&file.path, &file.before, &file.after) {
+                    outcome
+                        .notes
+                        .push(format!("{} was not fixed: {why}", file.name));
+                    continue;
+                }
+            } else {
+                crate::source::overlay(&file.path, file.after.clone().into_bytes());
+            }
+            applied = true;
+            firsts
+                .entry(file.path.clone())
+                .or_insert_with(|| (file.name.clone(), file.before.clone()));
+            lasts.insert(file.path, file.after);
+        }
+        if !applied {
+            outcome.converged = true;
+            break;
+        }
+        outcome.fixed += planned.fixes;
+        outcome.passes += 1;
+        pass = lint(outcome.passes);
+    }
+    outcome.changes = firsts
+        .into_iter()
+        .filter_map(|(path, (name, before))| {
+            let after = lasts.remove(&path)?;
+            (after != before).then_some(Change {
+                name,
+                path,
+                before,
+                after,
+            })
+        })
+        .collect();
+    outcome.changes.sort_by(|a, b| a.name.cmp(&b.name));
+    if !options.write {
+        crate::source::clear_overlay();
+    }
+    (outcome, pass)
+}
+
+/// One file's text before and after a pass's fixes.
+struct FixedFile {
+    name: String,
+    path: PathBuf,
+    before: String,
+    after: String,
+}
+
+struct Planned {
+    files: Vec<FixedFile>,
+    /// How many fixes the files hold.
+    fixes: usize,
+}
+
+/// The fixes of one pass, and the files they make.
+fn plan(
+    pass: &Pass,
+    unsafe_fixes: bool,
+    refused: &mut HashSet<(PathBuf, u32, u32, String)>,
+    notes: &mut Vec<String>,
+) -> Planned {
+    let sources = &pass.sources;
+    let edit_key = |edit: &Edit| -> Option<(PathBuf, u32, u32, String)> {
+        let path = normalize_path(&sources.path(edit.span.file)?);
+        Some((path, edit.span.start, edit.span.end, edit.content.clone()))
+    };
+    let mut kept: Vec<(&Finding, &Fix)> = Vec::new();
+    for finding in &pass.result.findings {
+        let Some(fix) = finding.applicable_fix(unsafe_fixes) else {
+            continue;
+        };
+        // A fix of a source with no file (a command-line value) cannot be
+        // written; one undone before is not tried again.
+        let keys: Option<Vec<_>> = fix.edits.iter().map(edit_key).collect();
+        let Some(keys) = keys else { continue };
+        if keys.iter().any(|key| refused.contains(key)) {
+            continue;
+        }
+        if kept.iter().any(|(_, other)| other.overlaps(fix)) {
+            continue;
+        }
+        kept.push((finding, fix));
+    }
+    loop {
+        let files = fixed_files(sources, &kept);
+        let broken = files
+            .iter()
+            .find(|(_, file)| parses(&file.before) && !parses(&file.after));
+        let Some((id, _)) = broken else {
+            let fixes = kept.len();
+            return Planned {
+                files: files.into_values().collect(),
+                fixes,
+            };
+        };
+        // Add this file's fixes back one by one: the first that breaks it
+        // is dropped, with every edit it makes.
+        let id = *id;
+        let text = sources.get(id).text.clone();
+        let mut edits: Vec<&Edit> = Vec::new();
+        let culprit = kept.iter().position(|(_, fix)| {
+            let mine: Vec<&Edit> = fix.edits.iter().filter(|e| e.span.file == id).collect();
+            if mine.is_empty() {
+                return false;
+            }
+            edits.extend(mine);
+            !parses(&apply_edits(&text, &edits))
+        });
+        let culprit = culprit.unwrap_or(0);
+        let (finding, fix) = kept.remove(culprit);
+        for edit in &fix.edits {
+            if let Some(key) = edit_key(edit) {
+                refused.insert(key);
+            }
+        }
+        let at = sources.get(finding.span.file);
+        let place = at.line_col(finding.span.start as usize);
+        notes.push(format!(
+            "the fix of {} at {}:{}:{} was not applied: {} would no longer parse",
+            finding.rule,
+            at.name,
+            place.line,
+            place.column,
+            sources.name(id)
+        ));
+    }
+}
+
+/// Each file the kept fixes edit, with its text before and after them.
+fn fixed_files(sources: &Sources, kept: &[(&Finding, &Fix)]) -> BTreeMap<FileId, FixedFile> {
+    let mut by_file: BTreeMap<FileId, Vec<&Edit>> = BTreeMap::new();
+    for (_, fix) in kept {
+        for edit in &fix.edits {
+            by_file.entry(edit.span.file).or_default().push(edit);
+        }
+    }
+    by_file
+        .into_iter()
+        .filter_map(|(id, edits)| {
+            let path = sources.path(id)?;
+            let source = sources.get(id);
+            let after = apply_edits(&source.text, &edits);
+            (after != source.text).then(|| {
+                (
+                    id,
+                    FixedFile {
+                        name: source.name.clone(),
+                        path,
+                        before: source.text.clone(),
+                        after,
+                    },
+                )
+            })
+        })
+        .collect()
+}
+
+/// Whether `text` is well-formed YAML (duplicate keys allowed: ytt
+/// templates repeat keys under `#@ if`/`#@ else`).
+fn parses(text: &str) -> bool {
+    let options = ParseOptions {
+        keeps_duplicate_keys: true,
+        ..ParseOptions::default()
+    };
+    std::panic::catch_unwind(|| parse_file(FileId(0), text, &options).is_ok()).unwrap_or(false)
+}
+
+/// Replace the file at `path` by `after`, when it still holds `before`:
+/// written aside in its folder and renamed over it (never through a link),
+/// with its permissions kept.
+fn write_fixed(path: &Path, before: &str, after: &str) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !meta.file_type().is_file() {
+        return Err("it is not a regular file".into());
+    }
+    let now = crate::source::read_limited(path).map_err(|e| e.to_string())?;
+    if now != before.as_bytes() {
+        return Err("it changed on disk, or is not UTF-8 text as read".into());
+    }
+    let dir = path.parent().ok_or("it has no folder")?;
+    let name = path.file_name().ok_or("it has no name")?;
+    let mut aside = dir.join(format!(
+        ".{}.confvet-fix.{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    if aside.exists() {
+        aside.set_extension("again");
+    }
+    let written = (|| -> std::io::Result<()> {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&aside)?;
+        file.write_all(after.as_bytes())?;
+        file.sync_all()?;
+        std::fs::set_permissions(&aside, meta.permissions())?;
+        std::fs::rename(&aside, path)
+    })();
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&aside);
+        e.to_string()
+    })
+}
