@@ -2,6 +2,7 @@
 //! tree) and returns findings; it never prints.
 
 pub mod components;
+pub mod edits;
 pub mod kubernetes;
 pub mod kubevirt;
 pub mod tekton;

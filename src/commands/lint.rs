@@ -417,7 +417,10 @@ fn show_diff(
     }
     let diff = confvet::fix::unified_diff(&outcome.changes);
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(diff.as_bytes()).and_then(|_| stdout.flush()) {
+    match stdout
+        .write_all(diff.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
         Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
             return Err(Error::io_unlocated(Doing::Writing, "standard output", err));
         }

@@ -79,7 +79,12 @@ pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, P
     let mut refused: HashSet<(PathBuf, u32, u32, String)> = HashSet::new();
     let mut pass = lint(0);
     loop {
-        let planned = plan(&pass, options.unsafe_fixes, &mut refused, &mut outcome.notes);
+        let planned = plan(
+            &pass,
+            options.unsafe_fixes,
+            &mut refused,
+            &mut outcome.notes,
+        );
         if planned.files.is_empty() {
             outcome.converged = true;
             break;

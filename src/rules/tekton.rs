@@ -91,7 +91,8 @@ rule!(
     TRIGGER_LEGACY_PARAM,
     "tekton/trigger-legacy-param",
     Reference,
-    Warning
+    Warning,
+    fix = Safe
 );
 rule!(
     MISSING_WORKSPACE,

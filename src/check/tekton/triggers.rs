@@ -14,7 +14,7 @@ use super::ctx::Ctx;
 use super::model::{Doc, Docs, items, named, repositories, value_strings};
 use super::refs::exprs;
 use crate::discover::DiscoveredFile;
-use crate::finding::Finding;
+use crate::finding::{Finding, Fix};
 use crate::rules;
 use crate::source::{FileId, Sources, Span};
 use crate::yaml::node::{child, item, text};
@@ -345,7 +345,8 @@ impl Ctx<'_> {
                 f = Finding::new(&rules::tekton::TRIGGER_LEGACY_PARAM, f.span,
                     format!("$(params.{name}) is not substituted by Tekton Triggers: the run gets the text as it is"),
                 )
-                .with_help(format!("write $(tt.params.{name})"));
+                .with_help(format!("write $(tt.params.{name})"))
+                .with_fix(legacy_fix(self.sources, f.span, &format!("params.{name}")));
                 f.path = original;
             }
             f.path = Some(match f.path {
@@ -374,7 +375,8 @@ impl Ctx<'_> {
                     format!("$({body}) is not substituted by Tekton Triggers: the run gets the text as it is"),
                 )
                 .with_path(path.to_string())
-                .with_help(format!("write $(tt.params.{name})")),
+                .with_help(format!("write $(tt.params.{name})"))
+                .with_fix(legacy_fix(self.sources, span, body)),
             );
         }
     }
@@ -589,4 +591,13 @@ mod tests {
         assert_eq!(same, (0, 0));
         assert!(same < below && below < sibling && sibling < far);
     }
+}
+
+/// `$(params.x)` → `$(tt.params.x)`: safe, since Triggers substitutes the
+/// second form with the very value the author meant the first to get.
+fn legacy_fix(sources: &Sources, span: Span, body: &str) -> Option<Fix> {
+    let old = format!("$({body})");
+    let new = format!("$(tt.{body})");
+    let edit = crate::check::edits::replace_once(sources, span, &old, &new)?;
+    Fix::safe(format!("write {new}"), vec![edit])
 }
