@@ -568,6 +568,15 @@ impl Ctx<'_> {
     }
 }
 
+/// `$(params.x)` → `$(tt.params.x)`: safe, since Triggers substitutes the
+/// second form with the very value the author meant the first to get.
+fn legacy_fix(sources: &Sources, span: Span, body: &str) -> Option<Fix> {
+    let old = format!("$({body})");
+    let new = format!("$(tt.{body})");
+    let edit = crate::check::edits::replace_once(sources, span, &old, &new)?;
+    Fix::safe(format!("write {new}"), vec![edit])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -591,13 +600,4 @@ mod tests {
         assert_eq!(same, (0, 0));
         assert!(same < below && below < sibling && sibling < far);
     }
-}
-
-/// `$(params.x)` → `$(tt.params.x)`: safe, since Triggers substitutes the
-/// second form with the very value the author meant the first to get.
-fn legacy_fix(sources: &Sources, span: Span, body: &str) -> Option<Fix> {
-    let old = format!("$({body})");
-    let new = format!("$(tt.{body})");
-    let edit = crate::check::edits::replace_once(sources, span, &old, &new)?;
-    Fix::safe(format!("write {new}"), vec![edit])
 }
