@@ -13,7 +13,7 @@
 
 mod diff;
 
-pub use self::diff::unified_diff;
+pub use self::diff::{Change, unified_diff};
 
 use crate::edit::{Edit, Fix, apply_edits};
 use crate::finding::Finding;
@@ -40,17 +40,6 @@ pub struct Options {
 pub struct Pass {
     pub sources: Sources,
     pub result: LintResult,
-}
-
-/// A file the fixes changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
-    /// Its display name.
-    pub name: String,
-    pub path: PathBuf,
-    /// The text before the first pass, and after the last.
-    pub before: String,
-    pub after: String,
 }
 
 /// What the fixing did.
