@@ -22,7 +22,8 @@ rule!(
     PACKAGE_SCHEMA_DRIFT,
     "ytt/package-schema-drift",
     Schema,
-    Error
+    Error,
+    fix = Safe
 );
 rule!(UNKNOWN_COMMENT, "ytt/unknown-comment", Syntax, Error);
 rule!(COMPAT, "ytt/compat", Compat, Warning);
@@ -30,7 +31,8 @@ rule!(
     UNKNOWN_ANNOTATION,
     "ytt/unknown-annotation",
     Compat,
-    Warning
+    Warning,
+    fix = Unsafe
 );
 rule!(DEPRECATED, "ytt/deprecated", Deprecated, Warning);
 rule!(REMOVED, "ytt/removed", UnknownKey, Error);
