@@ -2,7 +2,13 @@
 
 use super::model::{Kind, Rule, Severity, rule};
 
-rule!(TYPE_MISMATCH, "ytt/type-mismatch", Type, Error);
+rule!(
+    TYPE_MISMATCH,
+    "ytt/type-mismatch",
+    Type,
+    Error,
+    fix = Unsafe
+);
 rule!(UNKNOWN_KEY, "ytt/unknown-key", UnknownKey, Error);
 rule!(VALIDATION, "ytt/validation", Validation, Error);
 rule!(TEMPLATE_FAIL, "ytt/template-fail", Validation, Error);

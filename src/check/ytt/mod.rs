@@ -31,6 +31,7 @@ pub mod overlay;
 mod package;
 mod package_size;
 pub mod path;
+mod quoting;
 pub mod render;
 pub mod rule;
 pub mod scenarios;
@@ -325,11 +326,16 @@ pub(crate) fn check_package_exporting(
         )
         .collect();
     findings.append(&mut step_findings);
+    let written = quoting::WrittenValues {
+        sources,
+        files: value_docs.iter().map(|doc| doc.span.file).collect(),
+    };
     for &(node, starts_at, comments, mode) in &sources_in_order {
         let mut step = Vec::new();
         if let Some(ty) = &schema {
             let mut checker = TypeChecker {
                 findings: &mut step,
+                written: None,
             };
             if !checker.fits_document(node, starts_at, ty) {
                 findings.append(&mut step);
@@ -365,6 +371,7 @@ pub(crate) fn check_package_exporting(
             };
             TypeChecker {
                 findings: &mut step,
+                written: Some(&written),
             }
             .check(values, root_at.unwrap_or(at), ty, &DataPath::root());
         }
