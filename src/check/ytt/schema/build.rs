@@ -83,6 +83,38 @@ fn annotation_rename_fix(comment: &Comment, short: &str, known: &[String]) -> Op
     )
 }
 
+/// Whether the annotation `comment` becomes under the rename `fix` is read
+/// without an error: a rename that makes ytt fail (`@schema/example "x"`
+/// to `@schema/examples "x"`, which wants (description, value) tuples)
+/// is no repair.
+fn renamed_reads(
+    builder: &SchemaBuilder<'_>,
+    comment: &Comment,
+    fix: &Fix,
+    owner: Span,
+    scope: Scope,
+) -> bool {
+    let crate::yaml::CommentKind::Annotation { args, .. } = &comment.kind else {
+        return false;
+    };
+    let Some(name) = fix.edits.first().map(|edit| edit.content.clone()) else {
+        return false;
+    };
+    let renamed = Comment {
+        kind: crate::yaml::CommentKind::Annotation {
+            name,
+            args: args.clone(),
+        },
+        ..comment.clone()
+    };
+    let mut errors = Vec::new();
+    let mut trial = SchemaBuilder {
+        findings: &mut errors,
+        code: builder.code,
+    };
+    SchemaAnnotations::read(&mut trial, &[renamed], owner, scope).is_some() && errors.is_empty()
+}
+
 /// The annotations on one schema node, checked.
 pub(super) struct SchemaAnnotations {
     pub(super) is_any: bool,
@@ -127,9 +159,9 @@ impl SchemaAnnotations {
                 if let Some(near) = crate::suggest::did_you_mean(short, &known) {
                     finding = finding.with_help(format!("did you mean @schema/{near}?"));
                 }
-                builder
-                    .findings
-                    .push(finding.with_fix(annotation_rename_fix(comment, short, &known)));
+                let fix = annotation_rename_fix(comment, short, &known)
+                    .filter(|fix| renamed_reads(builder, comment, fix, owner, scope));
+                builder.findings.push(finding.with_fix(fix));
                 continue;
             }
             if scope.in_any && short != "validation" {
