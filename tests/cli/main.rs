@@ -765,7 +765,8 @@ fn the_bundled_examples_show_their_fixes_without_changing() {
     let run = run_in(root, &["lint", "--no-cache", "--diff", "examples"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
-        run.stdout.contains("+            value: $(tt.params.revision)   # Triggers before v0.8"),
+        run.stdout
+            .contains("+            value: $(tt.params.revision)   # Triggers before v0.8"),
         "{}",
         run.stdout
     );
