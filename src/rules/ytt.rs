@@ -31,7 +31,13 @@ rule!(
     Error,
     fix = Safe
 );
-rule!(UNKNOWN_COMMENT, "ytt/unknown-comment", Syntax, Error);
+rule!(
+    UNKNOWN_COMMENT,
+    "ytt/unknown-comment",
+    Syntax,
+    Error,
+    fix = Safe
+);
 rule!(COMPAT, "ytt/compat", Compat, Warning);
 rule!(
     UNKNOWN_ANNOTATION,
