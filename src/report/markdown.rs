@@ -10,7 +10,7 @@
 //! summary is 1 MiB, and it drops a larger one whole; bytes are counted as
 //! they are written), and then says how many findings it leaves out.
 
-use super::model::{Emitter, Report, locate, plural};
+use super::model::{Emitter, Report, fixable_line, locate, plural};
 use super::text::summary_line;
 use crate::finding::Severity;
 use std::io::{self, Write};
@@ -74,6 +74,11 @@ impl Emitter for MarkdownEmitter {
                 hidden.len(),
                 plural(errors, "error"),
                 plural(hidden.len() - errors, "warning"),
+            ))?;
+        }
+        if let Some(fixable) = fixable_line(report.findings) {
+            out.write(&format!(
+                "\n{fixable} (`confvet lint --diff` shows what they change).\n"
             ))?;
         }
         Ok(())
