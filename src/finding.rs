@@ -99,6 +99,15 @@ impl Finding {
 
     /// Attach `fix`, when the check could build one.
     pub fn with_fix(mut self, fix: Option<Fix>) -> Finding {
+        // The rule table says which rules fix, and how safely: their docs
+        // say what the fix does.
+        debug_assert!(
+            fix.as_ref().is_none_or(|fix| {
+                crate::rules::find(self.rule).and_then(|rule| rule.fix) >= Some(fix.applicability)
+            }),
+            "{} makes a fix its rule table entry does not allow",
+            self.rule
+        );
         self.fix = fix.map(Box::new);
         self
     }

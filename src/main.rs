@@ -77,10 +77,12 @@ fn run_main() -> ExitCode {
         Command::Rules => {
             let mut table = String::new();
             for rule in confvet::rules::RULES {
+                let fix = rule.fix.map_or("", |fix| fix.as_str());
                 table.push_str(&format!(
-                    "{:<32} {:<8} {}\n",
+                    "{:<32} {:<8} {:<7} {}\n",
                     rule.id,
                     rule.severity.as_str(),
+                    fix,
                     rule.summary()
                 ));
             }

@@ -1,7 +1,16 @@
 //! `--diff`: what the fixes change, as a unified diff per file (`git apply`
 //! and `patch -p1` read it).
 
-use super::Change;
+/// A file the fixes changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Its display name.
+    pub name: String,
+    pub path: std::path::PathBuf,
+    /// The text before the first pass, and after the last.
+    pub before: String,
+    pub after: String,
+}
 
 /// The unified diff of every change, three lines of context, files named
 /// `a/NAME` and `b/NAME` as git names them.

@@ -9,7 +9,7 @@
 //! file.
 
 use super::{CheckedUnit, Report, RunError, Summary};
-use crate::finding::{Finding, Severity, sort_findings};
+use crate::finding::{Edit, Finding, Fix, Severity, sort_findings};
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources, Span};
 use std::path::Path;
@@ -196,6 +196,10 @@ pub(crate) fn with_findings() -> Fixture {
         .with_label("expected `]`")
         .with_related(v("[", 0), "sequence starts here"),
     ];
+    // Set here, not by `with_fix`: emitters show any fix, whatever the
+    // rule table allows.
+    findings[2].fix =
+        Fix::unsafe_("write 8080", vec![Edit::replace(v("\"8080\"", 0), "8080")]).map(Box::new);
     sort_findings(&mut findings, &sources);
     Fixture {
         sources,

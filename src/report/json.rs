@@ -21,10 +21,19 @@
 //!       ],
 //!       "help": "...",
 //!       "url": "https://github.com/confvet/confvet/blob/main/docs/rules/ytt/validation.md",
-//!       "fingerprint": "5f0c1e2a9b3d4c7e"
+//!       "fingerprint": "5f0c1e2a9b3d4c7e",
+//!       "fix": {
+//!         "message": "write $(tt.params.revision)",
+//!         "applicability": "safe",
+//!         "edits": [
+//!           {"file": "tt.yaml", "line": 16, "column": 16, "end_line": 16, "end_column": 32,
+//!            "content": "$(tt.params.revision)"}
+//!         ]
+//!       }
 //!     }
 //!   ],
-//!   "summary": {"files": 3, "units": 1, "errors": 1, "warnings": 0, "suppressed": 0}
+//!   "summary": {"files": 3, "units": 1, "errors": 1, "warnings": 0, "suppressed": 0,
+//!               "fixable": 1, "unsafe_fixable": 0}
 //! }
 //! ```
 //!
@@ -45,10 +54,19 @@
 //!   message with digits masked) and is unique within a report: findings
 //!   alike in all of those are numbered in order; use it for baselines.
 //! * `url` is the documentation page of the rule (added in version 1).
+//! * `fix` (added in version 1, omitted when the finding has none) is the
+//!   repair it proposes: `applicability` is `safe` (applied by `--fix`),
+//!   `unsafe` (applied with `--unsafe-fixes`) or `display-only` (never
+//!   applied); each edit replaces the text from `line`/`column` up to
+//!   `end_line`/`end_column` (exclusive; an edit may end at column 1 of the
+//!   next line, taking the line break) by `content`. Edits are sorted and do
+//!   not overlap.
+//! * `summary.fixable` and `summary.unsafe_fixable` count findings `--fix`
+//!   fixes, and how many more `--unsafe-fixes` does (added in version 1).
 //! * `summary.suppressed` counts findings hidden by suppression comments or a
 //!   baseline; they are not in `findings`.
 
-use super::model::{Emitter, Report, locate};
+use super::model::{Emitter, Report, fixable_counts, locate, locate_edit};
 use crate::finding::Finding;
 use crate::source::Sources;
 use serde::Serialize;
@@ -92,6 +110,25 @@ struct JsonFinding<'a> {
     help: Option<&'a str>,
     url: String,
     fingerprint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    message: &'a str,
+    applicability: &'static str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    file: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    content: &'a str,
 }
 
 #[derive(Serialize)]
@@ -109,6 +146,8 @@ struct JsonSummary {
     errors: usize,
     warnings: usize,
     suppressed: usize,
+    fixable: usize,
+    unsafe_fixable: usize,
 }
 
 impl<'a> JsonFinding<'a> {
@@ -141,6 +180,25 @@ impl<'a> JsonFinding<'a> {
             help: finding.help.as_deref(),
             url: crate::rules::doc_url(finding.rule),
             fingerprint: finding.fingerprint(sources),
+            fix: finding.fix.as_deref().map(|fix| JsonFix {
+                message: &fix.message,
+                applicability: fix.applicability.as_str(),
+                edits: fix
+                    .edits
+                    .iter()
+                    .map(|edit| {
+                        let (file, region) = locate_edit(sources, edit.span);
+                        JsonEdit {
+                            file: file.name.clone(),
+                            line: region.start.line,
+                            column: region.start.column,
+                            end_line: region.end.line,
+                            end_column: region.end.column,
+                            content: &edit.content,
+                        }
+                    })
+                    .collect(),
+            }),
         }
     }
 }
@@ -148,6 +206,7 @@ impl<'a> JsonFinding<'a> {
 impl Emitter for JsonEmitter {
     fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()> {
         let summary = report.summary;
+        let (fixable, unsafe_fixable) = fixable_counts(report.findings);
         let json = JsonReport {
             version: JSON_VERSION,
             tool: Tool {
@@ -165,6 +224,8 @@ impl Emitter for JsonEmitter {
                 errors: summary.errors,
                 warnings: summary.warnings,
                 suppressed: summary.suppressed,
+                fixable,
+                unsafe_fixable,
             },
         };
         serde_json::to_writer_pretty(&mut *out, &json)?;

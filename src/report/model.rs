@@ -112,6 +112,55 @@ pub(crate) fn locate(sources: &Sources, span: Span) -> (Arc<SourceFile>, Region)
     (file, region)
 }
 
+/// An edit's file and region, exactly its bytes (clamped to the text and
+/// widened to character boundaries, but never shortened as [`shown_range`]
+/// shortens a span ending with a line break): a replacement must say which
+/// bytes it replaces.
+pub(crate) fn locate_edit(sources: &Sources, span: Span) -> (Arc<SourceFile>, Region) {
+    let file = sources.get(span.file);
+    let text = &file.text;
+    let mut start = (span.start as usize).min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (span.end as usize).clamp(start, text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    let region = Region {
+        start: file.line_col(start),
+        end: file.line_col(end),
+    };
+    (file, region)
+}
+
+/// How many of `findings` carry a fix `--fix` applies, and how many more
+/// one `--unsafe-fixes` applies.
+pub fn fixable_counts(findings: &[Finding]) -> (usize, usize) {
+    let safe = findings
+        .iter()
+        .filter(|f| f.applicable_fix(false).is_some())
+        .count();
+    let with_unsafe = findings
+        .iter()
+        .filter(|f| f.applicable_fix(true).is_some())
+        .count();
+    (safe, with_unsafe - safe)
+}
+
+/// "3 fixable with --fix, 2 more with --unsafe-fixes", or None when no
+/// finding is fixable.
+pub(crate) fn fixable_line(findings: &[Finding]) -> Option<String> {
+    match fixable_counts(findings) {
+        (0, 0) => None,
+        (safe, 0) => Some(format!("{safe} fixable with --fix")),
+        (0, more) => Some(format!("{more} fixable with --unsafe-fixes")),
+        (safe, more) => Some(format!(
+            "{safe} fixable with --fix, {more} more with --unsafe-fixes"
+        )),
+    }
+}
+
 /// A span's byte range made safe and useful to show. Checks may hand us
 /// anything, and an emitter must never panic, so the range is clamped to the
 /// text and widened to character boundaries. A span that ends with a line

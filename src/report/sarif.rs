@@ -34,14 +34,19 @@
 //! * `partialFingerprints["confvet/v1"]`: the finding's fingerprint, which
 //!   does not change when lines move and is unique within the run. We never
 //!   write `primaryLocationLineHash`: GitHub computes that one itself;
-//! * `properties`: the finding's `kind` and, when it has one, its data `path`.
+//! * `properties`: the finding's `kind` and, when it has one, its data `path`;
+//! * `fixes`: the fix the finding proposes, when it has one (never an empty
+//!   `artifactChanges`): one `artifactChange` per file with its
+//!   `replacements` (`deletedRegion`, empty for an insertion, and
+//!   `insertedContent.text`), and the fix's `applicability` (`safe`,
+//!   `unsafe`, `display-only`) in its `properties`.
 //!
 //! A clean run has `results: []`.
 
-use super::model::{Emitter, Region, Report, RunError, locate};
-use crate::finding::{Finding, Severity};
+use super::model::{Emitter, Region, Report, RunError, locate, locate_edit};
+use crate::finding::{Finding, Fix, Severity};
 use crate::rules::{self, Rule};
-use crate::source::{Sources, Span};
+use crate::source::{FileId, Sources, Span};
 use serde_json::json;
 use serde_sarif::sarif;
 use std::collections::BTreeMap;
@@ -256,7 +261,65 @@ fn result(finding: &Finding, sources: &Sources) -> sarif::Result {
     if !related.is_empty() {
         result.related_locations = Some(related);
     }
+    result.fixes = finding
+        .fix
+        .as_deref()
+        .and_then(|fix| fix_of(fix, sources))
+        .map(|fix| vec![fix]);
     result
+}
+
+/// A finding's fix as SARIF proposes one: per file, its replacements (an
+/// empty deleted region inserts). None when an edit is in a source with no
+/// file (a command-line value): SARIF's `artifactChanges` may not be empty,
+/// and a fix applied in part is no fix.
+fn fix_of(fix: &Fix, sources: &Sources) -> Option<sarif::Fix> {
+    let mut changes: Vec<(FileId, sarif::ArtifactChange)> = Vec::new();
+    for edit in &fix.edits {
+        let (file, Region { start, end }) = locate_edit(sources, edit.span);
+        file.path.as_ref()?;
+        let line = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let replacement = sarif::Replacement {
+            deleted_region: sarif::Region {
+                start_line: Some(line(start.line)),
+                start_column: Some(line(start.column)),
+                end_line: Some(line(end.line)),
+                end_column: Some(line(end.column)),
+                ..Default::default()
+            },
+            inserted_content: Some(sarif::ArtifactContent {
+                text: Some(edit.content.clone()),
+                ..Default::default()
+            }),
+            properties: None,
+        };
+        match changes.iter_mut().find(|(id, _)| *id == edit.span.file) {
+            Some((_, change)) => change.replacements.push(replacement),
+            None => changes.push((
+                edit.span.file,
+                sarif::ArtifactChange {
+                    artifact_location: artifact_location(&file.name),
+                    properties: None,
+                    replacements: vec![replacement],
+                },
+            )),
+        }
+    }
+    if changes.is_empty() {
+        return None;
+    }
+    let applicability = json!(fix.applicability.as_str());
+    Some(sarif::Fix {
+        artifact_changes: changes.into_iter().map(|(_, change)| change).collect(),
+        description: Some(sarif::Message {
+            text: Some(fix.message.clone()),
+            ..Default::default()
+        }),
+        properties: Some(sarif::PropertyBag {
+            additional_properties: BTreeMap::from([("applicability".into(), applicability)]),
+            ..Default::default()
+        }),
+    })
 }
 
 /// A tool execution notification for one run error, located at the file it

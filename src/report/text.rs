@@ -14,8 +14,8 @@
 //!
 //! Only display names appear, never a file's path on disk.
 
-use super::model::{Emitter, Report, plural, shown_range};
-use crate::finding::{Finding, Severity};
+use super::model::{Emitter, Report, fixable_line, plural, shown_range};
+use crate::finding::{Applicability, Finding, Severity};
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
@@ -38,7 +38,7 @@ impl Emitter for TextEmitter {
             let rendered = render_finding(&renderer, finding, report.sources);
             writeln!(out, "{rendered}\n")?;
         }
-        writeln!(out, "{}", summary_line(report))
+        writeln!(out, "{}", summary_lines(report))
     }
 }
 
@@ -94,8 +94,19 @@ fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> 
         }
         group = group.element(snippet);
     }
-    if let Some(help) = &finding.help {
-        group = group.element(Level::HELP.message(help.as_str()));
+    let fix = finding.fix.as_deref();
+    // A fix that writes what the help already says is shown on its line.
+    let fix_says_help = fix.is_some_and(|fix| finding.help.as_deref() == Some(&fix.message));
+    let fix_line = fix.map(|fix| format!("{} {}", fix.message, fix_note(fix.applicability)));
+    let help = match (&finding.help, fix_line) {
+        (_, Some(line)) if fix_says_help => vec![line],
+        (Some(help), Some(line)) => vec![help.clone(), format!("fix: {line}")],
+        (None, Some(line)) => vec![format!("fix: {line}")],
+        (Some(help), None) => vec![help.clone()],
+        (None, None) => Vec::new(),
+    };
+    for line in help {
+        group = group.element(Level::HELP.message(line));
     }
     // As clippy does: where the rule is documented, last.
     group = group.element(Level::HELP.message(format!(
@@ -103,6 +114,26 @@ fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> 
         rules::doc_url(finding.rule)
     )));
     renderer.render(&[group])
+}
+
+/// How a fix is applied, after its message.
+fn fix_note(applicability: Applicability) -> &'static str {
+    match applicability {
+        Applicability::Safe => "[fixable with --fix]",
+        Applicability::Unsafe => "[fixable with --unsafe-fixes]",
+        Applicability::DisplayOnly => "[a suggestion: not applied by --fix]",
+    }
+}
+
+/// The summary line, and under it how many findings `--fix` and
+/// `--unsafe-fixes` fix, when any.
+pub(super) fn summary_lines(report: &Report<'_>) -> String {
+    let mut lines = summary_line(report);
+    if let Some(fixable) = fixable_line(report.findings) {
+        lines.push('\n');
+        lines.push_str(&fixable);
+    }
+    lines
 }
 
 /// `6 errors, 1 warning in 5 files (2 suppressed)` or `no problems in 5 files`.

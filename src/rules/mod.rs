@@ -21,7 +21,7 @@ pub use table::RULES;
 /// The index of the documentation pages, `docs/rules/README.md`.
 pub fn index_page() -> String {
     let mut page = String::from(
-        "# Rules\n\nEvery rule confvet reports, by system. Each page is what `confvet explain <rule>` prints, and the source of the rule's summary and docs; this index is generated from the rule table in `src/rules/` (`CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs`).\n",
+        "# Rules\n\nEvery rule confvet reports, by system. Each page is what `confvet explain <rule>` prints, and the source of the rule's summary and docs; this index is generated from the rule table in `src/rules/` (`CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs`). The Fix column says which rules' findings may carry a fix, and the most it is applied by: `safe` by `confvet lint --fix`, `unsafe` with `--unsafe-fixes`; each such page's Fix section says what it does and why it is that safe.\n",
     );
     let mut system = "";
     for rule in RULES {
@@ -29,14 +29,15 @@ pub fn index_page() -> String {
         if this != system {
             system = this;
             page.push_str(&format!(
-                "\n## {system}\n\n| Rule | Severity | Summary |\n|---|---|---|\n"
+                "\n## {system}\n\n| Rule | Severity | Fix | Summary |\n|---|---|---|---|\n"
             ));
         }
         page.push_str(&format!(
-            "| [`{}`]({}.md) | {} | {} |\n",
+            "| [`{}`]({}.md) | {} | {} | {} |\n",
             rule.id,
             rule.id,
             rule.severity.as_str(),
+            rule.fix.map_or("", |fix| fix.as_str()),
             rule.summary().replace('|', "\\|")
         ));
     }

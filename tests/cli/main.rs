@@ -12,6 +12,7 @@ mod components;
 mod config;
 mod discovery;
 mod file_marks;
+mod fixes;
 mod kubernetes;
 mod package_drift;
 mod progress;

@@ -105,3 +105,33 @@ fn the_index_lists_every_rule_once_under_its_system() {
         "a system split in two: {headings:?}"
     );
 }
+
+#[test]
+fn a_rule_that_fixes_says_what_its_fix_does_and_how_safe_it_is() {
+    for rule in RULES {
+        let section = rule
+            .page()
+            .split("\n## ")
+            .find(|part| part.starts_with("Fix\n"));
+        match (rule.fix, section) {
+            (Some(fix), Some(text)) => {
+                let says = match fix {
+                    confvet::edit::Applicability::Safe => "Safe",
+                    confvet::edit::Applicability::Unsafe => "Unsafe",
+                    confvet::edit::Applicability::DisplayOnly => "Display-only",
+                };
+                assert!(
+                    text["Fix\n".len()..].starts_with(says),
+                    "{}: the Fix section starts with how it is applied ({says})",
+                    rule.id
+                );
+            }
+            (Some(_), None) => panic!("{} fixes but its page has no Fix section", rule.id),
+            (None, Some(_)) => panic!(
+                "{} has a Fix section but the table says it does not fix",
+                rule.id
+            ),
+            (None, None) => {}
+        }
+    }
+}

@@ -299,3 +299,35 @@ fn a_category_is_the_automation_id_ending_in_a_slash() {
         assert_eq!(sarif["runs"][0]["automationDetails"]["id"], "confvet-prod/");
     }
 }
+
+#[test]
+fn a_fix_is_a_replacement_of_its_region_with_its_applicability() {
+    let sarif = emit(&fixtures::with_findings());
+    let result = result_starting(&sarif, "port.http must be an integer");
+    let fixes = result["fixes"].as_array().expect("fixes");
+    assert_eq!(fixes.len(), 1);
+    let fix = &fixes[0];
+    assert_eq!(fix["description"]["text"], "write 8080");
+    assert_eq!(fix["properties"]["applicability"], "unsafe");
+    let change = &fix["artifactChanges"][0];
+    assert_eq!(change["artifactLocation"]["uri"], "values.yml");
+    let replacement = &change["replacements"][0];
+    assert_eq!(replacement["insertedContent"]["text"], "8080");
+    let region = &replacement["deletedRegion"];
+    assert_eq!(
+        (
+            &region["startLine"],
+            &region["startColumn"],
+            &region["endLine"],
+            &region["endColumn"]
+        ),
+        (&5.into(), &9.into(), &5.into(), &15.into())
+    );
+    let without: Vec<&Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("fixes").is_some())
+        .collect();
+    assert_eq!(without.len(), 1, "only a finding with a fix has fixes");
+}
