@@ -634,6 +634,16 @@ fn a_misspelt_field_is_renamed_to_the_only_one_within_two_edits() {
     assert_eq!(renamed.as_deref(), Some(DEPLOYMENT));
     // A hint three edits away is no rename.
     assert_eq!(fixed("imagePullPolicy", "imgPullPolcy"), None);
+    // Renamed to a field of another shape, the value would be wrong there.
+    let image = "        image: nginx:1.27\n";
+    let listed = fixed(image, &format!("{image}        arg:\n        - --fast\n"));
+    let expected = DEPLOYMENT.replacen(
+        image,
+        &format!("{image}        args:\n        - --fast\n"),
+        1,
+    );
+    assert_eq!(listed, Some(expected));
+    assert_eq!(fixed(image, &format!("{image}        arg: --fast\n")), None);
     // Quoted, the key is renamed inside its quotes.
     let quoted = fixed("imagePullPolicy", "\"imagePullPolcy\"");
     let expected = DEPLOYMENT.replacen("imagePullPolicy", "\"imagePullPolicy\"", 1);

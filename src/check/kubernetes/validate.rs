@@ -241,6 +241,13 @@ impl<'a> Walk<'a> {
         let did_you_mean = crate::suggest::did_you_mean(&item.key.text, &declared);
         let replacement = crate::suggest::only_within(&item.key.text, &declared, 2)
             .filter(|only| did_you_mean.as_ref() == Some(*only))
+            .filter(|only| {
+                let field = schema
+                    .properties
+                    .as_ref()
+                    .and_then(|p| p.get(only.as_str()));
+                field.is_some_and(|field| self.fits(&item.value, field, path))
+            })
             .map(|only| Replacement {
                 written: item.key.text.clone(),
                 declared: only.clone(),
@@ -253,6 +260,32 @@ impl<'a> Walk<'a> {
             did_you_mean,
             replacement,
         });
+    }
+
+    /// Whether `node` has the shape of `field` (a map for an object, a list
+    /// for an array, a scalar of its type): a key renamed to a field of
+    /// another shape (`cidrBlock: ""` to `cidrBlocks`, a list) was meant
+    /// for another version of the schema, not misspelt.
+    fn fits(&self, node: &Node, field: &'a Schema, path: &str) -> bool {
+        let field = self.resolve(field);
+        let shaped = match (&node.value, field.kind) {
+            (_, None) => true,
+            (Value::Map(_), Some(Type::Object)) => true,
+            (Value::Array(_), Some(Type::Array)) => true,
+            (Value::Scalar(_), Some(Type::Object | Type::Array)) => false,
+            (Value::Scalar(_), _) => true,
+            _ => false,
+        };
+        let mut walk = Walk {
+            set: self.set,
+            violations: Vec::new(),
+        };
+        walk.node(node, field, &mut path.to_string());
+        shaped
+            && !walk
+                .violations
+                .iter()
+                .any(|v| v.class == ViolationClass::Type && v.span == node.span)
     }
 
     fn array(
