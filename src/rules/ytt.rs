@@ -24,7 +24,13 @@ rule!(
     Schema,
     Error
 );
-rule!(UNKNOWN_COMMENT, "ytt/unknown-comment", Syntax, Error);
+rule!(
+    UNKNOWN_COMMENT,
+    "ytt/unknown-comment",
+    Syntax,
+    Error,
+    fix = Safe
+);
 rule!(COMPAT, "ytt/compat", Compat, Warning);
 rule!(
     UNKNOWN_ANNOTATION,

@@ -214,7 +214,8 @@ pub(crate) fn check_package_exporting(
                         comment.text
                     ),
                 )
-                .with_help("write `#!` for a comment in a ytt file, or pass --ignore-unknown-comments as ytt users do"),
+                .with_help("write `#!` for a comment in a ytt file, or pass --ignore-unknown-comments as ytt users do")
+                .with_fix(ytt_comments_fix(&source.text, set)),
             );
             if is_schema_file {
                 // What printed before ytt stops.
@@ -661,4 +662,22 @@ fn build_schema(
         .document_type(&merged)
         .map(Some)
         .ok_or(())
+}
+
+/// Every plain `#` comment of a schema or data-values file written `#!`, at
+/// once (ytt stops at the first, so one at a time would take a pass each):
+/// safe, since each stays a comment, now one ytt reads as such.
+fn ytt_comments_fix(text: &str, set: &crate::yaml::DocumentSet) -> Option<crate::finding::Fix> {
+    let edits = package::plain_comments(set)
+        .into_iter()
+        .filter(|c| text.as_bytes().get(c.span.start as usize) == Some(&b'#'))
+        .map(|c| {
+            let after_hash = c.span.start as usize + 1;
+            crate::finding::Edit::replace(
+                crate::source::Span::new(c.span.file, after_hash, after_hash),
+                "!",
+            )
+        })
+        .collect();
+    crate::finding::Fix::safe("write `#!` for each plain `#` comment", edits)
 }
