@@ -40,6 +40,16 @@ pub fn within(key: &str, candidates: &[String], max: usize) -> Option<String> {
         .map(|(_, c)| c.clone())
 }
 
+/// The only one of `candidates` within `max` edits of `key` (a rename a fix
+/// may make): None when none is, or when two are and either could be meant.
+pub fn only_within<'a>(key: &str, candidates: &'a [String], max: usize) -> Option<&'a String> {
+    let mut near = candidates
+        .iter()
+        .filter(|c| c.as_str() != key && levenshtein(key, c) <= max);
+    let only = near.next()?;
+    near.next().is_none().then_some(only)
+}
+
 fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -92,5 +102,15 @@ mod tests {
         assert_eq!(within("ab", &params, 2), None);
         assert_eq!(within("EXTRA_ARGS", &params, 2), None);
         assert_eq!(within("revision", &params, 2), None);
+    }
+
+    #[test]
+    fn a_rename_needs_the_only_name_within_reach() {
+        let fields = vec!["imagePullPolicy".to_string(), "image".to_string()];
+        let only = only_within("imagePullPolcy", &fields, 2);
+        assert_eq!(only.map(String::as_str), Some("imagePullPolicy"));
+        assert_eq!(only_within("imagePullPolicy", &fields, 2), None);
+        let ports = vec!["port".to_string(), "ports".to_string()];
+        assert_eq!(only_within("prts", &ports, 2), None, "two within reach");
     }
 }

@@ -4,9 +4,15 @@
 
 use super::model::{Kind, Rule, Severity, rule};
 
-rule!(UNKNOWN_FIELD, "kubernetes/unknown-field", UnknownKey, Error);
+rule!(
+    UNKNOWN_FIELD,
+    "kubernetes/unknown-field",
+    UnknownKey,
+    Error,
+    fix = Unsafe
+);
 rule!(TYPE, "kubernetes/type", Type, Error);
-rule!(ENUM, "kubernetes/enum", Validation, Error);
+rule!(ENUM, "kubernetes/enum", Validation, Error, fix = Unsafe);
 rule!(REQUIRED, "kubernetes/required", Validation, Error);
 rule!(FORMAT, "kubernetes/format", Validation, Error);
 rule!(

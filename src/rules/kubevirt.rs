@@ -2,7 +2,7 @@
 
 use super::model::{Kind, Rule, Severity, rule};
 
-rule!(ANNOTATION, "kubevirt/annotation", Schema, Error);
+rule!(ANNOTATION, "kubevirt/annotation", Schema, Error, fix = Safe);
 rule!(RULE, "kubevirt/rule", Schema, Error);
 rule!(
     RULE_WITHOUT_ARGUMENTS,

@@ -9,10 +9,13 @@
 use super::crd::{CrdLookup, CrdSet, CrdSetBuilder, is_crd};
 use super::crd_files::CrdFiles;
 use super::schema::Version;
-use super::validate::{Violation, ViolationClass, validate_against};
+use super::validate::{Replacement, Violation, ViolationClass, validate_against};
+use crate::check::edits::{rename_once, replace_once};
+use crate::edit::Fix;
 use crate::finding::Finding;
 use crate::rules;
-use crate::yaml::{Node, child};
+use crate::source::Sources;
+use crate::yaml::{Node, ScalarStyle, ScalarValue, child};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -92,14 +95,21 @@ impl Catalog {
     /// Check documents rendered or read together: CRDs among them define
     /// kinds for the others (a package that installs a CRD and its
     /// resources), and a CRD of theirs that cannot be read is reported.
-    pub fn check(&self, documents: &[&Node], lookups: &mut Lookups) -> Vec<Finding> {
+    /// `sources` holds the text the documents were read or rendered from,
+    /// where fixes are made.
+    pub fn check(
+        &self,
+        documents: &[&Node],
+        sources: &Sources,
+        lookups: &mut Lookups,
+    ) -> Vec<Finding> {
         let mut builder = CrdSetBuilder::default();
         for document in documents.iter().filter(|d| is_crd(d)) {
             builder.add_crd(document);
         }
         let (local, mut findings) = builder.build();
         for document in documents {
-            self.check_document(document, &local, &mut findings, lookups);
+            self.check_document(document, &local, sources, &mut findings, lookups);
         }
         findings
     }
@@ -108,6 +118,7 @@ impl Catalog {
         &self,
         document: &Node,
         local: &CrdSet,
+        sources: &Sources,
         findings: &mut Vec<Finding>,
         lookups: &mut Lookups,
     ) {
@@ -124,7 +135,7 @@ impl Catalog {
                 child(document, "items").map(|n| &n.value)
             {
                 for item in items {
-                    self.check_document(&item.value, local, findings, lookups);
+                    self.check_document(&item.value, local, sources, findings, lookups);
                 }
             }
             return;
@@ -133,7 +144,7 @@ impl Catalog {
         if let Some(root) = builtin.kind(api_version, kind) {
             let origin = Origin::Builtin(self.version);
             let violations = validate_against(document, &builtin.set, root);
-            return report(violations, &origin, api_version, kind, findings);
+            return report(violations, &origin, api_version, kind, sources, findings);
         }
         let group = api_version.split_once('/').map_or("", |(group, _)| group);
         let tree = self.crds.for_kind(group, kind);
@@ -150,7 +161,14 @@ impl Catalog {
                     if crd.keeps_unknown_fields {
                         violations.retain(|v| v.class != ViolationClass::UnknownField);
                     }
-                    return report(violations, &Origin::Crd(crd), api_version, kind, findings);
+                    return report(
+                        violations,
+                        &Origin::Crd(crd),
+                        api_version,
+                        kind,
+                        sources,
+                        findings,
+                    );
                 }
                 Some(CrdLookup::NotServed(crd)) => {
                     return findings.push(not_served(document, crd, api_version, kind));
@@ -162,7 +180,14 @@ impl Catalog {
         let bundled = super::schema::bundled();
         if let Some(root) = bundled.kind(api_version, kind) {
             let violations = validate_against(document, &bundled.set, root);
-            return report(violations, &Origin::Bundled, api_version, kind, findings);
+            return report(
+                violations,
+                &Origin::Bundled,
+                api_version,
+                kind,
+                sources,
+                findings,
+            );
         }
         *lookups
             .skipped
@@ -187,6 +212,7 @@ fn report(
     origin: &Origin,
     api_version: &str,
     kind: &str,
+    sources: &Sources,
     findings: &mut Vec<Finding>,
 ) {
     let schema = match origin {
@@ -207,7 +233,8 @@ fn report(
         } else {
             format!("{}: {} ({schema})", violation.path, violation.message)
         };
-        let mut finding = Finding::new(rule, violation.span, message);
+        let fix = fix_of(&violation, sources);
+        let mut finding = Finding::new(rule, violation.span, message).with_fix(fix);
         if !violation.path.is_empty() {
             finding = finding.with_path(violation.path);
         }
@@ -218,6 +245,48 @@ fn report(
             finding = finding.with_related(crd.at, format!("{} of this kind", definition(crd)));
         }
         findings.push(finding);
+    }
+}
+
+/// The fix of a violation with an evident replacement, when the node's
+/// span shows the written key or value as it is (a plain or quoted scalar
+/// of the file): a node that template code computed, or that data values
+/// gave, is reported where the code stands, and gets none.
+fn fix_of(violation: &Violation, sources: &Sources) -> Option<Fix> {
+    let Replacement { written, declared } = violation.replacement.as_ref()?;
+    let file = sources.get(violation.span.file);
+    let raw = file.text.get(violation.span.range())?;
+    let quoted = ['\'', '"']
+        .into_iter()
+        .find(|q| raw.len() >= 2 && raw.starts_with(*q) && raw.ends_with(*q));
+    let literal = match quoted {
+        // Quoted, the new text must need no escape there either.
+        Some(_) => {
+            raw[1..raw.len() - 1] == **written
+                && ![written, declared]
+                    .iter()
+                    .any(|t| t.contains(['\'', '"', '\\']))
+        }
+        // Plain, it must stay a string (`True` would read as a boolean).
+        None => {
+            raw == written
+                && crate::yaml::scalar::resolve(declared, ScalarStyle::Plain, None)
+                    == ScalarValue::Str(declared.clone())
+        }
+    };
+    if !literal {
+        return None;
+    }
+    match violation.class {
+        ViolationClass::UnknownField => Fix::unsafe_(
+            format!("rename `{written}` to `{declared}`"),
+            vec![rename_once(sources, violation.span, written, declared)?],
+        ),
+        ViolationClass::Enum => Fix::unsafe_(
+            format!("write `{declared}`"),
+            vec![replace_once(sources, violation.span, written, declared)?],
+        ),
+        _ => None,
     }
 }
 

@@ -603,3 +603,75 @@ fn a_package_install_with_an_unknown_field() {
         ("spec.packageRef.refname".into(), Some("refName".into()))
     );
 }
+
+/// The deployment with `from` changed to `to`, checked through the catalog
+/// as lint does: the text its fixes make, or None without a fix.
+fn fixed(from: &str, to: &str) -> Option<String> {
+    let text = DEPLOYMENT.replacen(from, to, 1);
+    let sources = crate::source::Sources::new();
+    let id = sources.add(crate::source::SourceFile::new(
+        "deploy.yaml".into(),
+        None,
+        text.clone(),
+    ));
+    let set = parse_file(id, &text, &ParseOptions::default()).expect("parses");
+    let documents: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
+    let catalog = Catalog::new(
+        Version::newest(),
+        crd_files::CrdFiles::index(Vec::new(), &sources),
+    );
+    let found = catalog.check(&documents, &sources, &mut Lookups::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    let fix = found[0].fix.as_ref()?;
+    assert_eq!(fix.applicability, crate::edit::Applicability::Unsafe);
+    let edits: Vec<&crate::edit::Edit> = fix.edits.iter().collect();
+    Some(crate::edit::apply_edits(&text, &edits))
+}
+
+#[test]
+fn a_misspelt_field_is_renamed_to_the_only_one_within_two_edits() {
+    let renamed = fixed("imagePullPolicy", "imagePullPolcy");
+    assert_eq!(renamed.as_deref(), Some(DEPLOYMENT));
+    // A hint three edits away is no rename.
+    assert_eq!(fixed("imagePullPolicy", "imgPullPolcy"), None);
+    // Renamed to a field of another shape, the value would be wrong there.
+    let image = "        image: nginx:1.27\n";
+    let listed = fixed(image, &format!("{image}        arg:\n        - --fast\n"));
+    let expected = DEPLOYMENT.replacen(
+        image,
+        &format!("{image}        args:\n        - --fast\n"),
+        1,
+    );
+    assert_eq!(listed, Some(expected));
+    assert_eq!(fixed(image, &format!("{image}        arg: --fast\n")), None);
+    // Quoted, the key is renamed inside its quotes.
+    let quoted = fixed("imagePullPolicy", "\"imagePullPolcy\"");
+    let expected = DEPLOYMENT.replacen("imagePullPolicy", "\"imagePullPolicy\"", 1);
+    assert_eq!(quoted, Some(expected));
+}
+
+#[test]
+fn an_enum_value_in_the_wrong_case_is_written_as_declared() {
+    let text = fixed(
+        "imagePullPolicy: IfNotPresent",
+        "imagePullPolicy: ifnotpresent",
+    );
+    assert_eq!(text.as_deref(), Some(DEPLOYMENT));
+    let quoted = fixed(
+        "imagePullPolicy: IfNotPresent",
+        "imagePullPolicy: 'ifNotPresent' # pinned",
+    );
+    assert_eq!(
+        quoted.as_deref(),
+        Some(
+            DEPLOYMENT
+                .replacen("IfNotPresent", "'IfNotPresent' # pinned", 1)
+                .as_str()
+        )
+    );
+    // Not the same but for case: a hint, no fix.
+    assert_eq!(
+        fixed("imagePullPolicy: IfNotPresent", "imagePullPolicy: Alwayz"),
+        None
+    );
+}

@@ -104,7 +104,7 @@ pub fn check_manifests(
             let findings = match &parsed.parsed {
                 Ok(set) => {
                     let documents: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
-                    catalog.check(&documents, &mut lookups)
+                    catalog.check(&documents, sources, &mut lookups)
                 }
                 Err(finding) => vec![(**finding).clone()],
             };

@@ -39,6 +39,18 @@ pub struct Violation {
     pub message: String,
     /// For an unknown field, the declared field it is closest to.
     pub did_you_mean: Option<String>,
+    /// The text the schema evidently wants instead of what is written: the
+    /// only declared field within two edits of an unknown one, the only
+    /// allowed value equal to the given one but for case.
+    pub replacement: Option<Replacement>,
+}
+
+/// A key or value to write in place of another (a fix, when the node's
+/// span shows the written text as it is).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replacement {
+    pub written: String,
+    pub declared: String,
 }
 
 /// Check `node` against definition `root` of `set`.
@@ -65,6 +77,7 @@ impl<'a> Walk<'a> {
             class,
             message,
             did_you_mean: None,
+            replacement: None,
         });
     }
 
@@ -225,13 +238,54 @@ impl<'a> Walk<'a> {
             .iter()
             .flat_map(|p| p.keys().cloned())
             .collect();
+        let did_you_mean = crate::suggest::did_you_mean(&item.key.text, &declared);
+        let replacement = crate::suggest::only_within(&item.key.text, &declared, 2)
+            .filter(|only| did_you_mean.as_ref() == Some(*only))
+            .filter(|only| {
+                let field = schema
+                    .properties
+                    .as_ref()
+                    .and_then(|p| p.get(only.as_str()));
+                field.is_some_and(|field| self.fits(&item.value, field, path))
+            })
+            .map(|only| Replacement {
+                written: item.key.text.clone(),
+                declared: only.clone(),
+            });
         self.violations.push(Violation {
             span: item.key_span,
             path: path.to_string(),
             class: ViolationClass::UnknownField,
             message: format!("unknown field {:?}", item.key.text),
-            did_you_mean: crate::suggest::did_you_mean(&item.key.text, &declared),
+            did_you_mean,
+            replacement,
         });
+    }
+
+    /// Whether `node` has the shape of `field` (a map for an object, a list
+    /// for an array, a scalar of its type): a key renamed to a field of
+    /// another shape (`cidrBlock: ""` to `cidrBlocks`, a list) was meant
+    /// for another version of the schema, not misspelt.
+    fn fits(&self, node: &Node, field: &'a Schema, path: &str) -> bool {
+        let field = self.resolve(field);
+        let shaped = match (&node.value, field.kind) {
+            (_, None) => true,
+            (Value::Map(_), Some(Type::Object)) => true,
+            (Value::Array(_), Some(Type::Array)) => true,
+            (Value::Scalar(_), Some(Type::Object | Type::Array)) => false,
+            (Value::Scalar(_), _) => true,
+            _ => false,
+        };
+        let mut walk = Walk {
+            set: self.set,
+            violations: Vec::new(),
+        };
+        walk.node(node, field, &mut path.to_string());
+        shaped
+            && !walk
+                .violations
+                .iter()
+                .any(|v| v.class == ViolationClass::Type && v.span == node.span)
     }
 
     fn array(
@@ -316,8 +370,17 @@ impl<'a> Walk<'a> {
                     .filter(|a| !a.is_empty())
                     .map(str::to_string)
                     .collect();
+                let mut same_but_case = offered.iter().filter(|a| a.eq_ignore_ascii_case(text));
+                let replacement = match (same_but_case.next(), same_but_case.next()) {
+                    (Some(only), None) => Some(Replacement {
+                        written: text.clone(),
+                        declared: only.clone(),
+                    }),
+                    _ => None,
+                };
                 if let Some(violation) = self.violations.last_mut() {
                     violation.did_you_mean = crate::suggest::did_you_mean(text, &offered);
+                    violation.replacement = replacement;
                 }
             }
             return;

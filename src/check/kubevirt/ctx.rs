@@ -2,9 +2,11 @@
 //! validations annotation parsed once (its problems reported the first time).
 
 use super::annotation::{self, Parsed};
-use super::placement::{Annot, json_span};
+use super::placement::{Annot, json_span, source_offset};
+use super::repair::{self, Comma};
+use crate::edit::{Edit, Fix};
 use crate::finding::Finding;
-use crate::source::{FileId, SourceFile, Sources};
+use crate::source::{FileId, SourceFile, Sources, Span};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -50,11 +52,116 @@ impl<'s> Ctx<'s> {
             } else {
                 &crate::rules::kubevirt::RULE
             };
+            let fix = if p.syntax { comma_fix(&src, a) } else { None };
             self.out.push(
                 Finding::new(rule, span, p.message.clone())
-                    .with_related(a.key_span, "in this validations annotation"),
+                    .with_related(a.key_span, "in this validations annotation")
+                    .with_fix(fix),
             );
         }
         self.parsed.insert(a.id(), parsed);
+    }
+}
+
+/// The fix of an annotation that is not JSON for commas only, each edit
+/// made on the file's bytes where they are the JSON text's.
+fn comma_fix(src: &SourceFile, a: &Annot) -> Option<Fix> {
+    let commas = repair::commas(a.text)?;
+    let bytes = src.text.as_bytes();
+    let mut edits = Vec::new();
+    for comma in &commas {
+        let edit = match *comma {
+            Comma::Trailing(off) => {
+                let at = source_offset(src, a, off)?;
+                (bytes.get(at) == Some(&b',')).then(|| Edit::delete(Span::new(a.file, at, at + 1)))
+            }
+            Comma::Missing(off) => {
+                let at = source_offset(src, a, off)?;
+                (at > 0 && bytes.get(at - 1) == Some(&b'}'))
+                    .then(|| Edit::replace(Span::new(a.file, at, at), ","))
+            }
+        };
+        edits.push(edit?);
+    }
+    let trailing = commas
+        .iter()
+        .filter(|c| matches!(c, Comma::Trailing(_)))
+        .count();
+    let missing = commas.len() - trailing;
+    let message = match (trailing, missing) {
+        (1, 0) => "delete the trailing comma".to_string(),
+        (0, 1) => "insert the missing comma between the rules".to_string(),
+        (t, 0) => format!("delete the {t} trailing commas"),
+        (0, m) => format!("insert the {m} missing commas between the rules"),
+        (t, m) => format!(
+            "delete {t} trailing comma{} and insert {m} missing comma{}",
+            if t == 1 { "" } else { "s" },
+            if m == 1 { "" } else { "s" }
+        ),
+    };
+    Fix::safe(message, edits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::node::{child, item};
+    use crate::yaml::{ParseOptions, parse_file};
+
+    /// `yaml` with the comma fix of its validations annotation made.
+    fn fixed(yaml: &str) -> Option<String> {
+        let sources = Sources::new();
+        let id = sources.add(SourceFile::new("t.yaml".into(), None, yaml.into()));
+        let set = parse_file(id, yaml, &ParseOptions::default()).expect("parses");
+        let doc = &set.docs[0].value;
+        let annotations = child(doc, "metadata").and_then(|m| child(m, "annotations"));
+        let it = annotations.and_then(|a| item(a, "validations")).unwrap();
+        let a = Annot::from_item(id, it).unwrap();
+        let fix = comma_fix(&sources.get(id), &a)?;
+        assert_eq!(fix.applicability, crate::edit::Applicability::Safe);
+        let edits: Vec<&Edit> = fix.edits.iter().collect();
+        Some(crate::edit::apply_edits(yaml, &edits))
+    }
+
+    const BLOCK: &str = "\
+metadata:
+  annotations:
+    # rules the template validator applies
+    validations: |
+      [
+        {\"name\": \"a\", \"path\": \"jsonpath::.spec.x\", \"rule\": \"integer\", \"min\": 1,}
+        {\"name\": \"b\", \"path\": \"jsonpath::.spec.y\", \"rule\": \"integer\", \"max\": 2},
+      ]
+    other: keep # as is
+";
+
+    #[test]
+    fn commas_are_repaired_in_a_literal_block() {
+        let expected = BLOCK
+            .replace("\"min\": 1,}", "\"min\": 1},")
+            .replace("2},\n      ]", "2}\n      ]");
+        assert_eq!(fixed(BLOCK), Some(expected));
+    }
+
+    #[test]
+    fn commas_are_repaired_in_a_one_line_scalar_without_escapes() {
+        let quoted = "metadata:\n  annotations:\n    validations: '[{\"name\": \"a\"},]'\n";
+        let expected = quoted.replace("},]", "}]");
+        assert_eq!(fixed(quoted), Some(expected));
+        let rules =
+            "metadata:\n  annotations:\n    validations: '[{\"name\": \"a\"} {\"name\": \"b\"}]'\n";
+        let expected = rules.replace("} {", "}, {");
+        assert_eq!(fixed(rules), Some(expected));
+    }
+
+    #[test]
+    fn text_written_in_another_form_gets_no_fix() {
+        let escaped =
+            "metadata:\n  annotations:\n    validations: \"[{\\\"name\\\": \\\"a\\\"},]\"\n";
+        assert_eq!(fixed(escaped), None);
+        let folded = BLOCK.replace("validations: |", "validations: >");
+        assert_eq!(fixed(&folded), None);
+        let other_error = BLOCK.replace("\"max\": 2}", "\"max\": 2,,}");
+        assert_eq!(fixed(&other_error), None);
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! `documents` tells Templates and VirtualMachines apart; `annotation`
 //! parses a validations annotation (with `json`, `jsonpath` and
-//! `quantity`), `placement` places its offsets in the file; `vm` finds the
+//! `quantity`), `placement` places its offsets in the file, `repair`
+//! finds the commas that would make it JSON; `vm` finds the
 //! rules of one VirtualMachine and `eval` evaluates each (reading values
 //! with `convert`); `ctx` is the unit's state. This file sorts a unit's
 //! documents and substitutes a Template's parameters into its objects.
@@ -20,6 +21,7 @@ pub mod jsonpath;
 pub mod links;
 mod placement;
 pub mod quantity;
+mod repair;
 mod vm;
 
 use crate::discover::DiscoveredFile;
@@ -130,7 +132,7 @@ pub fn check_unit(
             .collect();
         // The parameters a Template is processed with, and which Template
         // a VM is created from, are the user's: warnings.
-        let mut found = catalog.check(&documents, lookups);
+        let mut found = catalog.check(&documents, sources, lookups);
         crate::check::kubernetes::catalog::as_warnings(&mut found);
         ctx.out.extend(found);
     }

@@ -1,5 +1,6 @@
 //! Where a validations annotation's JSON text sits in its YAML file, so
-//! that a problem at an offset of the JSON is reported on its own line.
+//! that a problem at an offset of the JSON is reported on its own line,
+//! and a fix edits its bytes.
 
 use crate::source::{FileId, SourceFile, Span};
 use crate::yaml::node::MapItem;
@@ -9,6 +10,8 @@ use crate::yaml::{ScalarStyle, ScalarValue};
 pub(super) struct Annot<'a> {
     pub(super) file: FileId,
     pub(super) key_span: Span,
+    /// The scalar as written: its header and lines, or its quotes.
+    value_span: Span,
     pub(super) text: &'a str,
     literal: bool,
     /// Offsets of the text's newlines, so that placing each of thousands
@@ -17,10 +20,17 @@ pub(super) struct Annot<'a> {
 }
 
 impl<'a> Annot<'a> {
-    pub(super) fn new(file: FileId, key_span: Span, text: &'a str, literal: bool) -> Annot<'a> {
+    pub(super) fn new(
+        file: FileId,
+        key_span: Span,
+        value_span: Span,
+        text: &'a str,
+        literal: bool,
+    ) -> Annot<'a> {
         Annot {
             file,
             key_span,
+            value_span,
             text,
             literal,
             newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
@@ -35,6 +45,7 @@ impl<'a> Annot<'a> {
         Some(Annot::new(
             file,
             it.key_span,
+            it.value.span,
             &s.text,
             s.style == ScalarStyle::Literal,
         ))
@@ -43,20 +54,19 @@ impl<'a> Annot<'a> {
     pub(super) fn id(&self) -> (u32, u32) {
         (self.file.0, self.key_span.start)
     }
+
+    /// Line and column (0-based, in bytes) of offset `off` of the text.
+    fn line_col(&self, off: usize) -> (usize, usize) {
+        let k = self.newlines.partition_point(|&i| i < off);
+        (
+            k,
+            off - k.checked_sub(1).map_or(0, |p| self.newlines[p] + 1),
+        )
+    }
 }
 
-/// The file span of offset `off` of the annotation's JSON text: inside a
-/// literal block scalar, line k of the JSON is the key's line + 1 + k.
-pub(super) fn json_span(src: &SourceFile, a: &Annot, off: usize) -> Span {
-    if !a.literal {
-        return a.key_span;
-    }
-    let mut off = off.min(a.text.len());
-    while !a.text.is_char_boundary(off) {
-        off -= 1;
-    }
-    let k = a.newlines.partition_point(|&i| i < off);
-    let col = off - k.checked_sub(1).map_or(0, |p| a.newlines[p] + 1);
+/// The key's line and the indentation of a literal block's lines.
+fn block_indent(src: &SourceFile, a: &Annot) -> (usize, usize) {
     let key_line = src.line_col(a.key_span.start as usize).line;
     let key_col = a.key_span.start as usize - src.line_start(key_line);
     let header = src.line_text(key_line).get(key_col..).unwrap_or("");
@@ -71,6 +81,54 @@ pub(super) fn json_span(src: &SourceFile, a: &Annot, off: usize) -> Span {
             .find(|t| !t.trim().is_empty())
             .map_or(0, |t| t.len() - t.trim_start_matches(' ').len()),
     };
+    (key_line, indent)
+}
+
+/// The file offset of offset `off` of the annotation's JSON text, where
+/// the text is the file's bytes: in a literal block, a line written as the
+/// text has it; else a scalar that is the text itself, or the text in
+/// quotes with no escape. None elsewhere (a folded or escaped scalar, a
+/// Template parameter substituted into it).
+pub(super) fn source_offset(src: &SourceFile, a: &Annot, off: usize) -> Option<usize> {
+    if off > a.text.len() || !a.text.is_char_boundary(off) {
+        return None;
+    }
+    if a.literal {
+        let (k, col) = a.line_col(off);
+        let (key_line, indent) = block_indent(src, a);
+        let line = key_line + 1 + k;
+        let json_line = a.text[off - col..].split('\n').next().unwrap_or("");
+        let file_line = src.line_text(line);
+        let within = a.value_span.start as usize <= src.line_start(line)
+            && src.line_start(line) < a.value_span.end as usize;
+        return (within && file_line.get(indent..) == Some(json_line))
+            .then(|| src.line_start(line) + indent + col);
+    }
+    let raw = src.text.get(a.value_span.range())?;
+    let start = a.value_span.start as usize;
+    if raw == a.text {
+        return Some(start + off);
+    }
+    let quoted = raw.len() == a.text.len() + 2
+        && ['\'', '"']
+            .iter()
+            .any(|q| raw.starts_with(*q) && raw.ends_with(*q))
+        && &raw[1..raw.len() - 1] == a.text;
+    quoted.then_some(start + 1 + off)
+}
+
+/// The file span of offset `off` of the annotation's JSON text: inside a
+/// literal block scalar, line k of the JSON is the key's line + 1 + k.
+pub(super) fn json_span(src: &SourceFile, a: &Annot, off: usize) -> Span {
+    if !a.literal {
+        return a.key_span;
+    }
+    let mut off = off.min(a.text.len());
+    while !a.text.is_char_boundary(off) {
+        off -= 1;
+    }
+    let (k, col) = a.line_col(off);
+    let (key_line, indent) = block_indent(src, a);
     let line = key_line + 1 + k;
     let line_text = src.line_text(line);
     let mut pos = (indent + col).min(line_text.len());
@@ -95,7 +153,9 @@ mod tests {
         let src = sources.get(id);
         let key = text.find("validations").unwrap();
         let json = "[\n  {\"a\": 1},\n]\n";
-        let a = Annot::new(id, Span::new(id, key, key + 11), json, true);
+        let block = text.find('|').unwrap();
+        let value = Span::new(id, block, text.find("objects").unwrap());
+        let a = Annot::new(id, Span::new(id, key, key + 11), value, json, true);
         let brace = json.find('{').unwrap();
         let span = json_span(&src, &a, brace);
         assert_eq!(span.start as usize, text.find('{').unwrap());
@@ -104,7 +164,7 @@ mod tests {
         let span = json_span(&src, &a, close);
         assert_eq!(span.start as usize, text.find("\n      ]").unwrap() + 7);
         assert_eq!(src.line_col(span.start as usize).column, 7);
-        let plain = Annot::new(id, a.key_span, json, false);
+        let plain = Annot::new(id, a.key_span, value, json, false);
         assert_eq!(json_span(&src, &plain, brace).start as usize, key);
     }
 }

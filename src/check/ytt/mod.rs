@@ -532,7 +532,7 @@ pub(crate) fn check_package_exporting(
                     .iter()
                     .flat_map(|(_, docs)| docs.iter().map(|doc| &doc.value))
                     .collect();
-                let mut found = catalog.check(&documents, &mut outcome.kind_lookups);
+                let mut found = catalog.check(&documents, sources, &mut outcome.kind_lookups);
                 // As a template failure: an error once data values are given.
                 if settings.flags.is_empty() {
                     crate::check::kubernetes::catalog::as_warnings(&mut found);
