@@ -770,6 +770,22 @@ fn the_bundled_examples_show_their_fixes_without_changing() {
         "{}",
         run.stdout
     );
+    assert!(
+        !run.stdout.contains("imagePullPolicy"),
+        "unsafe: {}",
+        run.stdout
+    );
+    let run = run_in(
+        root,
+        &["lint", "--no-cache", "--diff", "--unsafe-fixes", "examples"],
+    );
+    assert!(
+        run.stdout.contains(
+            "-        imagePullPolcy: IfNotPresent\n+        imagePullPolicy: IfNotPresent"
+        ),
+        "{}",
+        run.stdout
+    );
     let after = std::fs::read(root.join("examples/tekton/trigger-template.yaml")).unwrap();
     assert_eq!(before, after);
 }
