@@ -40,6 +40,37 @@ pub fn within(key: &str, candidates: &[String], max: usize) -> Option<String> {
         .map(|(_, c)| c.clone())
 }
 
+/// The one name of `candidates` within `max` edits of `key` (measured as
+/// [`within`] does), or None when none is or several are: a rename may only
+/// be offered when the nearness picks a single name.
+pub fn sole_within(key: &str, candidates: &[String], max: usize) -> Option<String> {
+    let normalized = |s: &str| s.to_lowercase().replace(['-', '_'], "");
+    let length = key.chars().count();
+    let mut found: Option<&String> = None;
+    for c in candidates {
+        if c == key || found == Some(c) {
+            continue;
+        }
+        let other = c.chars().count();
+        // More than `max` apart in length is more than `max` edits.
+        if length.abs_diff(other) > max {
+            continue;
+        }
+        let distance = if normalized(c) == normalized(key) {
+            0
+        } else {
+            levenshtein(key, c)
+        };
+        if distance <= max && distance < length.min(other) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(c);
+        }
+    }
+    found.cloned()
+}
+
 fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -92,5 +123,24 @@ mod tests {
         assert_eq!(within("ab", &params, 2), None);
         assert_eq!(within("EXTRA_ARGS", &params, 2), None);
         assert_eq!(within("revision", &params, 2), None);
+    }
+
+    #[test]
+    fn a_sole_near_name_is_one_and_only_one() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let declared = names(&["revision", "url"]);
+        assert_eq!(
+            sole_within("revison", &declared, 2).as_deref(),
+            Some("revision")
+        );
+        assert_eq!(sole_within("branch", &declared, 2), None);
+        let two = names(&["image-url", "image-uri"]);
+        assert_eq!(sole_within("image-ur", &two, 2), None);
+        let repeated = names(&["source", "source"]);
+        assert_eq!(
+            sole_within("sourc", &repeated, 2).as_deref(),
+            Some("source")
+        );
+        assert_eq!(sole_within("source", &repeated, 2), None);
     }
 }

@@ -13,6 +13,7 @@
 use super::ctx::Ctx;
 use super::model::{Doc, Docs, items, named, repositories, value_strings};
 use super::refs::exprs;
+use super::rename::rename_fix;
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Fix};
 use crate::rules;
@@ -284,7 +285,11 @@ impl Ctx<'_> {
             }
             let span = self.expr_span(n, off);
             let sorted = &declared.sorted;
-            let help = match crate::suggest::did_you_mean(name, sorted) {
+            let near = crate::suggest::did_you_mean(name, sorted);
+            let fix = near
+                .as_deref()
+                .and_then(|near| rename_fix(self.sources, span, name, near, sorted));
+            let help = match near {
                 Some(near) => format!("did you mean \"{near}\"?"),
                 None if sorted.is_empty() => "the TriggerTemplate declares no params".to_string(),
                 None => format!("declared: {}", sorted.join(", ")),
@@ -296,7 +301,8 @@ impl Ctx<'_> {
                     format!("undeclared param '$({body})': it must be declared in spec.params"),
                 )
                 .with_path(path.to_string())
-                .with_help(help),
+                .with_help(help)
+                .with_fix(fix),
             );
         }
     }
