@@ -17,6 +17,7 @@ use super::ctx::Ctx;
 use super::hints::{Help, Hints};
 use super::model::items;
 use super::refs::exprs;
+use super::rename::crowded;
 use crate::rules;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
@@ -187,7 +188,13 @@ impl Ctx<'_> {
                     );
                     let rel = vec![(tasks_site, "pipeline tasks declared here".to_string())];
                     let near = hints.nearest(name, &names);
-                    let help = self.rename_help(r.span, name, near, &names);
+                    // Renamed to a task it runs after already, the entry
+                    // would be given twice.
+                    let twice = near
+                        .as_deref()
+                        .is_some_and(|n| crowded(child(t, "runAfter"), name, n));
+                    let rivals: &[String] = if twice { &[] } else { &names };
+                    let help = self.rename_help(r.span, name, near, rivals);
                     self.report(&rules::tekton::RUN_AFTER, r.span, &rp, msg, rel, help);
                 }
             }

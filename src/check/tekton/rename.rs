@@ -6,9 +6,11 @@
 
 use super::ctx::Ctx;
 use super::hints::{Help, hint};
-use super::model::siblings;
+use super::model::{items, siblings};
 use crate::edit::Fix;
 use crate::source::{Sources, Span};
+use crate::yaml::Node;
+use crate::yaml::node::child;
 
 /// How far a reference may be from the declared name it is renamed to.
 const MAX_EDITS: usize = 2;
@@ -69,6 +71,20 @@ pub(super) fn rename_fix(
     Fix::unsafe_(format!("rename \"{name}\" to \"{near}\""), vec![edit])
 }
 
+/// Whether renaming the entry `name` of `list` to `near` could give a
+/// name twice: another entry is `near`, or near enough to be renamed to it
+/// too. An entry is a name, or names one in its `name:`.
+pub(super) fn crowded(list: Option<&Node>, name: &str, near: &str) -> bool {
+    let others: Vec<String> = items(list)
+        .iter()
+        .filter_map(|it| child(it, "name").unwrap_or(it).as_scalar())
+        .map(|s| s.text.clone())
+        .filter(|other| other != name)
+        .collect();
+    others.iter().any(|other| other == near)
+        || crate::suggest::within(near, &others, MAX_EDITS).is_some()
+}
+
 /// A name that reads the same in any YAML scalar and in a `$(params.x)`
 /// reference: no quote, escape, space, dot or bracket to get wrong.
 fn plain_name(name: &str) -> bool {
@@ -82,7 +98,7 @@ fn plain_name(name: &str) -> bool {
 mod tests {
     use super::*;
     use crate::edit::apply_edits;
-    use crate::source::SourceFile;
+    use crate::source::{FileId, SourceFile};
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
@@ -119,6 +135,21 @@ mod tests {
             fixed(text, expr, "imageUrl", "image-url", &["image-url"]).as_deref(),
             Some("image: $(tasks.build.results.image-url)\n")
         );
+    }
+
+    #[test]
+    fn an_entry_is_not_renamed_to_a_name_its_list_gives_or_may_give() {
+        let list = |text: &str| {
+            let options = crate::yaml::ParseOptions::default();
+            let set = crate::yaml::parse_file(FileId(0), text, &options).unwrap();
+            set.docs.into_iter().next().unwrap().value
+        };
+        let run_after = list("[buld, build]\n");
+        assert!(crowded(Some(&run_after), "buld", "build"));
+        let bindings = list("- name: sourc\n- name: sorce\n");
+        assert!(crowded(Some(&bindings), "sourc", "source"));
+        let bindings = list("- name: sourc\n- name: cache\n");
+        assert!(!crowded(Some(&bindings), "sourc", "source"));
     }
 
     #[test]

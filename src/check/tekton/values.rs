@@ -7,7 +7,7 @@ use super::model::{
     Decl, Param, Scope, Ty, is_string_scalar, items, map_keys, named, siblings, value_ty,
 };
 use super::refs::{bound_whole, exprs, isolated_body, referenced_params};
-use super::rename::rename_fix;
+use super::rename::{crowded, rename_fix};
 use crate::edit::Fix;
 use crate::finding::{Finding, Severity};
 use crate::rules;
@@ -115,7 +115,6 @@ impl Ctx<'_> {
     ) {
         let mut seen: Vec<String> = Vec::new();
         let given = named(list);
-        let given_names: Vec<String> = given.iter().map(|g| g.3.clone()).collect();
         for &(i, b, name_it, ref name) in &given {
             let name = name.clone();
             if seen.contains(&name) {
@@ -132,7 +131,7 @@ impl Ctx<'_> {
                 && !c.iter().any(|d| d.name == name)
             {
                 let p = format!("{path}[{i}].name");
-                self.unknown_binding(c, site, name_it, &p, &name, &given_names);
+                self.unknown_binding(c, site, name_it, &p, &name, list);
             }
             let Some(vit) = item(b, "value") else {
                 continue;
@@ -227,7 +226,7 @@ impl Ctx<'_> {
         name_it: &MapItem,
         path: &str,
         name: &str,
-        given: &[String],
+        list: Option<&Node>,
     ) {
         let declared: Vec<String> = callee.iter().map(|d| d.name.clone()).collect();
         let Some(near) = crate::suggest::within(name, &declared, 2) else {
@@ -249,9 +248,9 @@ impl Ctx<'_> {
         )
         .with_path(path)
         .with_severity(Severity::Warning);
-        // Renamed to a param the call site binds already, it would be bound
-        // twice.
-        let fix = (!given.contains(&near))
+        // Renamed to a param the call site binds, or may bind by the same
+        // fix of another binding, it would be bound twice.
+        let fix = (!crowded(list, name, &near))
             .then(|| rename_fix(self.sources, name_it.value.span, name, &near, &declared))
             .flatten();
         self.out.push(Finding {

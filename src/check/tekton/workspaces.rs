@@ -24,6 +24,7 @@ use super::ctx::Ctx;
 use super::hints::Hints;
 use super::model::items;
 use super::refs::exprs;
+use super::rename::crowded;
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::Span;
@@ -360,7 +361,13 @@ impl Ctx<'_> {
                     let msg = format!("undefined workspace \"{w}\": the Task does not declare it");
                     let rel = vec![related.clone()];
                     let near = hints.nearest(w, declared.list());
-                    let help = self.rename_help(nit.value.span, w, near, declared.list());
+                    // Renamed to a workspace the step uses already, it
+                    // would be given twice.
+                    let twice = near
+                        .as_deref()
+                        .is_some_and(|n| crowded(child(c, "workspaces"), w, n));
+                    let rivals: &[String] = if twice { &[] } else { declared.list() };
+                    let help = self.rename_help(nit.value.span, w, near, rivals);
                     let rule = &rules::tekton::WORKSPACE_REFERENCE;
                     self.report(rule, nit.value.span, &p, msg, rel, help);
                 }
@@ -508,10 +515,6 @@ impl Ctx<'_> {
             return;
         }
         let related = decl_site(callee.spec, callee.site);
-        let bound: Vec<&str> = items(list)
-            .into_iter()
-            .filter_map(|b| text(b, "name"))
-            .collect();
         for (j, b) in items(list).into_iter().enumerate() {
             let Some(nit) = item(b, "name") else { continue };
             let Some(w) = nit.value.as_scalar().map(|s| s.text.as_str()) else {
@@ -529,7 +532,7 @@ impl Ctx<'_> {
             // Renamed to a workspace bound already, it would be bound twice;
             // a pipeline task's binding without `workspace:` names the
             // Pipeline's workspace too, which a rename would change.
-            let twice = near.as_ref().is_some_and(|n| bound.contains(&n.as_str()));
+            let twice = near.as_deref().is_some_and(|n| crowded(list, w, n));
             let own =
                 path == "spec.workspaces" || text(b, "workspace").is_some_and(|w| !w.is_empty());
             let rivals: &[String] = if twice || !own { &[] } else { declared.list() };
