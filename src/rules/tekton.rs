@@ -94,7 +94,8 @@ rule!(
     TRIGGER_MISSING_PARAM,
     "tekton/trigger-missing-param",
     Validation,
-    Error
+    Error,
+    fix = Unsafe
 );
 rule!(
     TRIGGER_DUPLICATE_PARAM,

@@ -14,9 +14,27 @@ use crate::rules;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{MapItem, Node, Value};
+use std::collections::HashSet;
 
 /// Where a callee is called: missing values are reported here (spec § 3.2
 /// rule 5).
+/// The bindings of one call site, as rename fixes see them: each rename
+/// looks through the whole list, so a few per call site keep the work
+/// linear.
+struct Renames<'n> {
+    list: Option<&'n Node>,
+    left: usize,
+}
+
+impl Renames<'_> {
+    /// Whether one more rename may be looked for; counts it.
+    fn allow(&mut self) -> bool {
+        let allowed = self.left > 0;
+        self.left = self.left.saturating_sub(1);
+        allowed
+    }
+}
+
 pub(super) struct CallSite<'p> {
     pub span: Span,
     pub path: &'p str,
@@ -115,6 +133,7 @@ impl Ctx<'_> {
     ) {
         let mut seen: Vec<String> = Vec::new();
         let given = named(list);
+        let mut renames = Renames { list, left: 20 };
         for &(i, b, name_it, ref name) in &given {
             let name = name.clone();
             if seen.contains(&name) {
@@ -131,7 +150,7 @@ impl Ctx<'_> {
                 && !c.iter().any(|d| d.name == name)
             {
                 let p = format!("{path}[{i}].name");
-                self.unknown_binding(c, site, name_it, &p, &name, list);
+                self.unknown_binding(c, site, name_it, &p, &name, &mut renames);
             }
             let Some(vit) = item(b, "value") else {
                 continue;
@@ -190,7 +209,10 @@ impl Ctx<'_> {
             }
             match &d.default {
                 None => {
-                    let fix = self.misspelled_binding(callee, site, &given, &d.name);
+                    let fix = renames
+                        .allow()
+                        .then(|| self.misspelled_binding(callee, site, &given, &d.name))
+                        .flatten();
                     self.out.push(
                         Finding::new(
                             &rules::tekton::MISSING_PARAM,
@@ -226,7 +248,7 @@ impl Ctx<'_> {
         name_it: &MapItem,
         path: &str,
         name: &str,
-        list: Option<&Node>,
+        renames: &mut Renames,
     ) {
         let declared: Vec<String> = callee.iter().map(|d| d.name.clone()).collect();
         let Some(near) = crate::suggest::within(name, &declared, 2) else {
@@ -250,7 +272,7 @@ impl Ctx<'_> {
         .with_severity(Severity::Warning);
         // Renamed to a param the call site binds, or may bind by the same
         // fix of another binding, it would be bound twice.
-        let fix = (!crowded(list, name, &near))
+        let fix = (renames.allow() && !crowded(renames.list, name, &near))
             .then(|| rename_fix(self.sources, name_it.value.span, name, &near, &declared))
             .flatten();
         self.out.push(Finding {
@@ -270,10 +292,11 @@ impl Ctx<'_> {
         given: &[(usize, &Node, &MapItem, String)],
         missing: &str,
     ) -> Option<Fix> {
+        let declared: HashSet<&str> = callee.iter().map(|d| d.name.as_str()).collect();
         let undeclared: Vec<String> = given
             .iter()
             .map(|g| g.3.clone())
-            .filter(|g| !callee.iter().any(|d| d.name == *g))
+            .filter(|g| !declared.contains(g.as_str()))
             .collect();
         let name = crate::suggest::sole_within(missing, &undeclared, 2)?;
         if undeclared.iter().filter(|g| **g == name).count() != 1
@@ -284,8 +307,8 @@ impl Ctx<'_> {
             return None;
         }
         let name_it = given.iter().find(|g| g.3 == name)?.2;
-        let declared: Vec<String> = callee.iter().map(|d| d.name.clone()).collect();
-        rename_fix(self.sources, name_it.value.span, &name, missing, &declared)
+        let rivals: Vec<String> = declared.iter().map(|d| d.to_string()).collect();
+        rename_fix(self.sources, name_it.value.span, &name, missing, &rivals)
     }
 
     /// B8: a pipeline task binding `$(params.p)` to a callee param with an
