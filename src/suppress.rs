@@ -15,11 +15,12 @@
 //! hides no finding as `confvet/unused-suppression`. Neither can itself be
 //! suppressed by a comment.
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::report::locate;
 use crate::rules::{self, RULES};
 use crate::source::{FileId, SourceFile, Sources, Span};
 use crate::suggest::did_you_mean;
+use crate::yaml::{Node, ParseOptions, Value};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
@@ -61,6 +62,8 @@ impl Pattern {
 struct Suppression {
     reach: Reach,
     patterns: Vec<Pattern>,
+    /// What removing the whole comment deletes.
+    removal: Span,
 }
 
 /// Why a comment is malformed, with help, and where in it (a rule id), as
@@ -69,6 +72,8 @@ struct Malformed {
     message: String,
     help: String,
     at: Option<std::ops::Range<usize>>,
+    /// It names a rule id that no rule has.
+    unknown_rule: bool,
 }
 
 impl Malformed {
@@ -77,6 +82,7 @@ impl Malformed {
             message: message.into(),
             help: help.into(),
             at: None,
+            unknown_rule: false,
         }
     }
 }
@@ -162,18 +168,76 @@ pub fn apply(
             for suppression in by_file.get(file).into_iter().flatten() {
                 let could_fire =
                     |p: &Pattern| RULES.iter().any(|r| p.matches(r.id) && reports(r.id));
-                for pattern in suppression
-                    .patterns
-                    .iter()
-                    .filter(|p| !p.used && could_fire(p))
-                {
-                    problems.push(unused(suppression.reach, pattern));
+                let patterns = &suppression.patterns;
+                let unused_ones: Vec<usize> = (0..patterns.len())
+                    .filter(|&i| !patterns[i].used && could_fire(&patterns[i]))
+                    .collect();
+                let all_unused = unused_ones.len() == patterns.len();
+                for i in unused_ones {
+                    // The whole comment goes when it would suppress nothing
+                    // left; else only this id, with a comma beside it.
+                    let removal = if all_unused {
+                        suppression.removal
+                    } else {
+                        id_removal(patterns, i)
+                    };
+                    let text = &sources.get(removal.file).text;
+                    let fix = removal_fix(text, removal, "remove the unused suppression");
+                    problems.push(unused(suppression.reach, &patterns[i]).with_fix(fix));
                 }
             }
         }
     }
     findings.extend(problems);
     hidden
+}
+
+/// The span that removing rule id `i` of a list deletes: the id and the
+/// comma before it (or, for the first, the comma after it) with the white
+/// space between.
+fn id_removal(patterns: &[Pattern], i: usize) -> Span {
+    let this = patterns[i].span;
+    match (i.checked_sub(1), patterns.get(i + 1)) {
+        (Some(before), _) => Span::new(
+            this.file,
+            patterns[before].span.end as usize,
+            this.end as usize,
+        ),
+        (None, Some(after)) => Span::new(this.file, this.start as usize, after.span.start as usize),
+        (None, None) => this,
+    }
+}
+
+/// A fix deleting `span`: safe where the deleted text is a YAML comment (the
+/// suppression hides nothing, so nothing reported changes), unsafe inside a
+/// block scalar (a shell comment in a Tekton `script: |`), whose value it
+/// changes, or when the file cannot be parsed to tell which it is.
+fn removal_fix(text: &str, span: Span, message: &str) -> Option<Fix> {
+    let in_value = in_scalar(span.file, text, span.start as usize);
+    let edits = vec![Edit::delete(span)];
+    if in_value == Some(false) {
+        Fix::safe(message, edits)
+    } else {
+        Fix::unsafe_(message, edits)
+    }
+}
+
+/// Whether byte `offset` of `text` lies inside a scalar's text; None when
+/// the file does not parse.
+fn in_scalar(file: FileId, text: &str, offset: usize) -> Option<bool> {
+    fn inside(node: &Node, offset: usize) -> bool {
+        match &node.value {
+            Value::Scalar(_) => node.span.range().contains(&offset),
+            Value::Map(items) => items.iter().any(|item| inside(&item.value, offset)),
+            Value::Array(items) => items.iter().any(|item| inside(&item.value, offset)),
+        }
+    }
+    let options = ParseOptions {
+        keeps_duplicate_keys: true,
+        ..ParseOptions::default()
+    };
+    let set = crate::yaml::parse_file(file, text, &options).ok()?;
+    Some(set.docs.iter().any(|doc| inside(&doc.value, offset)))
 }
 
 fn unused(reach: Reach, pattern: &Pattern) -> Finding {
@@ -213,7 +277,20 @@ fn scan(file: FileId, source: &SourceFile, problems: &mut Vec<Finding>) -> Vec<S
         let own_line = text[..hash].trim().is_empty();
         let comment = Span::new(file, start + hash, start + text.len());
         let rest_offset = start + marker + MARKER.len();
-        comments.push((line, own_line, comment, rest_offset));
+        // A comment alone on its line goes with its line; a trailing one
+        // with the white space before it.
+        let removal = if own_line {
+            let next = if line < source.line_count() {
+                source.line_start(line + 1)
+            } else {
+                source.text.len()
+            };
+            Span::new(file, start, next)
+        } else {
+            let kept = text[..hash].trim_end_matches([' ', '\t']).len();
+            Span::new(file, start + kept, start + text.len())
+        };
+        comments.push((line, own_line, comment, rest_offset, removal));
     }
     let own_lines: BTreeSet<usize> = comments
         .iter()
@@ -221,14 +298,21 @@ fn scan(file: FileId, source: &SourceFile, problems: &mut Vec<Finding>) -> Vec<S
         .map(|(line, ..)| *line)
         .collect();
     let mut suppressions = Vec::new();
-    for (line, own_line, comment, rest_offset) in comments {
+    for (line, own_line, comment, rest_offset, removal) in comments {
         let rest = &source.text[rest_offset..comment.end as usize];
         let parsed = match parse(rest) {
             Ok(parsed) => parsed,
             Err(malformed) => {
-                let span = malformed.at.map_or(comment, |at| {
+                let span = malformed.at.clone().map_or(comment, |at| {
                     Span::new(file, rest_offset + at.start, rest_offset + at.end)
                 });
+                // A comment naming a rule that does not exist hides nothing:
+                // removing it changes no report. Other malformed comments
+                // want words only their author can write.
+                let fix = malformed
+                    .unknown_rule
+                    .then(|| removal_fix(&source.text, removal, "remove the suppression"))
+                    .flatten();
                 problems.push(
                     Finding::new(
                         &crate::rules::confvet::INVALID_SUPPRESSION,
@@ -236,7 +320,8 @@ fn scan(file: FileId, source: &SourceFile, problems: &mut Vec<Finding>) -> Vec<S
                         malformed.message,
                     )
                     .with_label("this comment suppresses nothing")
-                    .with_help(malformed.help),
+                    .with_help(malformed.help)
+                    .with_fix(fix),
                 );
                 continue;
             }
@@ -270,7 +355,11 @@ fn scan(file: FileId, source: &SourceFile, problems: &mut Vec<Finding>) -> Vec<S
                 })
                 .collect()
         };
-        suppressions.push(Suppression { reach, patterns });
+        suppressions.push(Suppression {
+            reach,
+            patterns,
+            removal,
+        });
     }
     suppressions
 }
@@ -318,10 +407,11 @@ fn parse(rest: &str) -> Result<Parsed, Malformed> {
         for piece in list[..close].split(',') {
             let id = piece.trim();
             let start = at + (piece.len() - piece.trim_start().len());
-            check_rule(id).map_err(|(message, help)| Malformed {
+            check_rule(id).map_err(|(message, help, unknown_rule)| Malformed {
                 message,
                 help,
                 at: Some(start..start + id.len()),
+                unknown_rule,
             })?;
             rules.push((id.to_string(), start..start + id.len()));
             at += piece.len() + 1;
@@ -343,16 +433,17 @@ fn parse(rest: &str) -> Result<Parsed, Malformed> {
 }
 
 /// Whether `id`, a rule id or `system/*`, names rules a comment may
-/// suppress; else a message and help.
-fn check_rule(id: &str) -> Result<(), (String, String)> {
+/// suppress; else a message, help, and whether no rule has that id.
+fn check_rule(id: &str) -> Result<(), (String, String, bool)> {
     let list = "`confvet rules` lists the rule ids".to_string();
     if id.is_empty() {
-        return Err(("suppression with an empty rule id".to_string(), list));
+        return Err(("suppression with an empty rule id".to_string(), list, false));
     }
     if id.starts_with("confvet/") {
         return Err((
             format!("{id} cannot be suppressed by a comment"),
             "fix or remove the suppression comment it reports".to_string(),
+            false,
         ));
     }
     let known = match id.strip_suffix("/*") {
@@ -369,7 +460,7 @@ fn check_rule(id: &str) -> Result<(), (String, String)> {
         Some(near) => format!("did you mean {near:?}? {list}"),
         None => list,
     };
-    Err((format!("unknown rule id {id:?} in suppression"), help))
+    Err((format!("unknown rule id {id:?} in suppression"), help, true))
 }
 
 #[cfg(test)]
@@ -380,9 +471,9 @@ mod tests {
     const INVALID: &str = crate::rules::confvet::INVALID_SUPPRESSION.id;
     const UNUSED: &str = crate::rules::confvet::UNUSED_SUPPRESSION.id;
 
-    /// Findings of `rule` at the start of each of `lines` of `text`; returns
-    /// (rule, line) of what is left after `apply`, and how many were hidden.
-    fn run(text: &str, found: &[(&'static str, usize)]) -> (Vec<(&'static str, usize)>, usize) {
+    /// Findings of `rule` at the start of each of `lines` of `text`, after
+    /// `apply`, with the sources they point into and how many were hidden.
+    fn applied(text: &str, found: &[(&'static str, usize)]) -> (Sources, Vec<Finding>, usize) {
         let sources = Sources::new();
         let file = sources.add(SourceFile::new("a.yml".into(), None, text.into()));
         let source = sources.get(file);
@@ -400,9 +491,21 @@ mod tests {
         let hidden = apply(&mut findings, &sources, &[vec![file]], &|_| true, &|_| {
             false
         });
+        (sources, findings, hidden)
+    }
+
+    /// (rule, line) of what is left after `apply`, and how many were hidden.
+    fn run(text: &str, found: &[(&'static str, usize)]) -> (Vec<(&'static str, usize)>, usize) {
+        let (sources, findings, hidden) = applied(text, found);
         let left = findings
             .iter()
-            .map(|f| (f.rule, source.line_col(f.span.start as usize).line))
+            .map(|f| {
+                let line = sources
+                    .get(f.span.file)
+                    .line_col(f.span.start as usize)
+                    .line;
+                (f.rule, line)
+            })
             .collect();
         (left, hidden)
     }
@@ -529,5 +632,55 @@ mod tests {
                 .map(|h| h.contains("\"ytt/validation\"")),
             Some(true)
         );
+    }
+
+    /// The text after `--fix` of what `apply` reports on `text` (every
+    /// fix, none overlapping: the cases below are made so).
+    fn fixed(text: &str, found: &[(&'static str, usize)]) -> String {
+        let (_, findings, _) = applied(text, found);
+        let edits: Vec<&Edit> = findings
+            .iter()
+            .filter_map(|f| f.applicable_fix(false))
+            .flat_map(|fix| &fix.edits)
+            .collect();
+        crate::edit::apply_edits(text, &edits)
+    }
+
+    #[test]
+    fn the_fix_removes_an_unused_id_or_the_whole_comment() {
+        let block = "s: |\n  echo # confvet: ignore[ytt/validation] why\n";
+        let no_reason = "a: 1 # confvet: ignore[ytt/validation]\n";
+        // (why, text, findings, text after the safe fixes)
+        type Found = &'static [(&'static str, usize)];
+        let cases: &[(&str, &str, Found, &str)] = &[
+            (
+                "the first id, with the comma after it",
+                "a: 1  # confvet: ignore[ytt/unknown-key, ytt/validation] why\nb: 2\n",
+                &[(V, 1)],
+                "a: 1  # confvet: ignore[ytt/validation] why\nb: 2\n",
+            ),
+            (
+                "a line of its own, and blanks before",
+                "# confvet: ignore[ytt/validation] why\na: 1\nb: 2 # confvet: ignore[ytt/unknown-key] why\n",
+                &[],
+                "a: 1\nb: 2\n",
+            ),
+            ("inside a block scalar: not by --fix", block, &[], block),
+            (
+                "an unknown id hides nothing",
+                "a: 1 # confvet: ignore[ytt/validaton] why\n",
+                &[(V, 1)],
+                "a: 1\n",
+            ),
+            (
+                "no reason: the author's to write",
+                no_reason,
+                &[(V, 1)],
+                no_reason,
+            ),
+        ];
+        for (why, text, found, after) in cases {
+            assert_eq!(fixed(text, found), *after, "{why}");
+        }
     }
 }

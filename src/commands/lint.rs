@@ -426,7 +426,10 @@ fn show_diff(
         }
         _ => {}
     }
-    if !quiet {
+    if quiet {
+    } else if outcome.changes.is_empty() {
+        eprintln!("confvet: nothing to fix");
+    } else {
         eprintln!(
             "confvet: would fix {} in {}",
             confvet::report::plural(outcome.fixed, "finding"),

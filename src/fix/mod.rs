@@ -65,7 +65,7 @@ pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, P
     let mut outcome = Outcome::default();
     let mut firsts: BTreeMap<PathBuf, (String, String)> = BTreeMap::new();
     let mut lasts: HashMap<PathBuf, String> = HashMap::new();
-    let mut refused: HashSet<(PathBuf, u32, u32, String)> = HashSet::new();
+    let mut refused: HashSet<RefusedEdit> = HashSet::new();
     let mut pass = lint(0);
     loop {
         let planned = plan(
@@ -126,6 +126,9 @@ pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, P
     (outcome, pass)
 }
 
+/// An edit that broke its file: (file, the text it replaces, its text).
+type RefusedEdit = (PathBuf, String, String);
+
 /// One file's text before and after a pass's fixes.
 struct FixedFile {
     name: String,
@@ -144,13 +147,20 @@ struct Planned {
 fn plan(
     pass: &Pass,
     unsafe_fixes: bool,
-    refused: &mut HashSet<(PathBuf, u32, u32, String)>,
+    refused: &mut HashSet<RefusedEdit>,
     notes: &mut Vec<String>,
 ) -> Planned {
     let sources = &pass.sources;
-    let edit_key = |edit: &Edit| -> Option<(PathBuf, u32, u32, String)> {
+    // An undone edit is known by its file, the text it replaces and the
+    // text it writes (not by offsets, which other fixes move).
+    let edit_key = |edit: &Edit| -> Option<RefusedEdit> {
         let path = normalize_path(&sources.path(edit.span.file)?);
-        Some((path, edit.span.start, edit.span.end, edit.content.clone()))
+        let replaced = sources
+            .get(edit.span.file)
+            .text
+            .get(edit.span.range())?
+            .to_string();
+        Some((path, replaced, edit.content.clone()))
     };
     let mut kept: Vec<(&Finding, &Fix)> = Vec::new();
     for finding in &pass.result.findings {
@@ -290,4 +300,193 @@ fn write_fixed(path: &Path, before: &str, after: &str) -> Result<(), String> {
         let _ = std::fs::remove_file(&aside);
         e.to_string()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::Edit;
+    use crate::rules;
+    use crate::source::{SourceFile, Span};
+
+    /// A file in a folder of its own, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(label: &str, text: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!(
+                "confvet-fix-{label}-{}-{:?}",
+                std::process::id(),
+                std::thread::current().id()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("a.yaml"), text).unwrap();
+            Scratch(dir)
+        }
+
+        fn file(&self) -> PathBuf {
+            self.0.join("a.yaml")
+        }
+
+        fn text(&self) -> String {
+            std::fs::read_to_string(self.file()).unwrap()
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A lint of the file that `fixes` reads: one finding per fix it
+    /// proposes on the text as it is now (read as a run reads it).
+    fn lint_with(
+        path: &Path,
+        fixes: impl Fn(&str, FileId) -> Vec<Fix>,
+    ) -> impl FnMut(usize) -> Pass {
+        let path = path.to_path_buf();
+        move |_| {
+            let sources = Sources::new();
+            let bytes = crate::source::read_limited(&path).unwrap();
+            let text = String::from_utf8(bytes).unwrap();
+            let id = sources.add(SourceFile::new(
+                "a.yaml".into(),
+                Some(path.clone()),
+                text.clone(),
+            ));
+            let findings = fixes(&text, id)
+                .into_iter()
+                .map(|fix| {
+                    let span = fix.edits[0].span;
+                    Finding::new(&rules::tekton::TRIGGER_LEGACY_PARAM, span, "legacy")
+                        .with_fix(Some(fix))
+                })
+                .collect();
+            let result = LintResult {
+                findings,
+                ..LintResult::default()
+            };
+            Pass { sources, result }
+        }
+    }
+
+    /// `$(params.` → `$(tt.params.` wherever it is.
+    fn legacy(text: &str, id: FileId) -> Vec<Fix> {
+        text.match_indices("$(params.")
+            .filter_map(|(at, _)| {
+                let edit = Edit::replace(Span::new(id, at + 2, at + 2), "tt.");
+                Fix::safe("write tt.", vec![edit])
+            })
+            .collect()
+    }
+
+    const WRITE: Options = Options {
+        unsafe_fixes: false,
+        write: true,
+    };
+
+    #[test]
+    fn fixes_are_written_and_the_loop_stops_when_none_is_left() {
+        let scratch = Scratch::new("done", "a: $(params.x) # keep\nb: $(params.y)\n");
+        let (outcome, last) = run(WRITE, lint_with(&scratch.file(), legacy));
+        assert_eq!(
+            scratch.text(),
+            "a: $(tt.params.x) # keep\nb: $(tt.params.y)\n"
+        );
+        assert_eq!(
+            (outcome.fixed, outcome.passes, outcome.converged),
+            (2, 1, true)
+        );
+        assert!(last.result.findings.is_empty());
+        assert_eq!(outcome.changes.len(), 1);
+        assert_eq!(
+            outcome.changes[0].before,
+            "a: $(params.x) # keep\nb: $(params.y)\n"
+        );
+    }
+
+    #[test]
+    fn a_fix_that_breaks_the_yaml_is_undone_and_said() {
+        let scratch = Scratch::new("broken", "a: $(params.x)\nb: [1]\n");
+        let breaking = |text: &str, id: FileId| {
+            let mut fixes = legacy(text, id);
+            if let Some(at) = text.find("[1]") {
+                fixes.extend(Fix::safe(
+                    "open",
+                    vec![Edit::replace(Span::new(id, at, at + 3), "[1")],
+                ));
+            }
+            fixes
+        };
+        let (outcome, _) = run(WRITE, lint_with(&scratch.file(), breaking));
+        assert_eq!(scratch.text(), "a: $(tt.params.x)\nb: [1]\n");
+        assert!(outcome.converged, "an undone fix is not tried again");
+        assert_eq!(outcome.notes.len(), 1, "{:?}", outcome.notes);
+        assert!(
+            outcome.notes[0].contains("a.yaml would no longer parse"),
+            "{:?}",
+            outcome.notes
+        );
+    }
+
+    #[test]
+    fn a_fix_that_comes_back_stops_after_the_last_pass() {
+        let scratch = Scratch::new("loop", "a: 1\n");
+        let again = |_: &str, id: FileId| {
+            Fix::safe("one more", vec![Edit::replace(Span::new(id, 0, 0), "#\n")])
+                .into_iter()
+                .collect()
+        };
+        let (outcome, _) = run(WRITE, lint_with(&scratch.file(), again));
+        assert!(!outcome.converged);
+        assert_eq!(outcome.passes, MAX_PASSES);
+        assert_eq!(
+            scratch.text(),
+            format!("{}a: 1\n", "#\n".repeat(MAX_PASSES))
+        );
+    }
+
+    #[test]
+    fn diff_mode_keeps_the_fixed_text_in_memory_only() {
+        let scratch = Scratch::new("diff", "a: $(params.x)\n");
+        let options = Options {
+            write: false,
+            ..WRITE
+        };
+        let (outcome, last) = run(options, lint_with(&scratch.file(), legacy));
+        assert_eq!(scratch.text(), "a: $(params.x)\n", "nothing written");
+        assert!(
+            last.result.findings.is_empty(),
+            "the next pass read the fixed text"
+        );
+        assert_eq!(outcome.changes[0].after, "a: $(tt.params.x)\n");
+        assert_eq!(
+            String::from_utf8(crate::source::read_limited(&scratch.file()).unwrap()).unwrap(),
+            "a: $(params.x)\n",
+            "reads see the disk again"
+        );
+    }
+
+    #[test]
+    fn a_file_changed_since_it_was_linted_is_not_written() {
+        let scratch = Scratch::new("raced", "a: $(params.x)\n");
+        let file = scratch.file();
+        let mut lint = lint_with(&file, legacy);
+        let mut first = true;
+        let (outcome, _) = run(WRITE, |pass| {
+            let linted = lint(pass);
+            if std::mem::take(&mut first) {
+                std::fs::write(&file, "a: $(params.x)\nb: 2\n").unwrap();
+            }
+            linted
+        });
+        assert_eq!(scratch.text(), "a: $(params.x)\nb: 2\n");
+        assert_eq!(outcome.fixed, 0);
+        assert!(
+            outcome.notes[0].contains("changed on disk"),
+            "{:?}",
+            outcome.notes
+        );
+    }
 }

@@ -9,11 +9,13 @@ rule!(
     INVALID_SUPPRESSION,
     "confvet/invalid-suppression",
     Syntax,
-    Warning
+    Warning,
+    fix = Safe
 );
 rule!(
     UNUSED_SUPPRESSION,
     "confvet/unused-suppression",
     Reference,
-    Warning
+    Warning,
+    fix = Safe
 );

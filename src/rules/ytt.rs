@@ -2,7 +2,13 @@
 
 use super::model::{Kind, Rule, Severity, rule};
 
-rule!(TYPE_MISMATCH, "ytt/type-mismatch", Type, Error);
+rule!(
+    TYPE_MISMATCH,
+    "ytt/type-mismatch",
+    Type,
+    Error,
+    fix = Unsafe
+);
 rule!(UNKNOWN_KEY, "ytt/unknown-key", UnknownKey, Error);
 rule!(VALIDATION, "ytt/validation", Validation, Error);
 rule!(TEMPLATE_FAIL, "ytt/template-fail", Validation, Error);
@@ -22,15 +28,23 @@ rule!(
     PACKAGE_SCHEMA_DRIFT,
     "ytt/package-schema-drift",
     Schema,
-    Error
+    Error,
+    fix = Safe
 );
-rule!(UNKNOWN_COMMENT, "ytt/unknown-comment", Syntax, Error);
+rule!(
+    UNKNOWN_COMMENT,
+    "ytt/unknown-comment",
+    Syntax,
+    Error,
+    fix = Safe
+);
 rule!(COMPAT, "ytt/compat", Compat, Warning);
 rule!(
     UNKNOWN_ANNOTATION,
     "ytt/unknown-annotation",
     Compat,
-    Warning
+    Warning,
+    fix = Unsafe
 );
 rule!(DEPRECATED, "ytt/deprecated", Deprecated, Warning);
 rule!(REMOVED, "ytt/removed", UnknownKey, Error);

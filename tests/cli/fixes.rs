@@ -203,3 +203,99 @@ fn every_fixture_is_fixed_as_its_snapshot_shows() {
         insta::assert_snapshot!(format!("fix_{name}"), snapshot);
     }
 }
+
+/// A copy of the fixture folder `name` of tests/fixes.
+fn fixture(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixes")
+        .join(name);
+    copy_case(&from, dir.path()).unwrap();
+    dir
+}
+
+#[test]
+fn fix_applies_safe_fixes_only_and_says_how_many_more_unsafe_ones_would() {
+    let dir = fixture("confvet-unused-suppression");
+    let before = texts(dir.path());
+    let fixed = run_in(dir.path(), &["lint", "--fix", "."]);
+    assert_eq!(fixed.code, 0, "only warnings are left: {}", fixed.stderr);
+    assert!(
+        fixed.stderr.contains("confvet: fixed 2 findings in 1 file"),
+        "{}",
+        fixed.stderr
+    );
+    assert!(
+        fixed.stdout.ends_with(
+            "0 errors, 2 warnings in 1 file (1 suppressed)\n2 fixable with --unsafe-fixes\n"
+        ),
+        "{}",
+        fixed.stdout
+    );
+    let after = texts(dir.path());
+    assert_ne!(after, before);
+    assert!(
+        after["task.yaml"].contains("# confvet: ignore[tekton/param-reference] a shell comment")
+    );
+    // What the cache kept of the fixed files is what a cold run sees.
+    let warm = run_in(dir.path(), &["lint", "--format", "json", "."]);
+    let cold = run_in(dir.path(), &["lint", "--no-cache", "--format", "json", "."]);
+    assert_eq!(warm.stdout, cold.stdout);
+    let unsafe_too = run_in(dir.path(), &["lint", "--fix", "--unsafe-fixes", "."]);
+    assert!(
+        unsafe_too.stdout.starts_with("no problems in 1 file"),
+        "{}",
+        unsafe_too.stdout
+    );
+}
+
+#[test]
+fn diff_with_nothing_to_fix_prints_nothing_and_exits_zero() {
+    let dir = TempDir::new("nothing-to-fix");
+    dir.write("task.yaml", "apiVersion: tekton.dev/v1\nkind: Task\nmetadata:\n  name: t\nspec:\n  steps:\n  - image: bash\n");
+    let run = run_in(dir.path(), &["lint", "--diff", "."]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    assert_eq!(run.stderr, "confvet: nothing to fix\n");
+}
+
+#[test]
+fn fix_and_diff_refuse_standard_input_and_a_baseline_update() {
+    let dir = fixture("tekton-trigger-legacy-param");
+    for flag in ["--fix", "--diff"] {
+        let run = crate::common::run_stdin(
+            dir.path(),
+            &[
+                "lint",
+                flag,
+                "-",
+                "--stdin-filename",
+                "trigger-template.yaml",
+            ],
+            "kind: Task\n",
+        );
+        assert_eq!(run.code, 2, "{flag}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("do not read standard input"),
+            "{}",
+            run.stderr
+        );
+        let run = run_in(
+            dir.path(),
+            &[
+                "lint",
+                flag,
+                "--baseline",
+                "b.json",
+                "--update-baseline",
+                ".",
+            ],
+        );
+        assert_eq!(run.code, 2, "{flag}: {}", run.stderr);
+    }
+    assert_eq!(
+        texts(dir.path()).len(),
+        1,
+        "nothing was written: {:?}",
+        texts(dir.path()).keys()
+    );
+}

@@ -748,11 +748,30 @@ fn the_bundled_examples_show_every_system() {
             "tekton/param-reference examples/tekton/build-task.yaml:29:21 declared: repository, tag",
             "tekton/missing-keys examples/tekton/pipeline.yaml:15:11 -",
             "tekton/result-reference examples/tekton/pipeline.yaml:22:37 declared: digest",
+            "tekton/trigger-legacy-param examples/tekton/trigger-template.yaml:20:20 write $(tt.params.revision)",
             "kubernetes/unknown-field examples/web/deployment.yml:20:9 did you mean `imagePullPolicy`?",
         ],
         "{report:#}"
     );
     assert_eq!(report["summary"]["units"], 4);
+}
+
+/// The quick start's `confvet lint --diff examples/`: the fixes shown, the
+/// examples left as they are.
+#[test]
+fn the_bundled_examples_show_their_fixes_without_changing() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let before = std::fs::read(root.join("examples/tekton/trigger-template.yaml")).unwrap();
+    let run = run_in(root, &["lint", "--no-cache", "--diff", "examples"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("+            value: $(tt.params.revision)   # Triggers before v0.8"),
+        "{}",
+        run.stdout
+    );
+    let after = std::fs::read(root.join("examples/tekton/trigger-template.yaml")).unwrap();
+    assert_eq!(before, after);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 mod cache;
 #[path = "../common/mod.rs"]
 mod common;
+mod fixes;
 mod kubernetes;
 mod kubevirt;
 mod renders;

@@ -15,10 +15,11 @@
 use super::schema::SchemaType;
 use super::schema::export::openapi;
 use crate::discover::DiscoveredFile;
+use crate::edit::{Edit, Fix};
 use crate::finding::Finding;
 use crate::rules;
 use crate::source::{Sources, Span, display_dir};
-use crate::yaml::{Node, Value, child};
+use crate::yaml::{MapItem, Node, Value, child, item};
 use serde_json::Value as J;
 use std::path::{Path, PathBuf};
 
@@ -71,7 +72,9 @@ pub fn check(packages: &[DiscoveredFile], context: &DriftContext<'_>) -> Vec<Fin
             let Some(spec) = child(&doc.value, "spec") else {
                 continue;
             };
-            let Some(stored) = child(spec, "valuesSchema").and_then(|v| child(v, "openAPIv3"))
+            let Some(stored_item) = child(spec, "valuesSchema")
+                .and_then(|v| item(v, "openAPIv3"))
+                .filter(|i| !i.value.is_null())
             else {
                 continue;
             };
@@ -84,7 +87,7 @@ pub fn check(packages: &[DiscoveredFile], context: &DriftContext<'_>) -> Vec<Fin
             let Some((_, export)) = context.exports.iter().find(|(r, _)| *r == root) else {
                 continue;
             };
-            if let Some(finding) = compare(stored, export, &root, context) {
+            if let Some(finding) = compare(stored_item, export, &root, context) {
                 findings.push(finding);
             }
         }
@@ -228,11 +231,12 @@ impl SchemaExport {
 }
 
 fn compare(
-    stored: &Node,
+    stored_item: &MapItem,
     export: &SchemaExport,
     root: &Path,
     context: &DriftContext<'_>,
 ) -> Option<Finding> {
+    let stored = &stored_item.value;
     let stored_json = crate::yaml::emit::to_json(stored);
     let with_rules = mentions_rules(&stored_json);
     let expected = if with_rules {
@@ -241,6 +245,12 @@ fn compare(
         export.ytt_compatible.clone()?
     };
     let (span, problem) = first_difference(stored, &expected, "", true)?;
+    let fix = rewrite_fix(
+        stored_item,
+        &stored_json,
+        (&expected, with_rules),
+        context.sources,
+    );
     let dir = display_dir(root, context.cwd);
     let flag = if with_rules { "" } else { " --ytt-compatible" };
     Some(
@@ -253,8 +263,112 @@ fn compare(
         .with_related(export.span, "the package's schema starts here")
         .with_help(format!(
             "run `confvet schema {dir}{flag}` and copy its `components.schemas.dataValues` into spec.valuesSchema.openAPIv3"
-        )),
+        ))
+        .with_fix(fix),
     )
+}
+
+/// Write `expected` (with the documentation keys the Package adds at the
+/// top) over the value of `openAPIv3:`, as block YAML indented where the
+/// value sits: the key's line and everything after the value stay. Only
+/// for a block map in plain YAML: a value with ytt annotations is made by
+/// template code, and one with anchors or aliases shares text with other
+/// places; comments inside the value would be lost, so that rewrite is
+/// only shown.
+fn rewrite_fix(
+    stored_item: &MapItem,
+    stored_json: &J,
+    (expected, with_rules): (&J, bool),
+    sources: &Sources,
+) -> Option<Fix> {
+    let stored = &stored_item.value;
+    let file = sources.get(stored.span.file);
+    let text = file.text.as_str();
+    let (start, end) = (stored.span.start as usize, stored.span.end as usize);
+    let between = text.get(stored_item.key_span.end as usize..start)?;
+    let line_start = text[..start].rfind('\n').map_or(0, |at| at + 1);
+    let indent = &text[line_start..start];
+    // To the end of the value's last line, so a comment there goes with it.
+    let end = start + text.get(start..end)?.trim_end().len();
+    let end = text[end..].find('\n').map_or(text.len(), |at| end + at);
+    let body = text.get(start..end)?.trim_end();
+    let is_block_map = matches!(stored.value, Value::Map(_))
+        && between.contains('\n')
+        && indent.bytes().all(|b| b == b' ')
+        && !body.starts_with('{');
+    if !is_block_map || body.contains("#@") || has_anchor_or_alias(body) {
+        return None;
+    }
+    let mut wanted = expected.clone();
+    if let (J::Object(wanted_keys), J::Object(stored_keys)) = (&mut wanted, stored_json) {
+        let docs = stored_keys.iter().filter(|(key, _)| {
+            ROOT_DOCS.contains(&key.as_str()) && !wanted_keys.contains_key(*key)
+        });
+        let mut merged: serde_json::Map<String, J> = docs
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        merged.extend(std::mem::take(wanted_keys));
+        *wanted_keys = merged;
+    }
+    let yaml = crate::yaml::emit::to_yaml(&openapi::json_node(&wanted));
+    if !reads_back_in_sync(&yaml, &wanted, (expected, with_rules)) {
+        return None;
+    }
+    let block: Vec<String> = yaml
+        .lines()
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("{indent}{line}")
+            }
+        })
+        .collect();
+    let edit = Edit::replace(
+        Span::new(stored.span.file, line_start, start + body.len()),
+        block.join("\n"),
+    );
+    let message = "write the package's schema export into spec.valuesSchema.openAPIv3";
+    let has_comments = stored.any_item_comments(&|comments| !comments.is_empty())
+        || body.contains(" #")
+        || body.lines().any(|line| line.trim_start().starts_with('#'));
+    // A template file may compute or overlay the value the fix writes over.
+    let is_template = text.contains("#@");
+    if has_comments || is_template {
+        Fix::display_only(message, vec![edit])
+    } else {
+        Fix::safe(message, vec![edit])
+    }
+}
+
+/// Whether the YAML text anchors (`&name`) or aliases (`*name`) a node.
+/// Errs towards yes: an indicator at the start of any word counts.
+fn has_anchor_or_alias(body: &str) -> bool {
+    let bytes = body.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        let starts_word = at == 0 || b" \t\n:-[{,".contains(&bytes[at - 1]);
+        let names = bytes
+            .get(at + 1)
+            .is_some_and(|n| n.is_ascii_alphanumeric() || *n == b'_' || *n == b'-');
+        (b == b'&' || b == b'*') && starts_word && names
+    })
+}
+
+/// Whether `yaml` reads back as `wanted` and the drift check finds nothing
+/// in it (compared with the same export, so with rules only if it still
+/// mentions them): the fix must end the finding it is made for.
+fn reads_back_in_sync(yaml: &str, wanted: &J, (expected, with_rules): (&J, bool)) -> bool {
+    let options = crate::yaml::ParseOptions::default();
+    let Ok(set) = crate::yaml::parse_file(crate::source::FileId(0), yaml, &options) else {
+        return false;
+    };
+    let [doc] = set.docs.as_slice() else {
+        return false;
+    };
+    let read = crate::yaml::emit::to_json(&doc.value);
+    read == *wanted
+        && mentions_rules(&read) == with_rules
+        && first_difference(&doc.value, expected, "", true).is_none()
 }
 
 fn mentions_rules(value: &J) -> bool {
@@ -332,5 +446,100 @@ fn first_difference(
                 )
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceFile;
+    use serde_json::json;
+
+    const PACKAGE: &str = "apiVersion: data.packaging.carvel.dev/v1alpha1
+kind: Package
+spec:
+  valuesSchema:
+    openAPIv3: # copied from the export
+      title: web values
+      type: object
+      additionalProperties: false
+      properties:
+        replicas:
+          type: integer
+          default: 1
+  # the bundle
+  template: {}
+";
+
+    fn expected() -> J {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "replicas": {"type": "integer", "default": 2},
+                "image": {"type": "string", "default": "web:1.0"}
+            }
+        })
+    }
+
+    /// The fix for the Package `text` whose schema should be `expected`.
+    fn fix_of(text: &str, expected: &J) -> Option<(Fix, String)> {
+        let sources = Sources::new();
+        let id = sources.add(SourceFile::new("package.yml".into(), None, text.into()));
+        let set = crate::yaml::parse_file(id, text, &Default::default()).unwrap();
+        let spec = child(&set.docs[0].value, "spec").unwrap();
+        let stored_item = item(child(spec, "valuesSchema").unwrap(), "openAPIv3").unwrap();
+        let stored_json = crate::yaml::emit::to_json(&stored_item.value);
+        let fix = rewrite_fix(stored_item, &stored_json, (expected, false), &sources)?;
+        let edits: Vec<&Edit> = fix.edits.iter().collect();
+        let fixed = crate::edit::apply_edits(text, &edits);
+        Some((fix, fixed))
+    }
+
+    #[test]
+    fn the_value_is_rewritten_in_place_keeping_the_root_docs() {
+        let (fix, fixed) = fix_of(PACKAGE, &expected()).unwrap();
+        assert_eq!(fix.applicability, crate::edit::Applicability::Safe);
+        assert_eq!(
+            fixed,
+            "apiVersion: data.packaging.carvel.dev/v1alpha1
+kind: Package
+spec:
+  valuesSchema:
+    openAPIv3: # copied from the export
+      title: web values
+      type: object
+      additionalProperties: false
+      properties:
+        replicas:
+          type: integer
+          default: 2
+        image:
+          type: string
+          default: web:1.0
+  # the bundle
+  template: {}
+"
+        );
+    }
+
+    #[test]
+    fn a_value_with_comments_or_in_a_template_is_only_shown() {
+        let commented = PACKAGE.replace("          default: 1", "          default: 1 # was 2");
+        let (fix, _) = fix_of(&commented, &expected()).unwrap();
+        assert_eq!(fix.applicability, crate::edit::Applicability::DisplayOnly);
+        let template = format!("#@ load(\"@ytt:data\", \"data\")\n{PACKAGE}");
+        let (fix, _) = fix_of(&template, &expected()).unwrap();
+        assert_eq!(fix.applicability, crate::edit::Applicability::DisplayOnly);
+    }
+
+    #[test]
+    fn no_fix_for_flow_annotated_or_anchored_values() {
+        let flow = "kind: Package\nspec:\n  valuesSchema:\n    openAPIv3: {type: object}\n";
+        assert!(fix_of(flow, &expected()).is_none());
+        let annotated = PACKAGE.replace("default: 1", "default: #@ data.values.replicas");
+        assert!(fix_of(&annotated, &expected()).is_none());
+        let anchored = PACKAGE.replace("replicas:\n", "replicas: &replicas\n");
+        assert!(fix_of(&anchored, &expected()).is_none());
     }
 }

@@ -31,6 +31,7 @@ pub mod overlay;
 mod package;
 mod package_size;
 pub mod path;
+mod quoting;
 pub mod render;
 pub mod rule;
 pub mod scenarios;
@@ -214,7 +215,8 @@ pub(crate) fn check_package_exporting(
                         comment.text
                     ),
                 )
-                .with_help("write `#!` for a comment in a ytt file, or pass --ignore-unknown-comments as ytt users do"),
+                .with_help("write `#!` for a comment in a ytt file, or pass --ignore-unknown-comments as ytt users do")
+                .with_fix(ytt_comments_fix(&source.text, set)),
             );
             if is_schema_file {
                 // What printed before ytt stops.
@@ -325,11 +327,16 @@ pub(crate) fn check_package_exporting(
         )
         .collect();
     findings.append(&mut step_findings);
+    let written = quoting::WrittenValues {
+        sources,
+        files: value_docs.iter().map(|doc| doc.span.file).collect(),
+    };
     for &(node, starts_at, comments, mode) in &sources_in_order {
         let mut step = Vec::new();
         if let Some(ty) = &schema {
             let mut checker = TypeChecker {
                 findings: &mut step,
+                written: None,
             };
             if !checker.fits_document(node, starts_at, ty) {
                 findings.append(&mut step);
@@ -365,6 +372,7 @@ pub(crate) fn check_package_exporting(
             };
             TypeChecker {
                 findings: &mut step,
+                written: Some(&written),
             }
             .check(values, root_at.unwrap_or(at), ty, &DataPath::root());
         }
@@ -661,4 +669,22 @@ fn build_schema(
         .document_type(&merged)
         .map(Some)
         .ok_or(())
+}
+
+/// Every plain `#` comment of a schema or data-values file written `#!`, at
+/// once (ytt stops at the first, so one at a time would take a pass each):
+/// safe, since each stays a comment, now one ytt reads as such.
+fn ytt_comments_fix(text: &str, set: &crate::yaml::DocumentSet) -> Option<crate::finding::Fix> {
+    let edits = package::plain_comments(set)
+        .into_iter()
+        .filter(|c| text.as_bytes().get(c.span.start as usize) == Some(&b'#'))
+        .map(|c| {
+            let after_hash = c.span.start as usize + 1;
+            crate::finding::Edit::replace(
+                crate::source::Span::new(c.span.file, after_hash, after_hash),
+                "!",
+            )
+        })
+        .collect();
+    crate::finding::Fix::safe("write `#!` for each plain `#` comment", edits)
 }

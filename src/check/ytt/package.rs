@@ -36,6 +36,14 @@ pub(super) fn all_comments(set: &DocumentSet) -> Vec<&crate::yaml::Comment> {
 
 /// The first plain `#` comment of a file, which ytt rejects in a templated
 /// file unless `--ignore-unknown-comments` is given.
+/// Every plain `#` comment of a file, in order.
+pub(super) fn plain_comments(set: &DocumentSet) -> Vec<&crate::yaml::Comment> {
+    all_comments(set)
+        .into_iter()
+        .filter(|c| c.kind == crate::yaml::CommentKind::Plain)
+        .collect()
+}
+
 pub(super) fn first_plain_comment(set: &DocumentSet) -> Option<&crate::yaml::Comment> {
     all_comments(set)
         .into_iter()

@@ -8,9 +8,11 @@ use super::engine::Code;
 use super::overlay::explain;
 use super::overlay::merge_mode::MergeMode;
 use super::path::DataPath;
+use super::quoting::WrittenValues;
 use super::schema::{SchemaType, TypeKind, fill_defaults};
 use super::starlark::star_nodes::node_to_star;
 use super::starlark::{StarValue, eval_annotation_args};
+use crate::edit::Fix;
 use crate::finding::Finding;
 use crate::rules;
 use crate::source::Span;
@@ -498,6 +500,8 @@ fn map_value(node: &Node, key: &str) -> Option<String> {
 /// merge step, and fills in defaults.
 pub struct TypeChecker<'a> {
     pub findings: &'a mut Vec<Finding>,
+    /// Where values were written, for the fixes that quote or unquote them.
+    pub written: Option<&'a WrittenValues<'a>>,
 }
 
 impl TypeChecker<'_> {
@@ -513,6 +517,7 @@ impl TypeChecker<'_> {
                     "null",
                     path,
                     node,
+                    None,
                 );
             }
             return;
@@ -559,12 +564,14 @@ impl TypeChecker<'_> {
             (Value::Scalar(scalar), kind) if kind.accepts_scalar(&scalar.resolved) => {}
             _ => {
                 let shown = node.clone();
+                let fix = self.written.and_then(|w| w.fix(&shown, &ty.kind));
                 self.mismatch(
                     super::validate::value_span(node, at),
                     ty,
                     found,
                     path,
                     &shown,
+                    fix,
                 );
             }
         }
@@ -585,13 +592,23 @@ impl TypeChecker<'_> {
                 _ => false,
             };
         if !fits {
-            self.mismatch(at, ty, node.type_name(), &DataPath::root(), node);
+            self.mismatch(at, ty, node.type_name(), &DataPath::root(), node, None);
         }
         fits
     }
 
-    /// A value of the wrong type, reported at `at`.
-    fn mismatch(&mut self, at: Span, ty: &SchemaType, found: &str, path: &DataPath, node: &Node) {
+    /// A value of the wrong type, reported at `at`, with the fix that
+    /// quoting or unquoting it is when that is all it takes.
+    #[allow(clippy::too_many_arguments)]
+    fn mismatch(
+        &mut self,
+        at: Span,
+        ty: &SchemaType,
+        found: &str,
+        path: &DataPath,
+        node: &Node,
+        fix: Option<Fix>,
+    ) {
         let shown = match node.as_scalar() {
             Some(s) if !s.text.is_empty() && found != "null" => {
                 format!("{found} ({})", truncate(&s.text))
@@ -611,7 +628,8 @@ impl TypeChecker<'_> {
             )
             .with_path(path.to_string())
             .with_label(format!("found {found}"))
-            .with_related(ty.span, format!("declared as {} here", ty.kind.name())),
+            .with_related(ty.span, format!("declared as {} here", ty.kind.name()))
+            .with_fix(fix),
         );
     }
 }

@@ -7,6 +7,7 @@ use super::super::engine::Code;
 use super::super::rule::{Validation, parse_validation};
 use super::super::starlark::{CallArgs, StarValue};
 use super::types::TypeDocs;
+use crate::edit::{Edit, Fix};
 use crate::finding::Finding;
 use crate::rules;
 use crate::source::Span;
@@ -58,6 +59,62 @@ impl SchemaBuilder<'_> {
     }
 }
 
+/// Rename `@schema/<short>` to the one known annotation within two edits
+/// of it. Unsafe: ytt then acts on an annotation it ignored.
+fn annotation_rename_fix(comment: &Comment, short: &str, known: &[String]) -> Option<Fix> {
+    let near = crate::suggest::within(short, known, 2)?;
+    let others: Vec<String> = known.iter().filter(|k| **k != near).cloned().collect();
+    if crate::suggest::within(short, &others, 2).is_some() {
+        return None;
+    }
+    // The name as written right after `#@` (the comment's text is its
+    // source after `#`).
+    let name = format!("schema/{short}");
+    let start = comment.span.start as usize + 2;
+    let written = comment.text.starts_with(&format!("@{name}"))
+        && comment.span.range().len() > name.len() + 1;
+    if !written {
+        return None;
+    }
+    let span = Span::new(comment.span.file, start, start + name.len());
+    Fix::unsafe_(
+        format!("write @schema/{near}"),
+        vec![Edit::replace(span, format!("schema/{near}"))],
+    )
+}
+
+/// Whether the annotation `comment` becomes under the rename `fix` is read
+/// without an error: a rename that makes ytt fail (`@schema/example "x"`
+/// to `@schema/examples "x"`, which wants (description, value) tuples)
+/// is no repair.
+fn renamed_reads(
+    builder: &SchemaBuilder<'_>,
+    comment: &Comment,
+    fix: &Fix,
+    owner: Span,
+    scope: Scope,
+) -> bool {
+    let crate::yaml::CommentKind::Annotation { args, .. } = &comment.kind else {
+        return false;
+    };
+    let Some(name) = fix.edits.first().map(|edit| edit.content.clone()) else {
+        return false;
+    };
+    let renamed = Comment {
+        kind: crate::yaml::CommentKind::Annotation {
+            name,
+            args: args.clone(),
+        },
+        ..comment.clone()
+    };
+    let mut errors = Vec::new();
+    let mut trial = SchemaBuilder {
+        findings: &mut errors,
+        code: builder.code,
+    };
+    SchemaAnnotations::read(&mut trial, &[renamed], owner, scope).is_some() && errors.is_empty()
+}
+
 /// The annotations on one schema node, checked.
 pub(super) struct SchemaAnnotations {
     pub(super) is_any: bool,
@@ -102,7 +159,9 @@ impl SchemaAnnotations {
                 if let Some(near) = crate::suggest::did_you_mean(short, &known) {
                     finding = finding.with_help(format!("did you mean @schema/{near}?"));
                 }
-                builder.findings.push(finding);
+                let fix = annotation_rename_fix(comment, short, &known)
+                    .filter(|fix| renamed_reads(builder, comment, fix, owner, scope));
+                builder.findings.push(finding.with_fix(fix));
                 continue;
             }
             if scope.in_any && short != "validation" {
@@ -284,5 +343,59 @@ fn single_string(call: &CallArgs) -> Option<String> {
     match (call.positional.as_slice(), call.named.is_empty()) {
         ([StarValue::Str(text)], true) => Some(text.clone()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    /// The text after the rename fix of the first annotation of `text`.
+    fn renamed(text: &str) -> Option<String> {
+        let set = crate::yaml::parse_file(FileId(0), text, &Default::default()).unwrap();
+        let crate::yaml::Value::Map(items) = &set.docs[0].value.value else {
+            panic!("a map");
+        };
+        let comment = &items[0].comments[0];
+        let crate::yaml::CommentKind::Annotation { name, .. } = &comment.kind else {
+            panic!("an annotation");
+        };
+        let known: Vec<String> = SCHEMA_ANNOTATIONS.iter().map(|a| a.to_string()).collect();
+        let short = name.strip_prefix("schema/").unwrap();
+        let fix = annotation_rename_fix(comment, short, &known)?;
+        assert_eq!(fix.applicability, crate::edit::Applicability::Unsafe);
+        let edits: Vec<&Edit> = fix.edits.iter().collect();
+        Some(crate::edit::apply_edits(text, &edits))
+    }
+
+    #[test]
+    fn a_near_annotation_name_is_renamed_keeping_its_arguments() {
+        assert_eq!(
+            renamed(
+                "#@data/values-schema\n---\n#@schema/example (\"one\", 1)\nreplicas: 1 #! pods\n"
+            )
+            .as_deref(),
+            Some(
+                "#@data/values-schema\n---\n#@schema/examples (\"one\", 1)\nreplicas: 1 #! pods\n"
+            )
+        );
+        assert_eq!(
+            renamed("#@data/values-schema\n---\n#@schema/nulable\ntls: {}\n").as_deref(),
+            Some("#@data/values-schema\n---\n#@schema/nullable\ntls: {}\n")
+        );
+    }
+
+    #[test]
+    fn no_rename_when_no_or_two_names_are_near() {
+        assert_eq!(
+            renamed("#@data/values-schema\n---\n#@schema/description \"pods\"\nreplicas: 1\n"),
+            None
+        );
+        // `tipe` is one edit from `type` and two from `title`.
+        assert_eq!(
+            renamed("#@data/values-schema\n---\n#@schema/tipe\nreplicas: 1\n"),
+            None
+        );
     }
 }
