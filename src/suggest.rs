@@ -41,13 +41,47 @@ pub fn within(key: &str, candidates: &[String], max: usize) -> Option<String> {
 }
 
 /// The only one of `candidates` within `max` edits of `key` (a rename a fix
-/// may make): None when none is, or when two are and either could be meant.
+/// may make), edits counted exactly, case included (Kubernetes field names,
+/// where `Port` and `port` differ): None when none is, or when two are and
+/// either could be meant. [`sole_within`] is the Tekton one, which reads
+/// names as [`within`] does.
 pub fn only_within<'a>(key: &str, candidates: &'a [String], max: usize) -> Option<&'a String> {
     let mut near = candidates
         .iter()
         .filter(|c| c.as_str() != key && levenshtein(key, c) <= max);
     let only = near.next()?;
     near.next().is_none().then_some(only)
+}
+
+/// The one name of `candidates` within `max` edits of `key` (measured as
+/// [`within`] does), or None when none is or several are: a rename may only
+/// be offered when the nearness picks a single name.
+pub fn sole_within(key: &str, candidates: &[String], max: usize) -> Option<String> {
+    let normalized = |s: &str| s.to_lowercase().replace(['-', '_'], "");
+    let length = key.chars().count();
+    let mut found: Option<&String> = None;
+    for c in candidates {
+        if c == key || found == Some(c) {
+            continue;
+        }
+        let other = c.chars().count();
+        // More than `max` apart in length is more than `max` edits.
+        if length.abs_diff(other) > max {
+            continue;
+        }
+        let distance = if normalized(c) == normalized(key) {
+            0
+        } else {
+            levenshtein(key, c)
+        };
+        if distance <= max && distance < length.min(other) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(c);
+        }
+    }
+    found.cloned()
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {
@@ -112,5 +146,24 @@ mod tests {
         assert_eq!(only_within("imagePullPolicy", &fields, 2), None);
         let ports = vec!["port".to_string(), "ports".to_string()];
         assert_eq!(only_within("prts", &ports, 2), None, "two within reach");
+    }
+
+    #[test]
+    fn a_sole_near_name_is_one_and_only_one() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let declared = names(&["revision", "url"]);
+        assert_eq!(
+            sole_within("revison", &declared, 2).as_deref(),
+            Some("revision")
+        );
+        assert_eq!(sole_within("branch", &declared, 2), None);
+        let two = names(&["image-url", "image-uri"]);
+        assert_eq!(sole_within("image-ur", &two, 2), None);
+        let repeated = names(&["source", "source"]);
+        assert_eq!(
+            sole_within("sourc", &repeated, 2).as_deref(),
+            Some("source")
+        );
+        assert_eq!(sole_within("source", &repeated, 2), None);
     }
 }

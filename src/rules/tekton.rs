@@ -32,15 +32,28 @@ rule!(
 );
 rule!(ENUM_DEFAULT, "tekton/enum-default", Validation, Error);
 rule!(ENUM, "tekton/enum", Validation, Error);
-rule!(PARAM_REFERENCE, "tekton/param-reference", Reference, Error);
+rule!(
+    PARAM_REFERENCE,
+    "tekton/param-reference",
+    Reference,
+    Error,
+    fix = Unsafe
+);
 rule!(PARAM_TYPE, "tekton/param-type", Type, Error);
 rule!(BINDING_TYPE, "tekton/binding-type", Type, Error);
-rule!(MISSING_PARAM, "tekton/missing-param", Validation, Error);
+rule!(
+    MISSING_PARAM,
+    "tekton/missing-param",
+    Validation,
+    Error,
+    fix = Unsafe
+);
 rule!(
     UNKNOWN_BINDING,
     "tekton/unknown-binding",
     Reference,
-    Warning
+    Warning,
+    fix = Unsafe
 );
 rule!(MISSING_KEYS, "tekton/missing-keys", Validation, Error);
 rule!(
@@ -53,7 +66,8 @@ rule!(
     RESULT_REFERENCE,
     "tekton/result-reference",
     Reference,
-    Error
+    Error,
+    fix = Unsafe
 );
 rule!(RESULT_TYPE, "tekton/result-type", Type, Error);
 rule!(PIPELINE_RESULT, "tekton/pipeline-result", Validation, Error);
@@ -73,13 +87,15 @@ rule!(
     TRIGGER_PARAM_REFERENCE,
     "tekton/trigger-param-reference",
     Reference,
-    Error
+    Error,
+    fix = Unsafe
 );
 rule!(
     TRIGGER_MISSING_PARAM,
     "tekton/trigger-missing-param",
     Validation,
-    Error
+    Error,
+    fix = Unsafe
 );
 rule!(
     TRIGGER_DUPLICATE_PARAM,
@@ -104,9 +120,22 @@ rule!(
     WORKSPACE_REFERENCE,
     "tekton/workspace-reference",
     Reference,
-    Error
+    Error,
+    fix = Unsafe
 );
-rule!(RUN_AFTER, "tekton/run-after", Reference, Error);
+rule!(
+    RUN_AFTER,
+    "tekton/run-after",
+    Reference,
+    Error,
+    fix = Unsafe
+);
 rule!(CYCLE, "tekton/cycle", Validation, Error);
-rule!(VOLUME_MOUNT, "tekton/volume-mount", Reference, Warning);
+rule!(
+    VOLUME_MOUNT,
+    "tekton/volume-mount",
+    Reference,
+    Warning,
+    fix = Unsafe
+);
 rule!(DUPLICATE_ENV, "tekton/duplicate-env", Validation, Warning);

@@ -14,9 +14,10 @@
 //! finally task fails. `validateFinalTasks` rejects `runAfter` in finally.
 
 use super::ctx::Ctx;
-use super::hints::Hints;
+use super::hints::{Help, Hints};
 use super::model::items;
 use super::refs::exprs;
+use super::rename::crowded;
 use crate::rules;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
@@ -173,13 +174,27 @@ impl Ctx<'_> {
                         "pipeline task \"{task}\" runs after \"{name}\", a finally task: finally tasks run after every task of `tasks`, which cannot wait for them"
                     );
                     let rel = vec![(fspan, "finally task declared here".to_string())];
-                    self.report(&rules::tekton::RUN_AFTER, r.span, &rp, msg, rel, None);
+                    self.report(
+                        &rules::tekton::RUN_AFTER,
+                        r.span,
+                        &rp,
+                        msg,
+                        rel,
+                        Help::default(),
+                    );
                 } else {
                     let msg = format!(
                         "pipeline task \"{task}\" runs after \"{name}\", but the pipeline has no task \"{name}\""
                     );
                     let rel = vec![(tasks_site, "pipeline tasks declared here".to_string())];
-                    let help = hints.suggest(name, &names);
+                    let near = hints.nearest(name, &names);
+                    // Renamed to a task it runs after already, the entry
+                    // would be given twice.
+                    let twice = near
+                        .as_deref()
+                        .is_some_and(|n| crowded(child(t, "runAfter"), name, n));
+                    let rivals: &[String] = if twice { &[] } else { &names };
+                    let help = self.rename_help(r.span, name, near, rivals);
                     self.report(&rules::tekton::RUN_AFTER, r.span, &rp, msg, rel, help);
                 }
             }
@@ -217,7 +232,14 @@ impl Ctx<'_> {
                 "finally tasks run after every task of `tasks`".to_string(),
             )];
             let p = format!("{path}.finally[{i}].runAfter");
-            self.report(&rules::tekton::RUN_AFTER, it.key_span, &p, msg, rel, None);
+            self.report(
+                &rules::tekton::RUN_AFTER,
+                it.key_span,
+                &p,
+                msg,
+                rel,
+                Help::default(),
+            );
         }
         // Tekton rejects repeated task names first; which task a name then
         // means is not defined.
@@ -260,7 +282,14 @@ impl Ctx<'_> {
                 .collect();
             let span = item(tasks[first], "name").map_or(tasks[first].span, |it| it.value.span);
             let p = format!("{path}.tasks[{first}].name");
-            self.report(&rules::tekton::CYCLE, span, &p, msg, related, None);
+            self.report(
+                &rules::tekton::CYCLE,
+                span,
+                &p,
+                msg,
+                related,
+                Help::default(),
+            );
         }
     }
 }

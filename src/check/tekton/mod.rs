@@ -17,6 +17,7 @@ mod model;
 pub mod pac;
 pub mod pac_text;
 mod refs;
+mod rename;
 mod runtime;
 mod syntax;
 mod triggers;

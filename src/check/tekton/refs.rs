@@ -4,6 +4,7 @@
 
 use super::ctx::{Ctx, ExprOffsets};
 use super::model::{Cx, Param, Scope, Tasks, Ty};
+use super::rename::rename_fix;
 pub(super) use super::syntax::{
     PRef, exprs, is_result_ref, isolated_body, parse_param_ref, strip_selector,
 };
@@ -24,6 +25,16 @@ pub(super) struct Verdict {
     help: Option<String>,
     /// T1: the param named is not in scope (a run may still pass it).
     unbound: Option<String>,
+    /// The undeclared name the help proposes a declared one for.
+    rename: Option<Rename>,
+}
+
+/// An undeclared name, the declared name the help proposes instead, and
+/// every declared name it could mean.
+struct Rename {
+    name: String,
+    near: String,
+    rivals: Vec<String>,
 }
 
 impl Verdict {
@@ -33,6 +44,7 @@ impl Verdict {
             message,
             help: None,
             unbound: None,
+            rename: None,
         })
     }
 
@@ -46,7 +58,8 @@ impl Verdict {
     ) -> Option<Verdict> {
         let mut declared: Vec<String> = declared.into_iter().cloned().collect();
         declared.sort();
-        let help = match crate::suggest::did_you_mean(name, &declared) {
+        let near = crate::suggest::did_you_mean(name, &declared);
+        let help = match &near {
             Some(near) => format!("did you mean \"{near}\"?"),
             None if declared.is_empty() => "nothing is declared here".to_string(),
             None => format!("declared: {}", declared.join(", ")),
@@ -56,6 +69,11 @@ impl Verdict {
             message,
             help: Some(help),
             unbound: None,
+            rename: near.map(|near| Rename {
+                name: name.to_string(),
+                near,
+                rivals: declared,
+            }),
         })
     }
 }
@@ -451,7 +469,12 @@ impl Ctx<'_> {
             };
             let span = self.expr_span(n, off);
             let rule = v.rule;
-            let finding = Finding::new(v.rule, span, v.message);
+            // The help's name, unless a typo check proposes another.
+            let fix = v
+                .rename
+                .filter(|r| typo.as_ref().is_none_or(|t| *t == r.near))
+                .and_then(|r| rename_fix(self.sources, span, &r.name, &r.near, &r.rivals));
+            let finding = Finding::new(v.rule, span, v.message).with_fix(fix);
             let mut finding = Finding {
                 help: v.help,
                 ..finding.with_path(path.to_string())

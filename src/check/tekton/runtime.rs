@@ -9,7 +9,7 @@
 //! finding that needs it.
 
 use super::ctx::Ctx;
-use super::hints::Hints;
+use super::hints::{Help, Hints};
 use super::model::{Doc, Docs, items, map_keys};
 use super::workspaces::{
     Callee, Caller, Names, PipelineWorkspaces, Propagated, WsDecls, decl_site,
@@ -25,7 +25,8 @@ use std::rc::Rc;
 type DeclCache<'n> = HashMap<*const Node, Rc<WsDecls<'n>>>;
 
 impl Ctx<'_> {
-    /// Record a finding with its related locations and did-you-mean help.
+    /// Record a finding with its related locations, did-you-mean help and
+    /// fix.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn report(
         &mut self,
@@ -34,13 +35,15 @@ impl Ctx<'_> {
         path: &str,
         message: String,
         related: Vec<(Span, String)>,
-        help: Option<String>,
+        help: Help,
     ) {
-        let mut f = Finding::new(rule, span, message).with_path(path.to_string());
+        let mut f = Finding::new(rule, span, message)
+            .with_path(path.to_string())
+            .with_fix(help.fix);
         for (s, m) in related {
             f = f.with_related(s, m);
         }
-        f.help = help;
+        f.help = help.text;
         self.out.push(f);
     }
 

@@ -13,6 +13,7 @@
 use super::ctx::Ctx;
 use super::model::{Doc, Docs, items, named, repositories, value_strings};
 use super::refs::exprs;
+use super::rename::rename_fix;
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Fix};
 use crate::rules;
@@ -136,6 +137,9 @@ fn distance(a: Option<&Path>, b: Option<&Path>) -> (usize, usize) {
     let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     (a.len() - common, b.len() - common)
 }
+
+/// Rename fixes looked for at one trigger.
+const MAX_RENAMES: usize = 20;
 
 /// A TriggerTemplate param declaration.
 struct TtParam {
@@ -284,7 +288,11 @@ impl Ctx<'_> {
             }
             let span = self.expr_span(n, off);
             let sorted = &declared.sorted;
-            let help = match crate::suggest::did_you_mean(name, sorted) {
+            let near = crate::suggest::did_you_mean(name, sorted);
+            let fix = near
+                .as_deref()
+                .and_then(|near| rename_fix(self.sources, span, name, near, sorted));
+            let help = match near {
                 Some(near) => format!("did you mean \"{near}\"?"),
                 None if sorted.is_empty() => "the TriggerTemplate declares no params".to_string(),
                 None => format!("declared: {}", sorted.join(", ")),
@@ -296,7 +304,8 @@ impl Ctx<'_> {
                     format!("undeclared param '$({body})': it must be declared in spec.params"),
                 )
                 .with_path(path.to_string())
-                .with_help(help),
+                .with_help(help)
+                .with_fix(fix),
             );
         }
     }
@@ -453,6 +462,7 @@ impl Ctx<'_> {
             .filter(|p| p.has_default || bound.contains_key(&p.name))
             .map(|p| p.name.as_str())
             .collect();
+        let mut renames = MAX_RENAMES;
         for p in &template.params {
             if !settled.insert(&p.name) {
                 continue;
@@ -471,10 +481,24 @@ impl Ctx<'_> {
             .with_path(site_path.clone())
             .with_related(p.span, "declared here without a default");
             if let Some(near) = crate::suggest::did_you_mean(&p.name, &names) {
+                // Each rename looks through every param and binding: a few
+                // per trigger keep the work linear.
+                let mut fix = None;
+                if renames > 0 {
+                    renames -= 1;
+                    fix = self.misspelled_trigger_binding(
+                        t,
+                        &template.params,
+                        &bound,
+                        &p.name,
+                        &near,
+                    );
+                }
                 f = f.with_help(format!(
                     "a binding gives \"{near}\"; $(tt.params.{}) stays as it is in the created resources",
                     p.name
                 ));
+                f = f.with_fix(fix);
             } else {
                 f = f.with_help(format!(
                     "$(tt.params.{}) stays as it is in the created resources",
@@ -483,6 +507,41 @@ impl Ctx<'_> {
             }
             self.out.push(f);
         }
+    }
+
+    /// The fix of template param `missing`, which no binding of trigger
+    /// `t` gives, when the binding nearest it (`near`, of the `bound`
+    /// names) is a misspelling of it: the one bound name the template does
+    /// not declare within two edits of it, given inline by this trigger
+    /// (a TriggerBinding may serve other triggers, whose templates may read
+    /// the name it gives).
+    fn misspelled_trigger_binding(
+        &self,
+        t: &Node,
+        declared: &[TtParam],
+        bound: &HashMap<String, Span>,
+        missing: &str,
+        near: &str,
+    ) -> Option<Fix> {
+        let names: Vec<String> = declared.iter().map(|p| p.name.clone()).collect();
+        let extra: Vec<String> = bound
+            .keys()
+            .filter(|b| !names.contains(b))
+            .cloned()
+            .collect();
+        if crate::suggest::sole_within(missing, &extra, 2).as_deref() != Some(near) {
+            return None;
+        }
+        let inline: Vec<&Node> = items(child(t, "bindings"))
+            .into_iter()
+            .filter(|b| child(b, "ref").is_none() && child(b, "value").is_some())
+            .filter_map(|b| child(b, "name"))
+            .filter(|n| n.as_scalar().is_some_and(|s| s.text == near))
+            .collect();
+        let [name] = inline[..] else {
+            return None;
+        };
+        rename_fix(self.sources, name.span, near, missing, &names)
     }
 
     /// The params the bindings of trigger `t` give, each with where it is

@@ -7,14 +7,34 @@ use super::model::{
     Decl, Param, Scope, Ty, is_string_scalar, items, map_keys, named, siblings, value_ty,
 };
 use super::refs::{bound_whole, exprs, isolated_body, referenced_params};
+use super::rename::{crowded, rename_fix};
+use crate::edit::Fix;
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::Span;
 use crate::yaml::node::{child, item, text};
 use crate::yaml::{MapItem, Node, Value};
+use std::collections::HashSet;
 
 /// Where a callee is called: missing values are reported here (spec § 3.2
 /// rule 5).
+/// The bindings of one call site, as rename fixes see them: each rename
+/// looks through the whole list, so a few per call site keep the work
+/// linear.
+struct Renames<'n> {
+    list: Option<&'n Node>,
+    left: usize,
+}
+
+impl Renames<'_> {
+    /// Whether one more rename may be looked for; counts it.
+    fn allow(&mut self) -> bool {
+        let allowed = self.left > 0;
+        self.left = self.left.saturating_sub(1);
+        allowed
+    }
+}
+
 pub(super) struct CallSite<'p> {
     pub span: Span,
     pub path: &'p str,
@@ -112,7 +132,10 @@ impl Ctx<'_> {
         scope: &Scope,
     ) {
         let mut seen: Vec<String> = Vec::new();
-        for (i, b, name_it, name) in named(list) {
+        let given = named(list);
+        let mut renames = Renames { list, left: 20 };
+        for &(i, b, name_it, ref name) in &given {
+            let name = name.clone();
             if seen.contains(&name) {
                 self.push(
                     &rules::tekton::DUPLICATE_BINDING,
@@ -126,7 +149,8 @@ impl Ctx<'_> {
             if let Some(c) = callee
                 && !c.iter().any(|d| d.name == name)
             {
-                self.unknown_binding(c, site, name_it, &format!("{path}[{i}].name"), &name);
+                let p = format!("{path}[{i}].name");
+                self.unknown_binding(c, site, name_it, &p, &name, &mut renames);
             }
             let Some(vit) = item(b, "value") else {
                 continue;
@@ -184,15 +208,24 @@ impl Ctx<'_> {
                 continue;
             }
             match &d.default {
-                None => self.push(
-                    &rules::tekton::MISSING_PARAM,
-                    site.span,
-                    site.path,
-                    format!(
-                        "missing values for these params which have no default values: [{}]",
-                        d.name
-                    ),
-                ),
+                None => {
+                    let fix = renames
+                        .allow()
+                        .then(|| self.misspelled_binding(callee, site, &given, &d.name))
+                        .flatten();
+                    self.out.push(
+                        Finding::new(
+                            &rules::tekton::MISSING_PARAM,
+                            site.span,
+                            format!(
+                                "missing values for these params which have no default values: [{}]",
+                                d.name
+                            ),
+                        )
+                        .with_path(site.path)
+                        .with_fix(fix),
+                    );
+                }
                 Some(def) if d.ty == Ty::Obj => {
                     let have = map_keys(def);
                     if let Some(k) = d.keys.iter().find(|k| !have.contains(k)) {
@@ -215,6 +248,7 @@ impl Ctx<'_> {
         name_it: &MapItem,
         path: &str,
         name: &str,
+        renames: &mut Renames,
     ) {
         let declared: Vec<String> = callee.iter().map(|d| d.name.clone()).collect();
         let Some(near) = crate::suggest::within(name, &declared, 2) else {
@@ -236,10 +270,45 @@ impl Ctx<'_> {
         )
         .with_path(path)
         .with_severity(Severity::Warning);
+        // Renamed to a param the call site binds, or may bind by the same
+        // fix of another binding, it would be bound twice.
+        let fix = (renames.allow() && !crowded(renames.list, name, &near))
+            .then(|| rename_fix(self.sources, name_it.value.span, name, &near, &declared))
+            .flatten();
         self.out.push(Finding {
             help: Some(format!("did you mean \"{near}\"?")),
-            ..finding
+            ..finding.with_fix(fix)
         });
+    }
+
+    /// The fix of a missing param `missing` that the call site binds under
+    /// a misspelled name: the one given name the callee does not declare
+    /// within two edits of it, renamed. Not when the callee's spec uses
+    /// that name (a passed param is substituted there, declared or not).
+    fn misspelled_binding(
+        &self,
+        callee: &[Decl],
+        site: &CallSite,
+        given: &[(usize, &Node, &MapItem, String)],
+        missing: &str,
+    ) -> Option<Fix> {
+        let declared: HashSet<&str> = callee.iter().map(|d| d.name.as_str()).collect();
+        let undeclared: Vec<String> = given
+            .iter()
+            .map(|g| g.3.clone())
+            .filter(|g| !declared.contains(g.as_str()))
+            .collect();
+        let name = crate::suggest::sole_within(missing, &undeclared, 2)?;
+        if undeclared.iter().filter(|g| **g == name).count() != 1
+            || site
+                .spec
+                .is_some_and(|s| referenced_params(s).contains(&name))
+        {
+            return None;
+        }
+        let name_it = given.iter().find(|g| g.3 == name)?.2;
+        let rivals: Vec<String> = declared.iter().map(|d| d.to_string()).collect();
+        rename_fix(self.sources, name_it.value.span, &name, missing, &rivals)
     }
 
     /// B8: a pipeline task binding `$(params.p)` to a callee param with an

@@ -20,7 +20,7 @@
 //! and warns that it hides the earlier one.
 
 use super::ctx::Ctx;
-use super::hints::Hints;
+use super::hints::{Help, Hints};
 use super::model::items;
 use super::workspaces::Names;
 use crate::rules;
@@ -59,6 +59,7 @@ impl Ctx<'_> {
                 containers.push((c, format!("{path}.{k}[{i}]")));
             }
         }
+        let mut mountable: Option<Vec<String>> = None;
         for (c, cpath) in containers {
             for (j, m) in items(child(c, "volumeMounts")).into_iter().enumerate() {
                 let Some(nit) = item(m, "name") else { continue };
@@ -77,17 +78,18 @@ impl Ctx<'_> {
                 let msg = format!(
                     "volumeMount \"{v}\" names no volume of the Task: unless a pod template (the run's podTemplate or the cluster's default-pod-template) adds a volume \"{v}\", Kubernetes rejects the pod"
                 );
-                let help = hints.suggest(v, volumes.list());
                 let p = format!("{cpath}.volumeMounts[{j}].name");
                 let rel = vec![related.clone()];
-                self.report(
-                    &rules::tekton::VOLUME_MOUNT,
-                    nit.value.span,
-                    &p,
-                    msg,
-                    rel,
-                    help,
-                );
+                // A workspace's volume may be mounted by name too.
+                let mountable = mountable.get_or_insert_with(|| {
+                    let mut names = volumes.list().to_vec();
+                    names.extend(workspaces.list().iter().cloned());
+                    names
+                });
+                let near = hints.nearest(v, volumes.list());
+                let help = self.rename_help(nit.value.span, v, near, mountable);
+                let rule = &rules::tekton::VOLUME_MOUNT;
+                self.report(rule, nit.value.span, &p, msg, rel, help);
             }
         }
     }
@@ -149,7 +151,7 @@ impl Ctx<'_> {
                 &p,
                 msg,
                 rel,
-                None,
+                Help::default(),
             );
         }
     }

@@ -24,6 +24,7 @@ use super::ctx::Ctx;
 use super::hints::Hints;
 use super::model::items;
 use super::refs::exprs;
+use super::rename::crowded;
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::Span;
@@ -312,7 +313,8 @@ impl Ctx<'_> {
                     continue;
                 };
                 let span = self.expr_span(n, off);
-                let help = hints.suggest(w, declared.list());
+                let near = hints.nearest(w, declared.list());
+                let help = self.rename_help(span, w, near, declared.list());
                 // A named Task's own spec: the webhook accepts the text,
                 // and an inline copy of the Task (Pipelines-as-Code makes
                 // one of each Task it fetches) gets the workspace its
@@ -335,9 +337,10 @@ impl Ctx<'_> {
                     msg.push_str(", the env variable holds the literal text");
                 }
                 let mut f = Finding::new(&rules::tekton::WORKSPACE_REFERENCE, span, msg)
+                    .with_fix(help.fix)
                     .with_path(p.clone())
                     .with_related(related.0, related.1.clone());
-                f.help = help;
+                f.help = help.text;
                 if env || named {
                     f = f.with_severity(Severity::Warning);
                 }
@@ -355,17 +358,18 @@ impl Ctx<'_> {
                         continue;
                     }
                     let p = format!("{path}.{k}[{i}].workspaces[{j}].name");
-                    let help = hints.suggest(w, declared.list());
                     let msg = format!("undefined workspace \"{w}\": the Task does not declare it");
                     let rel = vec![related.clone()];
-                    self.report(
-                        &rules::tekton::WORKSPACE_REFERENCE,
-                        nit.value.span,
-                        &p,
-                        msg,
-                        rel,
-                        help,
-                    );
+                    let near = hints.nearest(w, declared.list());
+                    // Renamed to a workspace the step uses already, it
+                    // would be given twice.
+                    let twice = near
+                        .as_deref()
+                        .is_some_and(|n| crowded(child(c, "workspaces"), w, n));
+                    let rivals: &[String] = if twice { &[] } else { declared.list() };
+                    let help = self.rename_help(nit.value.span, w, near, rivals);
+                    let rule = &rules::tekton::WORKSPACE_REFERENCE;
+                    self.report(rule, nit.value.span, &p, msg, rel, help);
                 }
             }
         }
@@ -422,16 +426,19 @@ impl Ctx<'_> {
                 }
                 msg.push_str(" nor among the PipelineRun's workspaces");
             }
-            let help = hints.suggest(ws, declared.list());
             let p = format!("{tpath}.workspaces[{j}].{field}");
-            self.report(
-                &rules::tekton::WORKSPACE_REFERENCE,
-                it.value.span,
-                &p,
-                msg,
-                vec![related.clone()],
-                help,
-            );
+            let near = hints.nearest(ws, declared.list());
+            // Without `workspace:` the name also names the Task's
+            // workspace, which a rename would lose.
+            let rivals: &[String] = if field == "workspace" {
+                declared.list()
+            } else {
+                &[]
+            };
+            let help = self.rename_help(it.value.span, ws, near, rivals);
+            let rel = vec![related.clone()];
+            let rule = &rules::tekton::WORKSPACE_REFERENCE;
+            self.report(rule, it.value.span, &p, msg, rel, help);
         }
     }
 
@@ -520,16 +527,19 @@ impl Ctx<'_> {
                 "workspace binding \"{w}\" does not match any declared workspace of {}",
                 callee.what
             );
-            let help = hints.suggest(w, declared.list());
             let p = format!("{path}[{j}].name");
-            self.report(
-                &rules::tekton::WORKSPACE_REFERENCE,
-                nit.value.span,
-                &p,
-                msg,
-                vec![related.clone()],
-                help,
-            );
+            let near = hints.nearest(w, declared.list());
+            // Renamed to a workspace bound already, it would be bound twice;
+            // a pipeline task's binding without `workspace:` names the
+            // Pipeline's workspace too, which a rename would change.
+            let twice = near.as_deref().is_some_and(|n| crowded(list, w, n));
+            let own =
+                path == "spec.workspaces" || text(b, "workspace").is_some_and(|w| !w.is_empty());
+            let rivals: &[String] = if twice || !own { &[] } else { declared.list() };
+            let help = self.rename_help(nit.value.span, w, near, rivals);
+            let rel = vec![related.clone()];
+            let rule = &rules::tekton::WORKSPACE_REFERENCE;
+            self.report(rule, nit.value.span, &p, msg, rel, help);
         }
     }
 }
