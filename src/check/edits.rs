@@ -10,40 +10,38 @@ use crate::source::{Sources, Span};
 /// Replace the one occurrence of `old` in the source text of `span` by
 /// `new`; None when `old` is not there, or more than once.
 pub fn replace_once(sources: &Sources, span: Span, old: &str, new: &str) -> Option<Edit> {
-    if old.is_empty() {
-        return None;
-    }
-    let file = sources.get(span.file);
-    let raw = file.text.get(span.range())?;
-    let mut found = raw.match_indices(old);
-    let (at, _) = found.next()?;
-    if found.next().is_some() {
-        return None;
-    }
-    let start = span.start as usize + at;
-    Some(Edit::replace(
-        Span::new(span.file, start, start + old.len()),
-        new,
-    ))
+    replace_single(sources, span, old, new, |_, _| true)
 }
 
 /// Replace the one occurrence of the name `old` in the source text of `span`
 /// by `new`, where it stands as a whole name: not inside a longer one
 /// (`port` in `ports` or `export`).
 pub fn rename_once(sources: &Sources, span: Span, old: &str, new: &str) -> Option<Edit> {
+    let is_name = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    replace_single(sources, span, old, new, |raw, at| {
+        let before = raw[..at].chars().next_back();
+        let after = raw[at + old.len()..].chars().next();
+        !before.is_some_and(is_name) && !after.is_some_and(is_name)
+    })
+}
+
+/// The edit replacing the one occurrence of `old` in `span`'s text that
+/// `counts` (given the text and the occurrence's offset in it) keeps.
+fn replace_single(
+    sources: &Sources,
+    span: Span,
+    old: &str,
+    new: &str,
+    counts: impl Fn(&str, usize) -> bool,
+) -> Option<Edit> {
     if old.is_empty() {
         return None;
     }
     let file = sources.get(span.file);
     let raw = file.text.get(span.range())?;
-    let is_name = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-    let mut whole = raw.match_indices(old).filter(|(at, _)| {
-        let before = raw[..*at].chars().next_back();
-        let after = raw[at + old.len()..].chars().next();
-        !before.is_some_and(is_name) && !after.is_some_and(is_name)
-    });
-    let (at, _) = whole.next()?;
-    if whole.next().is_some() {
+    let mut found = raw.match_indices(old).filter(|(at, _)| counts(raw, *at));
+    let (at, _) = found.next()?;
+    if found.next().is_some() {
         return None;
     }
     let start = span.start as usize + at;

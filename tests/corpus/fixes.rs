@@ -90,13 +90,15 @@ fn count(findings: &[Value], rule: &str) -> usize {
     findings.iter().filter(|f| f["rule"] == rule).count()
 }
 
-/// The folders of `tree` that are ytt packages of the corpus (they hold an
-/// `expect.yml`).
+/// The folders of `tree` that are ytt packages: those of the ytt corpus,
+/// or the ytt conformance cases (each holds an `expect.yml`).
 fn packages(tree: &Path) -> Vec<PathBuf> {
+    let ytt_tree = tree.ends_with("corpus/ytt");
     contents(tree)
         .into_keys()
         .filter(|p| p.file_name().is_some_and(|n| n == "expect.yml"))
         .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .filter(|p| ytt_tree || p.starts_with("ytt"))
         .collect()
 }
 
