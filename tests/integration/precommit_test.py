@@ -5,7 +5,8 @@ copied into a fresh git repository, so the hooks are tested as they stand,
 committed or not. Other temporary repositories hold a ytt package; a changed
 values file is staged and a hook runs on it: a value that breaks the
 schema's rule must fail with the finding in the output, a good one must
-pass. `confvet-system` runs the debug binary on PATH, through
+pass; with `args: [--fix]` a fixable file is fixed, and the commit stops
+until the fix is staged. `confvet-system` runs the debug binary on PATH, through
 `pre-commit try-repo` of the copy. `confvet` (language: python) runs
 through `pre-commit try-repo` and from the README's `.pre-commit-config.yaml`
 pointed at the copy, with no cargo nor rustc on PATH and pip limited to
@@ -195,6 +196,28 @@ def main():
         check("files were modified by this hook" in stale.stdout, "pre-commit saw the change", stale)
         check("`3`" in (repo / "deploy/VALUES.md").read_text(), "the new default is in it", stale)
         print("ok confvet-schema-docs keeps the reference up to date")
+
+        # `args: [--fix]`, as the integration docs give it: the hook fixes
+        # the staged file, and pre-commit stops the commit until the fixed
+        # file is staged.
+        repo = project(tmp / "fix")
+        fix_config = (
+            f"repos:\n- repo: {hooks}\n  rev: {git(hooks, 'rev-parse', 'HEAD').strip()}\n"
+            "  hooks:\n  - id: confvet-system\n    args: [--fix]\n"
+        )
+        write(repo, {".pre-commit-config.yaml": fix_config})
+        git(repo, "add", ".pre-commit-config.yaml")
+        write(repo, {"deploy/pkg/values.yml": "# production\n" + values(5)})
+        git(repo, "add", "deploy/pkg/values.yml")
+        fixed = run([PRE_COMMIT, "run"], cwd=repo, env=system_env)
+        check(fixed.returncode == 1, "confvet --fix: the commit stops while the fix is not staged", fixed)
+        check("files were modified by this hook" in fixed.stdout, "pre-commit saw the fix", fixed)
+        text = (repo / "deploy/pkg/values.yml").read_text()
+        check(text.startswith("#! production\n"), f"the plain comment became a ytt comment: {text!r}", fixed)
+        git(repo, "add", "deploy/pkg/values.yml")
+        again = run([PRE_COMMIT, "run"], cwd=repo, env=system_env)
+        check(again.returncode == 0, "confvet --fix: the fixed file passes", again)
+        print("ok confvet-system with args: [--fix] fixes the staged file")
 
         # The source build: pre-commit builds the hook once (cargo install)
         # and keeps it in PRE_COMMIT_HOME for both runs.
