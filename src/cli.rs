@@ -57,6 +57,8 @@ pub enum Command {
         /// A rule id such as ytt/validation
         rule: String,
     },
+    /// Serve editors over the language server protocol on standard input and output: diagnostics as you type, quick fixes
+    Server,
     /// Print a shell completion script (e.g. `confvet completions bash > /etc/bash_completion.d/confvet`)
     Completions {
         /// The shell to complete in

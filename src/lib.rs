@@ -18,6 +18,8 @@
 //! * `report`: one emitter per output format; never sees `check` or `yaml`.
 //! * `config`: the `.confvet.yaml` file: what discovery walks, which rules
 //!   and systems run, ytt packages checked once per scenario.
+//! * `fix`: `lint --fix` and `--diff`, the passes that apply fixes;
+//!   `server`: `confvet server`, the language server.
 //! * `run`: wires the above for the binary and for tests; `error`: the
 //!   typed ways a run fails other than by findings.
 //! * `suppress`, `baseline`: hide findings that `# confvet: ignore[...]`
@@ -41,6 +43,7 @@ pub mod redact;
 pub mod report;
 pub mod rules;
 pub mod run;
+pub mod server;
 pub mod source;
 pub mod suggest;
 pub mod suppress;

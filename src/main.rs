@@ -99,6 +99,13 @@ fn run_main() -> ExitCode {
                 commands::shared::fail(confvet::error::Error::Usage(hint))
             }
         },
+        Command::Server => match confvet::server::run_stdio() {
+            Ok(()) => 0,
+            Err(error) => {
+                eprintln!("confvet: the language server stopped: {error}");
+                2
+            }
+        },
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "confvet", &mut script);

@@ -19,6 +19,7 @@ mod progress;
 mod reports;
 mod rule_docs;
 mod schema_formats;
+mod server;
 mod shards;
 mod suppress;
 

@@ -1,0 +1,161 @@
+//! Findings and fixes in the language server protocol's terms: 0-based
+//! lines, columns in UTF-16 code units (the protocol's default position
+//! encoding), diagnostics with their rule's code and docs link, and fixes
+//! as workspace edits.
+
+// lsp-types' `Uri` caches its parse inside itself, which clippy takes for
+// a mutable key; its hash and equality never change, and the protocol's
+// `WorkspaceEdit` is keyed by it.
+#![allow(clippy::mutable_key_type)]
+
+use crate::finding::{Applicability, Finding, Fix, Severity};
+use crate::source::{Sources, Span};
+use lsp_types::{
+    CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
+    NumberOrString, Position, Range, TextEdit, Uri,
+};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The protocol position of byte `offset` of `text` (clamped, and moved
+/// back to a character boundary).
+pub fn position(text: &str, offset: usize) -> Position {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..line_start].matches('\n').count();
+    let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
+    Position::new(line as u32, character as u32)
+}
+
+fn range(sources: &Sources, span: Span) -> Range {
+    let file = sources.get(span.file);
+    Range::new(
+        position(&file.text, span.start as usize),
+        position(&file.text, span.end as usize),
+    )
+}
+
+/// `file://` URI of an absolute path.
+pub fn uri_of(path: &Path) -> Option<Uri> {
+    let mut text = String::from("file://");
+    for byte in path.to_str()?.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                text.push(byte as char)
+            }
+            _ => text.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    text.parse().ok()
+}
+
+/// The path a `file://` URI names.
+pub fn path_of(uri: &Uri) -> Option<std::path::PathBuf> {
+    let text = uri.as_str().strip_prefix("file://")?;
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(std::path::PathBuf::from(String::from_utf8(out).ok()?))
+}
+
+/// A finding as a diagnostic: its rule as code with the docs page, and its
+/// related places in files.
+pub fn diagnostic(finding: &Finding, sources: &Sources) -> Diagnostic {
+    let related: Vec<DiagnosticRelatedInformation> = finding
+        .related
+        .iter()
+        .filter_map(|related| {
+            let uri = uri_of(&sources.path(related.span.file)?)?;
+            Some(DiagnosticRelatedInformation {
+                location: Location::new(uri, range(sources, related.span)),
+                message: related.message.clone(),
+            })
+        })
+        .collect();
+    let mut message = finding.message.clone();
+    if let Some(help) = &finding.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    Diagnostic {
+        range: range(sources, finding.span),
+        severity: Some(match finding.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+        }),
+        code: Some(NumberOrString::String(finding.rule.to_string())),
+        code_description: crate::rules::doc_url(finding.rule)
+            .parse()
+            .ok()
+            .map(|href| CodeDescription { href }),
+        source: Some("confvet".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Diagnostic::default()
+    }
+}
+
+/// A fix's edits by file URI, positioned in the texts the finding was
+/// made against; None when an edit is in a source with no file.
+pub fn text_edits(fix: &Fix, sources: &Sources) -> Option<HashMap<Uri, Vec<TextEdit>>> {
+    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+    for edit in &fix.edits {
+        let uri = uri_of(&sources.path(edit.span.file)?)?;
+        changes.entry(uri).or_default().push(TextEdit::new(
+            range(sources, edit.span),
+            edit.content.clone(),
+        ));
+    }
+    Some(changes)
+}
+
+/// What a quick fix's title says of how safe it is.
+pub fn title(fix: &Fix) -> String {
+    match fix.applicability {
+        Applicability::Safe => fix.message.clone(),
+        Applicability::Unsafe => format!("{} (unsafe fix)", fix.message),
+        Applicability::DisplayOnly => format!("{} (suggestion)", fix.message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_utf16_units_on_0_based_lines() {
+        let text = "a: 1\nné: \u{1F600}x\n";
+        assert_eq!(position(text, 0), Position::new(0, 0));
+        let x = text.find('x').unwrap();
+        assert_eq!(
+            position(text, x),
+            Position::new(1, 6),
+            "é is 1 unit, the emoji 2"
+        );
+        assert_eq!(position(text, 999), Position::new(2, 0));
+    }
+
+    #[test]
+    fn uris_and_paths_round_trip() {
+        let path = Path::new("/work/my repo/tasks/build é.yaml");
+        let uri = uri_of(path).unwrap();
+        assert_eq!(
+            uri.as_str(),
+            "file:///work/my%20repo/tasks/build%20%C3%A9.yaml"
+        );
+        assert_eq!(path_of(&uri).unwrap(), path);
+    }
+}
