@@ -38,6 +38,7 @@ pub mod edit;
 pub mod error;
 pub mod finding;
 pub mod fix;
+pub mod navigate;
 pub mod progress;
 pub mod redact;
 pub mod report;

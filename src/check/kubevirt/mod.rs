@@ -19,6 +19,7 @@ mod eval;
 pub mod json;
 pub mod jsonpath;
 pub mod links;
+pub mod navigate;
 mod placement;
 pub mod quantity;
 mod repair;

@@ -14,6 +14,7 @@ mod graph;
 mod hints;
 pub mod links;
 mod model;
+pub mod navigate;
 pub mod pac;
 pub mod pac_text;
 mod refs;

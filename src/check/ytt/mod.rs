@@ -27,6 +27,7 @@ pub mod formats;
 mod library;
 pub mod marks;
 pub mod modules;
+pub mod navigate;
 pub mod overlay;
 mod package;
 mod package_size;

@@ -1,0 +1,83 @@
+//! What an editor asks about a place in a file: the hover text, where a
+//! name is declared, and what may be typed there. Each system answers for
+//! its own files (`check::ytt::navigate`, `check::tekton::navigate`,
+//! `check::kubevirt::navigate`) in these terms: byte spans in [`Sources`],
+//! which the language server turns into protocol positions.
+//!
+//! A system first builds a [`Navigator`] for one version of a document (the
+//! costly part: finding and reading its unit), which then answers any
+//! number of questions about that version quickly.
+
+use crate::config::Config;
+use crate::source::{FileId, Sources, Span};
+use std::path::Path;
+
+/// Hover text for the name under the cursor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hover {
+    /// The name hovered, highlighted by the editor.
+    pub span: Span,
+    /// Markdown.
+    pub markdown: String,
+}
+
+/// What a completion names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompletionKind {
+    /// A data value, a map key.
+    Field,
+    /// A param, result or workspace.
+    Variable,
+    /// A Starlark function.
+    Function,
+    /// An annotation name.
+    Keyword,
+    /// A Task, Pipeline or Template.
+    Reference,
+}
+
+/// One completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// What the list shows, and (unless `insert` says otherwise) what is
+    /// written.
+    pub label: String,
+    pub kind: CompletionKind,
+    /// One line beside the label: a type, a default.
+    pub detail: Option<String>,
+    /// Markdown.
+    pub documentation: Option<String>,
+    /// The text written, when not the label.
+    pub insert: Option<String>,
+    /// The text the completion replaces: what was typed of the name so far
+    /// (empty at the cursor when nothing was).
+    pub replace: Span,
+}
+
+/// Where the document being asked about stands.
+pub struct Context<'a> {
+    /// Every file read for the question, the document among them (its
+    /// buffer stands in for the file on disk).
+    pub sources: &'a Sources,
+    /// The document.
+    pub file: FileId,
+    /// Its absolute path.
+    pub path: &'a Path,
+    /// The workspace folder holding it: nothing outside it is read.
+    pub root: &'a Path,
+    /// The configuration in force there, if any.
+    pub config: Option<&'a Config>,
+}
+
+/// Answers about one version of one document. Offsets are bytes of the
+/// document's text; spans may name other files, added to the same
+/// [`Sources`].
+pub trait Navigator: Send + Sync {
+    /// What the name at `offset` is.
+    fn hover(&self, offset: usize) -> Option<Hover>;
+    /// Where the name at `offset` is declared (several places when it is
+    /// declared in several, none when unknown).
+    fn definition(&self, offset: usize) -> Vec<Span>;
+    /// What may be written at `offset`.
+    fn completions(&self, offset: usize) -> Vec<Completion>;
+}
