@@ -10,7 +10,10 @@
 
 use crate::config::Config;
 use crate::source::{FileId, Sources, Span};
+use std::any::Any;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 /// Hover text for the name under the cursor.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +70,35 @@ pub struct Context<'a> {
     pub root: &'a Path,
     /// The configuration in force there, if any.
     pub config: Option<&'a Config>,
+    /// What systems keep about the whole workspace between documents.
+    pub memo: &'a WorkspaceMemo,
+}
+
+/// Facts about a whole workspace folder that a system keeps between
+/// documents and versions (an index of Tasks by name, say), built from the
+/// files on disk: the server empties it when a file changes on disk, so an
+/// open document's unsaved text must never go into it.
+#[derive(Default)]
+pub struct WorkspaceMemo(Mutex<HashMap<&'static str, Arc<dyn Any + Send + Sync>>>);
+
+impl WorkspaceMemo {
+    /// The fact kept under `key`, made now if none is.
+    pub fn get_or_insert_with<T: Any + Send + Sync>(
+        &self,
+        key: &'static str,
+        make: impl FnOnce() -> T,
+    ) -> Option<Arc<T>> {
+        let mut facts = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let fact = facts
+            .entry(key)
+            .or_insert_with(|| Arc::new(make()) as Arc<dyn Any + Send + Sync>);
+        Arc::clone(fact).downcast::<T>().ok()
+    }
+
+    /// Forget everything: files on disk changed.
+    pub fn clear(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
 }
 
 /// Answers about one version of one document. Offsets are bytes of the
