@@ -141,7 +141,9 @@ impl SourceFile {
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Texts standing in for files on disk: `lint --diff` fixes in memory,
-/// pass after pass, and every read of a fixed file sees its fixed text.
+/// pass after pass, and every read of a fixed file sees its fixed text; the
+/// language server stands each open document's unsaved text in for its
+/// file, so every file of a unit is read as the editor holds it.
 static OVERLAY: RwLock<Option<HashMap<PathBuf, Vec<u8>>>> = RwLock::new(None);
 
 /// Make every later read of `path` (absolute) return `bytes`; nothing is
@@ -153,9 +155,18 @@ pub fn overlay(path: &Path, bytes: Vec<u8>) {
         .insert(normalize_path(path), bytes);
 }
 
-/// Read files from disk again.
-pub fn clear_overlay() {
-    *OVERLAY.write().unwrap_or_else(|e| e.into_inner()) = None;
+/// Read these files from disk again (only these: a language server's open
+/// documents may stand in for others at the same time).
+pub fn remove_overlay<'a>(paths: impl IntoIterator<Item = &'a Path>) {
+    let mut overlay = OVERLAY.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(map) = overlay.as_mut() {
+        for path in paths {
+            map.remove(&normalize_path(path));
+        }
+        if map.is_empty() {
+            *overlay = None;
+        }
+    }
 }
 
 fn overlaid(path: &Path) -> Option<Vec<u8>> {

@@ -115,7 +115,7 @@ pub fn split_units(
 }
 
 /// How a system groups files from their links (indices into the slice).
-type Grouping<L> = fn(&[(&Path, L)]) -> Vec<Vec<usize>>;
+pub type Grouping<L> = fn(&[(&Path, L)]) -> Vec<Vec<usize>>;
 
 /// A system's groups of `unit`'s files (indices into `unit.files`): each
 /// file's links are `read` from its YAML, parsed now and dropped after (a

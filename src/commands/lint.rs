@@ -204,6 +204,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         whole_units: args.changed_since.is_some(),
         keep_outputs: false,
         package_roots: Vec::new(),
+        named_only: false,
         limits: limits(),
         kubernetes: confvet::check::kubernetes::tree::Options {
             check: !args.no_kubernetes,

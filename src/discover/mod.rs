@@ -92,7 +92,11 @@ pub fn discover_with(
             other: other_paths,
             links,
             errors,
-        } = walk(root, options.filter.as_ref());
+        } = if options.named_only && !is_explicit {
+            Walked::default()
+        } else {
+            walk(root, options.filter.as_ref())
+        };
         discovery
             .errors
             .extend(errors.into_iter().map(|(path, source)| Error::Walk {

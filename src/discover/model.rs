@@ -146,4 +146,9 @@ pub struct DiscoverOptions {
     pub systems_off: Vec<System>,
     /// Where the scan of unchanged files is remembered between runs.
     pub cache: Option<Arc<Cache>>,
+    /// Files named one by one are read alone, without walking the tree
+    /// around them for their unit: the caller already knows the unit's
+    /// files and names them all (the language server, which keeps the
+    /// workspace's units between keystrokes).
+    pub named_only: bool,
 }

@@ -19,7 +19,6 @@ use crate::edit::{Edit, Fix, apply_edits};
 use crate::finding::Finding;
 use crate::run::LintResult;
 use crate::source::{FileId, Sources, normalize_path};
-use crate::yaml::{ParseOptions, parse_file};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -107,6 +106,8 @@ pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, P
         outcome.passes += 1;
         pass = lint(outcome.passes);
     }
+    // Every file a pass changed, to read from disk again after a dry run.
+    let touched: Vec<PathBuf> = firsts.keys().cloned().collect();
     outcome.changes = firsts
         .into_iter()
         .filter_map(|(path, (name, before))| {
@@ -121,7 +122,7 @@ pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, P
         .collect();
     outcome.changes.sort_by(|a, b| a.name.cmp(&b.name));
     if !options.write {
-        crate::source::clear_overlay();
+        crate::source::remove_overlay(touched.iter().map(PathBuf::as_path));
     }
     (outcome, pass)
 }
@@ -256,11 +257,7 @@ fn fixed_files(sources: &Sources, kept: &[(&Finding, &Fix)]) -> BTreeMap<FileId,
 /// Whether `text` is well-formed YAML (duplicate keys allowed: ytt
 /// templates repeat keys under `#@ if`/`#@ else`).
 fn parses(text: &str) -> bool {
-    let options = ParseOptions {
-        keeps_duplicate_keys: true,
-        ..ParseOptions::default()
-    };
-    std::panic::catch_unwind(|| parse_file(FileId(0), text, &options).is_ok()).unwrap_or(false)
+    crate::yaml::parses(text)
 }
 
 /// Replace the file at `path` by `after`, when it still holds `before`:

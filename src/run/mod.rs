@@ -86,6 +86,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         .as_ref()
         .map(Config::discover_options)
         .unwrap_or_default();
+    options.named_only = request.named_only;
     options.package_roots.extend(
         request
             .package_roots

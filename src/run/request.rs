@@ -46,6 +46,9 @@ pub struct LintRequest {
     pub limits: crate::watchdog::Limits,
     /// The Kubernetes schema check of rendered output and manifests.
     pub kubernetes: kubernetes::tree::Options,
+    /// The named files are the whole of their units: the tree around them
+    /// is not walked (see `DiscoverOptions::named_only`).
+    pub named_only: bool,
 }
 
 impl LintRequest {

@@ -30,7 +30,31 @@ pub fn position(text: &str, offset: usize) -> Position {
     Position::new(line as u32, character as u32)
 }
 
-fn range(sources: &Sources, span: Span) -> Range {
+/// The byte offset of protocol position `at` in `text` (clamped to its
+/// line, and to the text).
+pub fn offset(text: &str, at: Position) -> usize {
+    let mut line_start = 0;
+    for _ in 0..at.line {
+        match text[line_start..].find('\n') {
+            Some(i) => line_start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let line_end = text[line_start..]
+        .find('\n')
+        .map_or(text.len(), |i| line_start + i);
+    let mut units = 0;
+    for (i, c) in text[line_start..line_end].char_indices() {
+        if units >= at.character as usize {
+            return line_start + i;
+        }
+        units += c.len_utf16();
+    }
+    line_end
+}
+
+/// The protocol range of a span.
+pub fn range(sources: &Sources, span: Span) -> Range {
     let file = sources.get(span.file);
     Range::new(
         position(&file.text, span.start as usize),
@@ -146,6 +170,16 @@ mod tests {
             "é is 1 unit, the emoji 2"
         );
         assert_eq!(position(text, 999), Position::new(2, 0));
+    }
+
+    #[test]
+    fn offsets_are_the_inverse_of_positions() {
+        let text = "a: 1\nné: \u{1F600}x\nlast";
+        for (at, _) in text.char_indices() {
+            assert_eq!(offset(text, position(text, at)), at);
+        }
+        assert_eq!(offset(text, Position::new(0, 99)), 4, "clamped to the line");
+        assert_eq!(offset(text, Position::new(9, 0)), text.len());
     }
 
     #[test]

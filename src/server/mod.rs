@@ -1,8 +1,12 @@
 //! `confvet server`: a language server over stdio. Each open or changed
-//! document is linted with its unit, its buffer standing in for the file
-//! on disk (as `lint --stdin-filename` does), and its findings are pushed as
-//! diagnostics; their fixes are quick fixes, and the safe ones together are
-//! `source.fixAll.confvet`.
+//! document is linted with its unit, every open document's buffer standing
+//! in for its file on disk, on a thread of its own (`worker`); only the
+//! unit the change touches is checked again (`workspace`). Findings are
+//! pushed as diagnostics, or pulled by clients that ask for them; their
+//! fixes are quick fixes, the safe ones together `source.fixAll.confvet`,
+//! and any finding may be suppressed by a comment (`actions`). Hover,
+//! definition and completion come from each system's navigator
+//! (`crate::navigate`).
 //!
 //! Built on `lsp-server` and `lsp-types`, the crates rust-analyzer and ruff
 //! use: a synchronous message loop over stdio (or memory, for tests), with
@@ -13,34 +17,59 @@
 // `WorkspaceEdit` is keyed by it.
 #![allow(clippy::mutable_key_type)]
 
+pub mod actions;
 pub mod convert;
+mod navigation;
+pub mod worker;
+pub mod workspace;
 
-use crate::config::{ConfigSource, LoadOptions};
 use crate::finding::Finding;
-use crate::run::{LintRequest, lint};
+use crate::navigate::WorkspaceMemo;
 use crate::source::Sources;
-use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use crossbeam_channel::{Receiver, Sender, select};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
-    Notification as _, PublishDiagnostics,
+    Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidChangeWorkspaceFolders,
+    DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Notification as _,
+    PublishDiagnostics,
 };
-use lsp_types::request::{CodeActionRequest, Request as _};
+use lsp_types::request::{
+    CodeActionRequest, Completion, DocumentDiagnosticRequest, GotoDefinition, HoverRequest,
+    RegisterCapability, Request as _,
+};
 use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
-    CodeActionProviderCapability, InitializeParams, PublishDiagnosticsParams, ServerCapabilities,
-    TextDocumentSyncCapability, TextDocumentSyncKind, Uri, WorkspaceEdit,
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
+    DiagnosticOptions, DiagnosticServerCapabilities, DidChangeWatchedFilesRegistrationOptions,
+    FileSystemWatcher, GlobPattern, HoverProviderCapability, InitializeParams, OneOf,
+    PublishDiagnosticsParams, Registration, RegistrationParams, ServerCapabilities,
+    TextDocumentSyncCapability, TextDocumentSyncKind, Uri, WorkspaceFoldersServerCapabilities,
+    WorkspaceServerCapabilities,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The code action kind of "apply every safe fix of this file".
 pub const FIX_ALL: &str = "source.fixAll.confvet";
 
-/// One open document: its text and what its last lint found.
+/// One open document.
 struct Document {
+    path: PathBuf,
+    version: i32,
     text: String,
+    /// Its last check, at the version it checked.
+    checked: Option<Checked>,
+    /// Its navigators, built at a version when first asked.
+    navigation: Option<navigation::Navigation>,
+}
+
+/// A document's findings at one version.
+struct Checked {
+    version: i32,
     findings: Vec<Finding>,
     sources: Sources,
+    /// How a comment starts in the document (`#!` in ytt files).
+    comment: &'static str,
 }
 
 /// Serve on standard input and output until the client exits.
@@ -59,6 +88,26 @@ fn capabilities() -> ServerCapabilities {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::new(FIX_ALL)]),
             ..CodeActionOptions::default()
         })),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![".".into(), "@".into(), "/".into(), "(".into()]),
+            ..CompletionOptions::default()
+        }),
+        diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
+            identifier: Some("confvet".into()),
+            // A values file's findings change when its schema does.
+            inter_file_dependencies: true,
+            workspace_diagnostics: false,
+            ..DiagnosticOptions::default()
+        })),
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(OneOf::Left(true)),
+            }),
+            file_operations: None,
+        }),
         ..ServerCapabilities::default()
     }
 }
@@ -71,114 +120,140 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
     #[allow(deprecated)] // root_uri: clients without workspace folders send it
-    let mut roots: Vec<PathBuf> = params
+    let mut folders: Vec<PathBuf> = params
         .workspace_folders
         .unwrap_or_default()
         .iter()
         .filter_map(|folder| convert::path_of(&folder.uri))
         .chain(params.root_uri.as_ref().and_then(convert::path_of))
+        .map(|p| crate::source::normalize_path(&p))
         .collect();
-    roots.dedup();
+    folders.sort();
+    folders.dedup();
+    let text_caps = params.capabilities.text_document.as_ref();
+    // A client that pulls diagnostics is not also pushed them: it would
+    // show each twice.
+    let pulls = text_caps.is_some_and(|t| t.diagnostic.is_some());
+    let watches = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files)
+        .and_then(|w| w.dynamic_registration)
+        .unwrap_or(false);
+    let (commands, commands_out) = crossbeam_channel::unbounded();
+    let (done_in, done) = crossbeam_channel::unbounded();
+    worker::spawn(commands_out, done_in).map_err(|e| e.to_string())?;
     let mut server = Server {
-        roots,
+        folders,
         documents: HashMap::new(),
+        memos: HashMap::new(),
+        pulls,
+        waiting_pulls: Vec::new(),
+        commands,
+        outbox: Vec::new(),
     };
-    for message in &connection.receiver {
-        match message {
-            Message::Request(request) => {
-                if connection
-                    .handle_shutdown(&request)
-                    .map_err(|e| e.to_string())?
-                {
-                    return Ok(());
-                }
-                let response = server.answer(request);
-                send(connection, Message::Response(response));
-            }
-            Message::Notification(notification) => {
-                for published in server.notified(notification) {
-                    send(connection, Message::Notification(published));
-                }
-            }
-            Message::Response(_) => {}
-        }
+    if watches {
+        server.watch_files();
     }
-    Ok(())
-}
-
-fn send(connection: &Connection, message: Message) {
-    // The client is gone: the loop ends when its messages do.
-    let _ = connection.sender.send(message);
+    server.flush(connection);
+    let result = server.serve(connection, &done);
+    server.forget_buffers();
+    result
 }
 
 struct Server {
-    roots: Vec<PathBuf>,
+    folders: Vec<PathBuf>,
     documents: HashMap<Uri, Document>,
+    /// What navigators keep of each folder between documents.
+    memos: HashMap<PathBuf, Arc<WorkspaceMemo>>,
+    /// The client pulls diagnostics (`textDocument/diagnostic`).
+    pulls: bool,
+    /// Pulls of documents whose check is under way.
+    waiting_pulls: Vec<(RequestId, Uri)>,
+    commands: Sender<worker::Command>,
+    /// Messages to send once the current one is handled.
+    outbox: Vec<Message>,
 }
 
 impl Server {
-    /// The diagnostics a notification changes.
-    fn notified(&mut self, notification: Notification) -> Vec<Notification> {
-        let (uri, text) = match notification.method.as_str() {
-            DidOpenTextDocument::METHOD => {
-                let Ok(params) = serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(
-                    notification.params,
-                ) else {
-                    return Vec::new();
-                };
-                (params.text_document.uri, params.text_document.text)
+    fn serve(
+        &mut self,
+        connection: &Connection,
+        done: &Receiver<worker::Done>,
+    ) -> Result<(), String> {
+        loop {
+            select! {
+                recv(connection.receiver) -> message => {
+                    let Ok(message) = message else { return Ok(()) };
+                    match message {
+                        Message::Request(request) => {
+                            if connection
+                                .handle_shutdown(&request)
+                                .map_err(|e| e.to_string())?
+                            {
+                                return Ok(());
+                            }
+                            if let Some(response) = self.answer(request) {
+                                self.outbox.push(response.into());
+                            }
+                        }
+                        Message::Notification(notification) => self.notified(notification),
+                        Message::Response(_) => {}
+                    }
+                }
+                recv(done) -> finished => {
+                    if let Ok(finished) = finished {
+                        self.checked(finished);
+                    }
+                }
             }
-            DidChangeTextDocument::METHOD => {
-                let Ok(params) = serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(
-                    notification.params,
-                ) else {
-                    return Vec::new();
-                };
-                // Full sync: the last change is the whole text.
-                let Some(change) = params.content_changes.into_iter().last() else {
-                    return Vec::new();
-                };
-                (params.text_document.uri, change.text)
-            }
-            DidSaveTextDocument::METHOD => {
-                let Ok(params) = serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(
-                    notification.params,
-                ) else {
-                    return Vec::new();
-                };
-                let uri = params.text_document.uri;
-                let Some(text) = self.documents.get(&uri).map(|d| d.text.clone()) else {
-                    return Vec::new();
-                };
-                (uri, text)
-            }
-            DidCloseTextDocument::METHOD => {
-                let Ok(params) = serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(
-                    notification.params,
-                ) else {
-                    return Vec::new();
-                };
-                self.documents.remove(&params.text_document.uri);
-                return vec![publish(params.text_document.uri, Vec::new())];
-            }
-            _ => return Vec::new(),
+            self.flush(connection);
+        }
+    }
+
+    fn flush(&mut self, connection: &Connection) {
+        for message in self.outbox.drain(..) {
+            // The client is gone: the loop ends when its messages do.
+            let _ = connection.sender.send(message);
+        }
+    }
+
+    /// Ask the client to tell of changes to files on disk: YAML and
+    /// Starlark files and configuration files.
+    fn watch_files(&mut self) {
+        let watchers = [
+            "**/*.{yaml,yml,star,json}",
+            "**/.confvet.yaml",
+            "**/.confvet.yml",
+        ]
+        .into_iter()
+        .map(|glob| FileSystemWatcher {
+            glob_pattern: GlobPattern::String(glob.into()),
+            kind: None,
+        })
+        .collect();
+        let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+        let params = RegistrationParams {
+            registrations: vec![Registration {
+                id: "confvet-watched-files".into(),
+                method: DidChangeWatchedFiles::METHOD.into(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
         };
-        let Some(path) = convert::path_of(&uri) else {
-            return Vec::new();
-        };
-        let document = self.lint(&path, text);
-        let diagnostics = document
-            .findings
-            .iter()
-            .map(|f| convert::diagnostic(f, &document.sources))
-            .collect();
-        self.documents.insert(uri.clone(), document);
-        vec![publish(uri, diagnostics)]
+        self.outbox.push(
+            Request::new(
+                RequestId::from("confvet-register".to_string()),
+                RegisterCapability::METHOD.into(),
+                params,
+            )
+            .into(),
+        );
     }
 
     /// The workspace folder holding `path` (the deepest), else its folder.
     fn root_of(&self, path: &Path) -> PathBuf {
-        self.roots
+        self.folders
             .iter()
             .filter(|root| path.starts_with(root))
             .max_by_key(|root| root.components().count())
@@ -187,134 +262,356 @@ impl Server {
             .unwrap_or_default()
     }
 
-    /// Lint the unit of `path` with `text` standing in for the file; the
-    /// findings are those in the file.
-    fn lint(&self, path: &Path, text: String) -> Document {
-        let root = self.root_of(path);
-        let sources = Sources::new();
-        sources.set_stdin(path.to_path_buf(), text.clone().into_bytes());
-        let config = crate::config::load(
-            &ConfigSource::Search,
-            &root,
-            &sources,
-            LoadOptions::default(),
-        )
-        .ok()
-        .flatten();
-        // What `confvet lint FILE` checks, with the defaults of its flags.
-        let request = LintRequest {
-            paths: vec![path.to_path_buf()],
-            config,
-            kubernetes: crate::check::kubernetes::tree::Options {
-                check: true,
-                ..Default::default()
-            },
-            ..LintRequest::default()
-        };
-        let result = lint(&request, &sources, &root);
-        let path = crate::source::normalize_path(path);
-        let findings = result
-            .findings
+    fn notified(&mut self, notification: Notification) {
+        let params = notification.params;
+        match notification.method.as_str() {
+            DidOpenTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(params)
+                {
+                    let document = p.text_document;
+                    self.changed(document.uri, document.version, document.text);
+                }
+            }
+            DidChangeTextDocument::METHOD => {
+                if let Ok(p) = serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(params)
+                    // Full sync: the last change is the whole text.
+                    && let Some(change) = p.content_changes.into_iter().last()
+                {
+                    self.changed(p.text_document.uri, p.text_document.version, change.text);
+                }
+            }
+            DidSaveTextDocument::METHOD => {}
+            DidCloseTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(params)
+                    && let Some(document) = self.documents.remove(&p.text_document.uri)
+                {
+                    crate::source::remove_overlay([document.path.as_path()]);
+                    if !self.pulls {
+                        self.publish(p.text_document.uri, None, Vec::new());
+                    }
+                    // The unit's other open documents read the file from
+                    // disk again.
+                    self.recheck_open(|other| other.path.parent() == document.path.parent());
+                }
+            }
+            DidChangeWatchedFiles::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(params)
+                {
+                    self.files_changed(
+                        p.changes
+                            .iter()
+                            .filter_map(|c| convert::path_of(&c.uri))
+                            .collect(),
+                    );
+                }
+            }
+            DidChangeWorkspaceFolders::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidChangeWorkspaceFoldersParams>(params)
+                {
+                    let removed: Vec<PathBuf> = p
+                        .event
+                        .removed
+                        .iter()
+                        .filter_map(|f| convert::path_of(&f.uri))
+                        .collect();
+                    self.folders.retain(|f| !removed.contains(f));
+                    for folder in p
+                        .event
+                        .added
+                        .iter()
+                        .filter_map(|f| convert::path_of(&f.uri))
+                    {
+                        self.folders.push(crate::source::normalize_path(&folder));
+                    }
+                    self.folders.sort();
+                    self.folders.dedup();
+                    for folder in removed {
+                        self.memos.remove(&folder);
+                        let _ = self.commands.send(worker::Command::Forget(folder));
+                    }
+                    self.recheck_open(|_| true);
+                }
+            }
+            Cancel::METHOD => {
+                if let Ok(p) = serde_json::from_value::<lsp_types::CancelParams>(params) {
+                    let id: RequestId = match p.id {
+                        lsp_types::NumberOrString::Number(n) => n.into(),
+                        lsp_types::NumberOrString::String(s) => s.into(),
+                    };
+                    if let Some(at) = self.waiting_pulls.iter().position(|(w, _)| *w == id) {
+                        self.waiting_pulls.remove(at);
+                        self.outbox.push(
+                            Response::new_err(
+                                id,
+                                ErrorCode::RequestCanceled as i32,
+                                "cancelled".into(),
+                            )
+                            .into(),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Files changed on disk: units are found again, navigators forget
+    /// what they kept, and open documents are checked again (a changed
+    /// configuration applies at once).
+    fn files_changed(&mut self, paths: Vec<PathBuf>) {
+        let open: Vec<&Path> = self.documents.values().map(|d| d.path.as_path()).collect();
+        // An open document saved: its buffer already stood in for it.
+        let outside: Vec<PathBuf> = paths
             .into_iter()
-            .filter(|f| sources.path(f.span.file).as_deref() == Some(path.as_path()))
+            .filter(|p| !open.contains(&p.as_path()))
             .collect();
-        Document {
-            text,
-            findings,
-            sources,
+        if outside.is_empty() {
+            return;
+        }
+        let mut roots: Vec<PathBuf> = outside.iter().map(|p| self.root_of(p)).collect();
+        roots.sort();
+        roots.dedup();
+        for root in roots {
+            if let Some(memo) = self.memos.get(&root) {
+                memo.clear();
+            }
+            let _ = self.commands.send(worker::Command::Forget(root));
+        }
+        self.recheck_open(|_| true);
+    }
+
+    /// Check again the open documents `which` picks.
+    fn recheck_open(&mut self, which: impl Fn(&Document) -> bool) {
+        let jobs: Vec<worker::Job> = self
+            .documents
+            .iter()
+            .filter(|(_, d)| which(d))
+            .map(|(uri, d)| worker::Job {
+                uri: uri.clone(),
+                version: d.version,
+                path: d.path.clone(),
+                text: d.text.clone(),
+                root: self.root_of(&d.path),
+            })
+            .collect();
+        for job in jobs {
+            let _ = self.commands.send(worker::Command::Check(job));
         }
     }
 
-    fn answer(&self, request: Request) -> Response {
-        if request.method != CodeActionRequest::METHOD {
-            return Response::new_err(
-                request.id,
-                lsp_server::ErrorCode::MethodNotFound as i32,
-                format!("confvet does not answer {}", request.method),
-            );
-        }
-        match serde_json::from_value::<CodeActionParams>(request.params) {
-            Ok(params) => self.code_actions(request.id, params),
-            Err(error) => Response::new_err(
-                request.id,
-                lsp_server::ErrorCode::InvalidParams as i32,
-                error.to_string(),
-            ),
-        }
+    /// A document opened or changed: its text stands in for its file from
+    /// now on, and it is checked.
+    fn changed(&mut self, uri: Uri, version: i32, text: String) {
+        let Some(path) = convert::path_of(&uri).map(|p| crate::source::normalize_path(&p)) else {
+            return;
+        };
+        crate::source::overlay(&path, text.clone().into_bytes());
+        let root = self.root_of(&path);
+        let job = worker::Job {
+            uri: uri.clone(),
+            version,
+            path: path.clone(),
+            text: text.clone(),
+            root,
+        };
+        let document = self.documents.entry(uri).or_insert_with(|| Document {
+            path,
+            version,
+            text: String::new(),
+            checked: None,
+            navigation: None,
+        });
+        document.version = version;
+        document.text = text;
+        let _ = self.commands.send(worker::Command::Check(job));
     }
 
-    /// The quick fixes of the findings in the range, and the file's safe
-    /// fixes together as [`FIX_ALL`].
-    fn code_actions(&self, id: RequestId, params: CodeActionParams) -> Response {
-        let Some(document) = self.documents.get(&params.text_document.uri) else {
-            return Response::new_ok(id, Vec::<CodeActionOrCommand>::new());
-        };
-        let sources = &document.sources;
-        let wanted = |kind: &str| {
-            params
-                .context
-                .only
-                .as_ref()
-                .is_none_or(|only| only.iter().any(|k| kind.starts_with(k.as_str())))
-        };
-        let mut actions = Vec::new();
-        for finding in &document.findings {
-            let Some(fix) = finding.fix.as_deref() else {
-                continue;
+    /// A check finished: the findings of each open document it covered,
+    /// when that document has not changed since.
+    fn checked(&mut self, done: worker::Done) {
+        let checked_version = done.version;
+        let mut published = Vec::new();
+        for (uri, document) in &mut self.documents {
+            let current = if *uri == done.uri {
+                document.version == checked_version
+            } else {
+                // Another open document of the unit: its buffer stood in
+                // for it; a check of its own follows any change of it.
+                document.checked.is_some() && done.findings.contains_key(&document.path)
             };
-            let diagnostic = convert::diagnostic(finding, sources);
-            let touches = diagnostic.range.start <= params.range.end
-                && params.range.start <= diagnostic.range.end;
-            if !touches || !wanted(CodeActionKind::QUICKFIX.as_str()) {
+            if !current {
                 continue;
             }
-            let Some(changes) = convert::text_edits(fix, sources) else {
+            let findings = worker::findings_of(&done, &document.path);
+            let changed = document
+                .checked
+                .as_ref()
+                .is_none_or(|c| c.findings != findings || *uri == done.uri);
+            document.checked = Some(Checked {
+                version: document.version,
+                findings,
+                sources: done.sources.clone(),
+                comment: done.comment,
+            });
+            if changed {
+                published.push(uri.clone());
+            }
+        }
+        for uri in published {
+            let Some(document) = self.documents.get(&uri) else {
                 continue;
             };
-            actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                title: convert::title(fix),
-                kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![diagnostic]),
-                edit: Some(WorkspaceEdit::new(changes)),
-                is_preferred: Some(fix.applicability == crate::finding::Applicability::Safe),
-                ..CodeAction::default()
-            }));
-        }
-        if wanted(FIX_ALL) {
-            let mut kept: Vec<&crate::finding::Fix> = Vec::new();
-            for fix in document
+            let Some(checked) = &document.checked else {
+                continue;
+            };
+            let diagnostics: Vec<lsp_types::Diagnostic> = checked
                 .findings
                 .iter()
-                .filter_map(|f| f.applicable_fix(false))
-            {
-                if !kept.iter().any(|k| k.overlaps(fix)) {
-                    kept.push(fix);
-                }
-            }
-            let mut changes: HashMap<Uri, Vec<lsp_types::TextEdit>> = HashMap::new();
-            for fix in kept {
-                for (uri, edits) in convert::text_edits(fix, sources).unwrap_or_default() {
-                    changes.entry(uri).or_default().extend(edits);
-                }
-            }
-            if !changes.is_empty() {
-                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                    title: "confvet: apply every safe fix".into(),
-                    kind: Some(CodeActionKind::new(FIX_ALL)),
-                    edit: Some(WorkspaceEdit::new(changes)),
-                    ..CodeAction::default()
-                }));
+                .map(|f| convert::diagnostic(f, &checked.sources))
+                .collect();
+            let version = checked.version;
+            if self.pulls {
+                self.answer_pulls(&uri, &diagnostics);
+            } else {
+                self.publish(uri, Some(version), diagnostics);
             }
         }
-        Response::new_ok(id, actions)
+    }
+
+    fn publish(&mut self, uri: Uri, version: Option<i32>, diagnostics: Vec<lsp_types::Diagnostic>) {
+        self.outbox.push(
+            Notification::new(
+                PublishDiagnostics::METHOD.to_string(),
+                PublishDiagnosticsParams::new(uri, diagnostics, version),
+            )
+            .into(),
+        );
+    }
+
+    fn answer_pulls(&mut self, uri: &Uri, diagnostics: &[lsp_types::Diagnostic]) {
+        let (answered, waiting): (Vec<_>, Vec<_>) =
+            self.waiting_pulls.drain(..).partition(|(_, u)| u == uri);
+        self.waiting_pulls = waiting;
+        for (id, _) in answered {
+            self.outbox
+                .push(Response::new_ok(id, report(diagnostics.to_vec())).into());
+        }
+    }
+
+    /// The answer to a request; None when it comes later (a pull of a
+    /// document whose check is under way).
+    fn answer(&mut self, request: Request) -> Option<Response> {
+        let id = request.id.clone();
+        let invalid = |error: serde_json::Error| {
+            Response::new_err(
+                id.clone(),
+                ErrorCode::InvalidParams as i32,
+                error.to_string(),
+            )
+        };
+        Some(match request.method.as_str() {
+            CodeActionRequest::METHOD => match serde_json::from_value(request.params) {
+                Ok(params) => Response::new_ok(request.id, self.code_actions(params)),
+                Err(error) => invalid(error),
+            },
+            HoverRequest::METHOD | GotoDefinition::METHOD | Completion::METHOD => {
+                match serde_json::from_value::<lsp_types::TextDocumentPositionParams>(
+                    request.params,
+                ) {
+                    Ok(place) => {
+                        let at = place.position;
+                        let navigation = self.navigation(&place.text_document.uri);
+                        let answer = match request.method.as_str() {
+                            HoverRequest::METHOD => {
+                                serde_json::to_value(navigation.and_then(|n| n.hover(at)))
+                            }
+                            GotoDefinition::METHOD => {
+                                serde_json::to_value(navigation.and_then(|n| n.definition(at)))
+                            }
+                            _ => serde_json::to_value(navigation.and_then(|n| n.completion(at))),
+                        };
+                        Response::new_ok(request.id, answer.unwrap_or_default())
+                    }
+                    Err(error) => invalid(error),
+                }
+            }
+            DocumentDiagnosticRequest::METHOD => {
+                match serde_json::from_value::<lsp_types::DocumentDiagnosticParams>(request.params)
+                {
+                    Ok(params) => return self.pull(request.id, params.text_document.uri),
+                    Err(error) => invalid(error),
+                }
+            }
+            method => Response::new_err(
+                request.id,
+                ErrorCode::MethodNotFound as i32,
+                format!("confvet does not answer {method}"),
+            ),
+        })
+    }
+
+    /// `textDocument/diagnostic`: the findings of the document's current
+    /// version, now or once its check finishes.
+    fn pull(&mut self, id: RequestId, uri: Uri) -> Option<Response> {
+        let Some(document) = self.documents.get(&uri) else {
+            return Some(Response::new_ok(id, report(Vec::new())));
+        };
+        match &document.checked {
+            Some(checked) if checked.version == document.version => {
+                let diagnostics = checked
+                    .findings
+                    .iter()
+                    .map(|f| convert::diagnostic(f, &checked.sources))
+                    .collect();
+                Some(Response::new_ok(id, report(diagnostics)))
+            }
+            _ => {
+                self.waiting_pulls.push((id, uri));
+                None
+            }
+        }
+    }
+
+    /// The navigation of the document at its current version, built now
+    /// if it is not.
+    fn navigation(&mut self, uri: &Uri) -> Option<&navigation::Navigation> {
+        let document = self.documents.get(uri)?;
+        if document.navigation.as_ref().map(|n| n.version()) != Some(document.version) {
+            let root = self.root_of(&document.path);
+            let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
+            let document = self.documents.get_mut(uri)?;
+            document.navigation = Some(navigation::Navigation::new(
+                &document.path,
+                document.text.clone(),
+                document.version,
+                &root,
+                &memo,
+            ));
+        }
+        self.documents.get(uri)?.navigation.as_ref()
+    }
+
+    /// Stop standing open documents in for their files.
+    fn forget_buffers(&self) {
+        crate::source::remove_overlay(self.documents.values().map(|d| d.path.as_path()));
     }
 }
 
-fn publish(uri: Uri, diagnostics: Vec<lsp_types::Diagnostic>) -> Notification {
-    Notification::new(
-        PublishDiagnostics::METHOD.to_string(),
-        PublishDiagnosticsParams::new(uri, diagnostics, None),
-    )
+/// A full document diagnostic report.
+fn report(items: Vec<lsp_types::Diagnostic>) -> lsp_types::DocumentDiagnosticReportResult {
+    lsp_types::DocumentDiagnosticReportResult::Report(lsp_types::DocumentDiagnosticReport::Full(
+        lsp_types::RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: lsp_types::FullDocumentDiagnosticReport {
+                result_id: None,
+                items,
+            },
+        },
+    ))
 }
 
 #[cfg(test)]

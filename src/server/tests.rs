@@ -4,8 +4,8 @@
 use super::*;
 use lsp_server::Connection;
 use lsp_types::{
-    CodeActionContext, Diagnostic, NumberOrString, PartialResultParams, Position, Range,
-    TextDocumentIdentifier, WorkDoneProgressParams,
+    CodeActionContext, CodeActionParams, Diagnostic, NumberOrString, PartialResultParams, Position,
+    Range, TextDocumentIdentifier, WorkDoneProgressParams,
 };
 use serde_json::json;
 
@@ -154,14 +154,28 @@ fn an_open_document_gets_its_diagnostics_and_quick_fixes_and_loses_them_when_fix
         serde_json::to_value(&params).unwrap(),
     );
     let actions = actions.as_array().unwrap();
-    assert_eq!(actions.len(), 2, "a quick fix and fix-all: {actions:#?}");
+    assert_eq!(
+        actions.len(),
+        3,
+        "a quick fix, a suppression and fix-all: {actions:#?}"
+    );
     assert_eq!(actions[0]["kind"], "quickfix");
     assert_eq!(actions[0]["title"], "write $(tt.params.revision)");
     let edit = &actions[0]["edit"]["changes"][uri.as_str()][0];
     assert_eq!(edit["newText"], "$(tt.params.revision)");
     assert_eq!(edit["range"]["start"], json!({"line": 19, "character": 19}));
     assert_eq!(edit["range"]["end"], json!({"line": 19, "character": 37}));
-    assert_eq!(actions[1]["kind"], FIX_ALL);
+    assert_eq!(
+        actions[1]["title"],
+        "Suppress tekton/trigger-legacy-param on this line"
+    );
+    let edit = &actions[1]["edit"]["changes"][uri.as_str()][0];
+    assert_eq!(
+        edit["newText"],
+        "            # confvet: ignore[tekton/trigger-legacy-param] TODO: say why\n"
+    );
+    assert_eq!(edit["range"]["start"], json!({"line": 19, "character": 0}));
+    assert_eq!(actions[2]["kind"], FIX_ALL);
 
     // The fixed buffer: its diagnostics are cleared.
     let fixed = TEMPLATE.replace("$(params.revision)", "$(tt.params.revision)");

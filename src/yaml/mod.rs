@@ -10,3 +10,15 @@ pub mod scalar;
 
 pub use node::*;
 pub use parse::{ParseError, ParseOptions, parse_file};
+
+/// Whether `text` parses as a YAML stream the way confvet reads files
+/// (duplicate keys kept, as ytt templates repeat them under `#@ if`): the
+/// check an edit made for a user passes before it is offered or written.
+pub fn parses(text: &str) -> bool {
+    let options = ParseOptions {
+        keeps_duplicate_keys: true,
+        ..ParseOptions::default()
+    };
+    std::panic::catch_unwind(|| parse_file(crate::source::FileId(0), text, &options).is_ok())
+        .unwrap_or(false)
+}

@@ -1,0 +1,154 @@
+//! The server's checks, on a thread of their own so the editor is never
+//! kept waiting: the message loop hands each change over and goes on
+//! answering. Changes waiting for the thread are merged, the newest text of
+//! each document winning, and a check whose document changed meanwhile is
+//! dropped by the loop: an older check never overwrites a newer one.
+
+use super::workspace::{Scope, WorkspaceUnits};
+use crate::config::{ConfigSource, LoadOptions};
+use crate::finding::Finding;
+use crate::run::{LintRequest, LintResult, lint};
+use crate::source::Sources;
+use crossbeam_channel::{Receiver, Sender};
+use lsp_types::Uri;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One document to check at one version.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub uri: Uri,
+    pub version: i32,
+    pub path: PathBuf,
+    pub text: String,
+    /// The workspace folder holding it.
+    pub root: PathBuf,
+}
+
+/// What the thread is told.
+pub enum Command {
+    Check(Job),
+    /// Files of this folder changed on disk (or its configuration): its
+    /// units are found again at the next check.
+    Forget(PathBuf),
+}
+
+/// A finished check.
+pub struct Done {
+    pub uri: Uri,
+    pub version: i32,
+    /// The findings of every file of the unit, by path: other open
+    /// documents of the unit get theirs too.
+    pub findings: HashMap<PathBuf, Vec<Finding>>,
+    pub sources: Sources,
+    /// The rule-id comment marker of the document's files: `#!` in ytt
+    /// packages, `#` elsewhere.
+    pub comment: &'static str,
+}
+
+/// Start the thread: it checks what `commands` hands it until that channel
+/// closes, and sends each result to `done`.
+pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("confvet-check".into())
+        .spawn(move || {
+            let mut units: HashMap<PathBuf, WorkspaceUnits> = HashMap::new();
+            let mut waiting: Vec<Job> = Vec::new();
+            loop {
+                // Everything sent meanwhile, the newest version of each
+                // document replacing an older one.
+                let mut take = |command: Command, waiting: &mut Vec<Job>| match command {
+                    Command::Check(job) => {
+                        waiting.retain(|j| j.uri != job.uri);
+                        waiting.push(job);
+                    }
+                    Command::Forget(root) => {
+                        units.retain(|r, _| !r.starts_with(&root) && !root.starts_with(r));
+                    }
+                };
+                if waiting.is_empty() {
+                    let Ok(command) = commands.recv() else { return };
+                    take(command, &mut waiting);
+                }
+                while let Ok(command) = commands.try_recv() {
+                    take(command, &mut waiting);
+                }
+                if waiting.is_empty() {
+                    continue;
+                }
+                let job = waiting.remove(0);
+                let result = check(&job, &mut units);
+                if done.send(result).is_err() {
+                    return;
+                }
+            }
+        })
+        .map(drop)
+}
+
+/// Lint the unit of the job's document, its text standing in for the file.
+pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
+    let sources = Sources::new();
+    sources.set_stdin(job.path.clone(), job.text.clone().into_bytes());
+    let config = crate::config::load(
+        &ConfigSource::Search,
+        &job.root,
+        &sources,
+        LoadOptions::default(),
+    )
+    .ok()
+    .flatten();
+    let (result, comment) = match config.as_ref().filter(|c| c.has_errors()) {
+        // As `confvet lint`: a configuration with errors stops the run.
+        Some(config) => (LintResult::blocked_by(config, &sources), "#"),
+        None => {
+            let units = units
+                .entry(job.root.clone())
+                .or_insert_with(|| WorkspaceUnits::build(&job.root, config.as_ref()));
+            let scope = units.scope(&job.path, &job.root, &sources);
+            let comment = if matches!(scope, Scope::Package(_)) {
+                "#!"
+            } else {
+                "#"
+            };
+            let (paths, named_only) = match scope {
+                Scope::Package(root) => (vec![root], false),
+                Scope::Files(files) => (files, true),
+                Scope::Walk => (vec![job.path.clone()], false),
+            };
+            // What `confvet lint FILE` checks, with the defaults of its
+            // flags, reporting on every file of the unit.
+            let request = LintRequest {
+                paths,
+                named_only,
+                whole_units: true,
+                config,
+                kubernetes: crate::check::kubernetes::tree::Options {
+                    check: true,
+                    ..Default::default()
+                },
+                ..LintRequest::default()
+            };
+            (lint(&request, &sources, &job.root), comment)
+        }
+    };
+    let mut findings: HashMap<PathBuf, Vec<Finding>> = HashMap::new();
+    for finding in result.findings {
+        if let Some(path) = sources.path(finding.span.file) {
+            findings.entry(path).or_default().push(finding);
+        }
+    }
+    Done {
+        uri: job.uri.clone(),
+        version: job.version,
+        findings,
+        sources,
+        comment,
+    }
+}
+
+/// The findings of the file at `path`.
+pub fn findings_of(done: &Done, path: &Path) -> Vec<Finding> {
+    let path = crate::source::normalize_path(path);
+    done.findings.get(&path).cloned().unwrap_or_default()
+}

@@ -1,0 +1,174 @@
+//! What the server keeps of a workspace folder between keystrokes: which
+//! system each file belongs to, the ytt package roots, and the links each
+//! Tekton and KubeVirt file has to others. A change then re-checks only its
+//! unit: a ytt package is linted from its root, and a Tekton or KubeVirt
+//! group is found again from the links (the edited file's read anew) and
+//! linted from its files alone, without walking the tree.
+//!
+//! Built by one discovery of the whole folder (as `confvet lint DIR`
+//! finds units), and built again when files change on disk.
+
+use crate::check::{kubevirt, tekton};
+use crate::config::Config;
+use crate::discover::{self, DiscoveredFile, System};
+use crate::source::Sources;
+use crate::yaml::ParseOptions;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The units of one workspace folder.
+#[derive(Default)]
+pub struct WorkspaceUnits {
+    /// Each discovered file's system.
+    systems: HashMap<PathBuf, System>,
+    /// ytt package roots.
+    ytt_roots: Vec<PathBuf>,
+    tekton: Vec<(PathBuf, tekton::links::FileLinks)>,
+    kubevirt: Vec<(PathBuf, kubevirt::links::FileLinks)>,
+}
+
+/// What to lint for a change of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// The ytt package at this root.
+    Package(PathBuf),
+    /// These files, which are their whole unit.
+    Files(Vec<PathBuf>),
+    /// The file as `confvet lint FILE` finds its unit: walking the folder.
+    Walk,
+}
+
+impl WorkspaceUnits {
+    /// Discover `root` whole and keep its units.
+    pub fn build(root: &Path, config: Option<&Config>) -> WorkspaceUnits {
+        let sources = Sources::new();
+        let options = config.map(Config::discover_options).unwrap_or_default();
+        let discovery = discover::discover_with(
+            &[root.to_path_buf()],
+            &sources,
+            root,
+            &ParseOptions::default(),
+            &options,
+        );
+        let mut units = WorkspaceUnits::default();
+        let mut tekton_files: Vec<&DiscoveredFile> = Vec::new();
+        let mut kubevirt_files: Vec<&DiscoveredFile> = Vec::new();
+        for unit in &discovery.units {
+            if unit.system == System::Ytt {
+                units.ytt_roots.push(unit.root.clone());
+            }
+            for &i in &unit.files {
+                let file = &discovery.files[i];
+                units.systems.insert(file.path.clone(), unit.system);
+                match unit.system {
+                    System::Tekton => tekton_files.push(file),
+                    System::Kubevirt => kubevirt_files.push(file),
+                    System::Ytt => {}
+                }
+            }
+        }
+        units.tekton = links_of(&tekton_files, &sources, tekton::links::links);
+        units.kubevirt = links_of(&kubevirt_files, &sources, kubevirt::links::links);
+        units.ytt_roots.sort();
+        units
+    }
+
+    /// What to lint when `path` changed; `sources` stands the new text in
+    /// for it.
+    pub fn scope(&mut self, path: &Path, root: &Path, sources: &Sources) -> Scope {
+        let package = self
+            .ytt_roots
+            .iter()
+            .filter(|r| path.starts_with(r))
+            .max_by_key(|r| r.components().count());
+        match self.systems.get(path) {
+            Some(System::Ytt) => match package {
+                Some(package) => Scope::Package(package.clone()),
+                None => Scope::Walk,
+            },
+            Some(System::Tekton) => {
+                let links = read_links(path, root, sources, tekton::links::links);
+                group(&mut self.tekton, path, links, tekton::links::components)
+            }
+            Some(System::Kubevirt) => {
+                let links = read_links(path, root, sources, kubevirt::links::links);
+                group(&mut self.kubevirt, path, links, kubevirt::links::components)
+            }
+            // A file discovery did not place (new, or of no system yet).
+            None => Scope::Walk,
+        }
+    }
+}
+
+/// Each file's links, read from its YAML.
+fn links_of<L: Send + Default>(
+    files: &[&DiscoveredFile],
+    sources: &Sources,
+    read: fn(&crate::yaml::DocumentSet) -> L,
+) -> Vec<(PathBuf, L)> {
+    files
+        .par_iter()
+        .map(|file| {
+            let links = match &file.parse_now(sources).parsed {
+                Ok(set) => read(set),
+                Err(_) => L::default(),
+            };
+            (file.path.clone(), links)
+        })
+        .collect()
+}
+
+/// The links of the file at `path` as `sources` holds it now: None when it
+/// is no longer a file of a system.
+fn read_links<L: Send + Default>(
+    path: &Path,
+    root: &Path,
+    sources: &Sources,
+    read: fn(&crate::yaml::DocumentSet) -> L,
+) -> Option<L> {
+    let options = discover::DiscoverOptions {
+        named_only: true,
+        ..Default::default()
+    };
+    let discovery = discover::discover_with(
+        &[path.to_path_buf()],
+        sources,
+        root,
+        &ParseOptions::default(),
+        &options,
+    );
+    let file = discovery.files.iter().find(|f| f.path == path)?;
+    file.system?;
+    Some(match &file.parse_now(sources).parsed {
+        Ok(set) => read(set),
+        Err(_) => L::default(),
+    })
+}
+
+/// The group of files `path` now belongs to, its links replaced by `links`
+/// (kept for the next change).
+fn group<L: Default>(
+    files: &mut [(PathBuf, L)],
+    path: &Path,
+    links: Option<L>,
+    components: crate::check::components::Grouping<L>,
+) -> Scope {
+    let (Some(links), Some(index)) = (links, files.iter().position(|(p, _)| p == path)) else {
+        return Scope::Walk;
+    };
+    files[index].1 = links;
+    // The grouping takes the links by value: lent to it and put back.
+    let taken: Vec<L> = files.iter_mut().map(|(_, l)| std::mem::take(l)).collect();
+    let view: Vec<(&Path, L)> = files.iter().map(|(p, _)| p.as_path()).zip(taken).collect();
+    let groups = components(&view);
+    let members = groups
+        .iter()
+        .find(|g| g.contains(&index))
+        .map(|g| g.iter().map(|&i| view[i].0.to_path_buf()).collect());
+    let back: Vec<L> = view.into_iter().map(|(_, l)| l).collect();
+    for ((_, slot), links) in files.iter_mut().zip(back) {
+        *slot = links;
+    }
+    members.map_or(Scope::Walk, Scope::Files)
+}
