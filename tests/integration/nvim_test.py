@@ -1,10 +1,10 @@
 """`confvet server` in a real editor: Neovim, headless, with no user
-configuration, opens a ytt template whose line 4 is an `assert.fail`,
-starts the server with `vim.lsp.start_client` (the form Neovim 0.7 to 0.10
-have; the README shows it) and waits for the diagnostic: it must be on that
-line with the failure's message and its rule. Then the line is deleted in
-the buffer (unsaved) and the diagnostic must go, and the server must stop
-when Neovim asks it to.
+configuration but the README's block for Neovim 0.7 to 0.10 (an autocmd
+that starts the server with `vim.lsp.start_client`, `confvet` found on
+PATH), opens a ytt template whose line 4 is an `assert.fail` and waits for
+the diagnostic: it must be on that line with the failure's message and its
+rule. Then the line is deleted in the buffer (unsaved) and the diagnostic
+must go, and the server must stop when Neovim asks it to.
 
 Neovim comes from Debian's `neovim` package (`.ci/run` installs it); without
 it the test says it skipped, except in CI (CI or CONFVET_REQUIRE_SHARED=1
@@ -17,9 +17,8 @@ import shutil
 import subprocess
 import sys
 
-from common import DEBUG_BIN, TempDir, check, run, write
+from common import DEBUG_BIN, TempDir, check, readme_example, run, write
 
-CONFVET = DEBUG_BIN / "confvet"
 TEMPLATE = """\
 #@ load("@ytt:assert", "assert")
 ---
@@ -29,21 +28,20 @@ replicas: 2
 """
 FAIL_LINE = 3  # 0-based: the template's line 4
 
-# Runs after Neovim has loaded the template. Every outcome, an error too,
-# ends in the JSON file and a quit, so a failure never leaves Neovim
-# waiting for input.
+# Runs after Neovim has loaded the template: the README's block, then the
+# filetype a user's `filetype on` would set, which fires its autocmd.
+# Every outcome, an error too, ends in the JSON file and a quit, so a
+# failure never leaves Neovim waiting for input.
 INIT = """\
 local out = os.getenv('CONFVET_NVIM_OUT')
 local result = {}
 local ok, err = pcall(function()
+  dofile(os.getenv('CONFVET_NVIM_README_BLOCK'))
   vim.bo.filetype = 'yaml'
-  local id = vim.lsp.start_client({
-    name = 'confvet',
-    cmd = { os.getenv('CONFVET_BIN'), 'server' },
-    root_dir = vim.fn.getcwd(),
-  })
-  assert(id, 'vim.lsp.start_client returned nil')
-  vim.lsp.buf_attach_client(0, id)
+  -- A client is the buffer's once it has initialized.
+  vim.wait(10000, function() return next(vim.lsp.buf_get_clients(0)) ~= nil end, 20)
+  local _, client = next(vim.lsp.buf_get_clients(0))
+  assert(client and client.name == 'confvet', 'confvet is not attached to the buffer')
   result.opened = vim.wait(10000, function() return #vim.diagnostic.get(0) > 0 end, 50)
   result.diagnostics = {}
   for _, d in ipairs(vim.diagnostic.get(0)) do
@@ -55,7 +53,6 @@ local ok, err = pcall(function()
   -- The fix, typed but not saved: the server lints the buffer.
   vim.api.nvim_buf_set_lines(0, 3, 4, false, {})
   result.cleared = vim.wait(10000, function() return #vim.diagnostic.get(0) == 0 end, 50)
-  local client = vim.lsp.get_client_by_id(id)
   client.stop()
   result.stopped = vim.wait(5000, function() return client.is_stopped() end, 50)
 end)
@@ -78,11 +75,12 @@ def main():
     with TempDir() as tmp:
         package = tmp / "package"
         write(package, {"template.yaml": TEMPLATE})
-        write(tmp, {"init.lua": INIT})
+        write(tmp, {"init.lua": INIT, "readme.lua": readme_example("neovim-0.7", "README.md")})
         out = tmp / "result.json"
         env = dict(
             os.environ,
-            CONFVET_BIN=str(CONFVET),
+            PATH=os.pathsep.join([str(DEBUG_BIN), os.environ["PATH"]]),
+            CONFVET_NVIM_README_BLOCK=str(tmp / "readme.lua"),
             CONFVET_NVIM_OUT=str(out),
             # Neovim's state and LSP log stay in the temporary directory.
             XDG_STATE_HOME=str(tmp / "state"),
