@@ -21,7 +21,7 @@ else
   trap 'rm -rf "$tmp"' EXIT
 fi
 cd editors/vscode
-npm ci --no-audit --no-fund --loglevel=error
+npm ci --prefer-offline --no-audit --no-fund --loglevel=error
 npm run --silent compile
 npm run --silent lint
 vsix="$tmp/confvet.vsix"
