@@ -64,12 +64,13 @@ def check(condition, what, proc=None):
         raise AssertionError(f"{what}{detail}")
 
 
-def readme_example(marker):
-    """The fenced code block that follows `<!-- marker -->` in the manual
-    (docs/integrations.md, where the README's integrations section lives)."""
-    text = (ROOT / "docs" / "integrations.md").read_text()
+def readme_example(marker, page="docs/integrations.md"):
+    """The fenced code block that follows `<!-- marker -->` in `page`: by
+    default the manual's docs/integrations.md, where the README's
+    integrations section lives."""
+    text = (ROOT / page).read_text()
     found = re.search(rf"<!-- {re.escape(marker)} -->\s*```[a-z]*\n(.*?)\n```", text, re.DOTALL)
-    check(found is not None, f"docs/integrations.md has no example after <!-- {marker} -->")
+    check(found is not None, f"{page} has no example after <!-- {marker} -->")
     return found.group(1) + "\n"
 
 

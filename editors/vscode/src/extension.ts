@@ -1,0 +1,85 @@
+// Starts `confvet server` (the language server over stdio) for YAML and
+// Starlark files: its diagnostics and quick fixes come through
+// vscode-languageclient, which also reads `confvet.trace.server`.
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+let client: LanguageClient | undefined;
+
+/** The server's command line from the settings as they are now. */
+function serverCommand(): { command: string; args: string[] } {
+  const config = vscode.workspace.getConfiguration("confvet");
+  const command = config.get<string>("path", "confvet").trim() || "confvet";
+  return { command, args: ["server", ...config.get<string[]>("args", [])] };
+}
+
+async function start(log: vscode.LogOutputChannel): Promise<void> {
+  const { command, args } = serverCommand();
+  const serverOptions: ServerOptions = { command, args, transport: TransportKind.stdio };
+  const clientOptions: LanguageClientOptions = {
+    // The server lints files with their unit on disk: `file:` documents only.
+    documentSelector: [
+      { scheme: "file", language: "yaml" },
+      { scheme: "file", language: "starlark" },
+      { scheme: "file", pattern: "**/*.star" },
+    ],
+    // One channel for every server this window starts, so that a restart
+    // does not add another "confvet" to the Output view.
+    outputChannel: log,
+  };
+  const started = new LanguageClient("confvet", "confvet", serverOptions, clientOptions);
+  client = started;
+  try {
+    await started.start();
+  } catch (error) {
+    void vscode.window.showErrorMessage(
+      `confvet: could not start \`${command} server\` (${String(error)}). ` +
+        "Set `confvet.path` to the confvet binary.",
+    );
+  }
+}
+
+async function stop(log: vscode.LogOutputChannel): Promise<void> {
+  const running = client;
+  client = undefined;
+  // A client whose start failed has no server to stop (and stop() throws).
+  if (running?.isRunning()) {
+    try {
+      await running.stop();
+    } catch (error) {
+      log.error(`stopping the server failed: ${String(error)}`);
+    }
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel("confvet", { log: true });
+  const restart = async (): Promise<void> => {
+    await stop(log);
+    await start(log);
+  };
+  context.subscriptions.push(
+    log,
+    vscode.commands.registerCommand("confvet.restartServer", restart),
+    // A new binary or new arguments take a new server.
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("confvet.path") || event.affectsConfiguration("confvet.args")) {
+        void restart();
+      }
+    }),
+  );
+  await start(log);
+}
+
+export async function deactivate(): Promise<void> {
+  const running = client;
+  client = undefined;
+  if (running?.isRunning()) {
+    await running.stop();
+  }
+}
