@@ -89,12 +89,7 @@ impl Index {
         let mut list: Vec<Resource> = files
             .par_iter()
             .flat_map_iter(|path| {
-                let text = std::fs::metadata(path)
-                    .ok()
-                    .filter(|m| m.len() <= MAX_FILE)
-                    .and_then(|_| std::fs::read(path).ok())
-                    .and_then(|b| String::from_utf8(b).ok())
-                    .unwrap_or_default();
+                let text = read_small(path);
                 let repo = repos.get(path).cloned().flatten();
                 resources_of(&text, &Arc::new(path.clone()), repo)
             })
@@ -177,8 +172,19 @@ impl Overlay {
     }
 }
 
+/// The text of a workspace file read for an index: empty when it is not
+/// UTF-8 or too large to be a resource someone references by name.
+pub(crate) fn read_small(path: &Path) -> String {
+    std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.len() <= MAX_FILE)
+        .and_then(|_| std::fs::read(path).ok())
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default()
+}
+
 /// Every `.yaml`/`.yml` file below `root`, outside `.git` folders.
-fn yaml_files(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn yaml_files(root: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut pending = vec![root.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -208,13 +214,22 @@ fn resources_of(text: &str, path: &Arc<PathBuf>, repo: Option<PathBuf>) -> Vec<R
     if !text.contains("tekton.dev/") {
         return Vec::new();
     }
+    of_documents(text, |docs, lines| resources_in(docs, lines, path, repo))
+}
+
+/// What `read` finds in the parsed documents of a workspace file's text
+/// (nothing when it does not parse); spans are byte offsets of the text.
+pub(crate) fn of_documents<T>(
+    text: &str,
+    read: impl FnOnce(&[&Node], &SourceFile) -> Vec<T>,
+) -> Vec<T> {
     let options = crate::yaml::parse::ParseOptions::default();
     let Ok(set) = crate::yaml::parse::parse_file(FileId(0), text, &options) else {
         return Vec::new();
     };
     let lines = SourceFile::new(String::new(), None, text.to_string());
     let docs: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
-    resources_in(&docs, &lines, path, repo)
+    read(&docs, &lines)
 }
 
 /// The Tasks, Pipelines and StepActions among parsed documents `docs` of

@@ -159,7 +159,15 @@ struct Open {
     nav: Option<Box<dyn Navigator>>,
 }
 
-fn open_with(root: &Path, rel: &str, text: &str, memo: &WorkspaceMemo) -> Open {
+/// Build `make`'s navigator for document `rel` of `root` holding `text`,
+/// with the context the server gives it.
+pub(crate) fn open_as_server(
+    root: &Path,
+    rel: &str,
+    text: &str,
+    memo: &WorkspaceMemo,
+    make: fn(&Context) -> Option<Box<dyn Navigator>>,
+) -> (Sources, Option<Box<dyn Navigator>>) {
     let path = root.join(rel);
     let sources = Sources::new();
     sources.set_stdin(path.clone(), text.as_bytes().to_vec());
@@ -176,7 +184,12 @@ fn open_with(root: &Path, rel: &str, text: &str, memo: &WorkspaceMemo) -> Open {
         config: None,
         memo,
     };
-    let nav = navigator(&cx);
+    let nav = make(&cx);
+    (sources, nav)
+}
+
+fn open_with(root: &Path, rel: &str, text: &str, memo: &WorkspaceMemo) -> Open {
+    let (sources, nav) = open_as_server(root, rel, text, memo, navigator);
     Open {
         sources,
         text: text.to_string(),
