@@ -543,3 +543,56 @@ fn corpus_embedded_specs_and_catalog_samples() {
     let arr = doc.hover("'$(params.environments[0])'", 0, 12).unwrap();
     assert!(arr.starts_with("**param** `environments`: array"), "{arr}");
 }
+
+/// The memo's build, then a navigator's build and one answer of each kind
+/// for a Pipeline of a big workspace (the corpus copied ten times by
+/// `scripts/corpus-copies.sh`): `CONFVET_NAV_BENCH=<workspace> cargo test
+/// --release --lib measure_on_a_big_workspace -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement on a workspace named by CONFVET_NAV_BENCH"]
+fn measure_on_a_big_workspace() {
+    use std::time::{Duration, Instant};
+    let Some(root) = std::env::var_os("CONFVET_NAV_BENCH").map(PathBuf::from) else {
+        return;
+    };
+    let memo = WorkspaceMemo::default();
+    let started = Instant::now();
+    let index =
+        memo.get_or_insert_with(super::index::MEMO_KEY, || super::index::Index::build(&root));
+    assert!(index.is_some());
+    eprintln!("memo build: {:?}", started.elapsed());
+    let rel = "copy5/tekton/tektoncd-catalog/pipeline/buildpacks/0.2/buildpacks.yaml";
+    let text = std::fs::read_to_string(root.join(rel)).unwrap();
+    let edited = text.replacen("\"$(params.TRUST_BUILDER)\"", "\"$(params.TR\"", 1);
+    let median = |mut times: Vec<Duration>| {
+        times.sort();
+        times[times.len() / 2]
+    };
+    let (mut build, mut hover, mut definition, mut completion) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..20 {
+        let started = Instant::now();
+        let doc = open_with(&root, rel, &text, &memo);
+        doc.nav();
+        build.push(started.elapsed());
+        let at = doc.at("$(params.TRUST_BUILDER)", 0, 10);
+        let started = Instant::now();
+        assert!(doc.nav().hover(at).is_some());
+        hover.push(started.elapsed());
+        let started = Instant::now();
+        assert_eq!(doc.nav().definition(at).len(), 1);
+        definition.push(started.elapsed());
+        let typed = open_with(&root, rel, &edited, &memo);
+        let at = typed.at("$(params.TR\"", 0, 11);
+        let started = Instant::now();
+        assert!(!typed.nav().completions(at).is_empty());
+        completion.push(started.elapsed());
+    }
+    eprintln!(
+        "navigator build {:?}, hover {:?}, definition {:?}, completion {:?} (medians of 20)",
+        median(build),
+        median(hover),
+        median(definition),
+        median(completion)
+    );
+}
