@@ -39,6 +39,9 @@ pub(super) struct Named {
     pub start: usize,
     pub end: usize,
     pub runs: Runs,
+    /// A pipeline task with a `matrix`: its results are consumed as arrays
+    /// of the per-run values.
+    pub matrix: bool,
 }
 
 impl Named {
@@ -49,6 +52,7 @@ impl Named {
             start: it.value.span.start as usize,
             end: it.value.span.end as usize,
             runs,
+            matrix: false,
         }
     }
 }
@@ -368,7 +372,10 @@ impl Doc {
             } else {
                 Runs::Unknown
             };
-            tasks.push(Named::new(it, name, runs));
+            tasks.push(Named {
+                matrix: child(t, "matrix").is_some(),
+                ..Named::new(it, name, runs)
+            });
         }
         let (params, workspaces) = outer.within(local);
         let base = Scope {

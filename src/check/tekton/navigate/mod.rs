@@ -363,9 +363,21 @@ impl TektonNavigator {
             return Some(format!("**context** `{v}`\n\n{meaning}"));
         }
         let found = self.declaration(&expr, scope)?;
+        let fanned = match expr {
+            Expr::TaskResult { task, .. } => {
+                self.pipeline_task(scope, task).is_some_and(|t| t.matrix)
+            }
+            _ => false,
+        };
         let (what, extra) = match expr {
             Expr::Param(..) | Expr::TriggerParam(..) => ("param", None),
             Expr::Workspace(_, what) => ("workspace", Some(workspace_variable(what))),
+            _ if fanned => (
+                "result",
+                Some(
+                    "The pipeline task has a matrix: the result is consumed as an array of each run's value.",
+                ),
+            ),
             _ => ("result", None),
         };
         Some(self.entry_markdown(what, &found, extra))

@@ -507,6 +507,24 @@ fn equally_near_tasks_that_differ_are_all_definitions_and_no_hover() {
 }
 
 #[test]
+fn a_matrix_task_result_is_consumed_as_an_array() {
+    let fanned = PIPELINE.replace(
+        "      taskRef:\n        name: build\n",
+        "      taskRef:\n        name: build\n      matrix:\n        params:\n          - name: flags\n            value: [a, b]\n",
+    );
+    let root = workspace(
+        "matrix",
+        &[("tasks/build.yaml", TASK), ("pipelines/ci.yaml", &fanned)],
+    );
+    let memo = WorkspaceMemo::default();
+    let doc = open(&root, "pipelines/ci.yaml", &memo);
+    let md = doc
+        .hover("$(tasks.build-it.results.digest)", 0, 27)
+        .unwrap();
+    assert!(md.contains("consumed as an array"), "{md}");
+}
+
+#[test]
 fn other_files_have_no_tekton_navigator() {
     let root = fixture("other");
     let memo = WorkspaceMemo::default();
