@@ -5,13 +5,14 @@
 use super::ctx::{Ctx, ExprOffsets};
 use super::model::{Cx, Param, Scope, Tasks, Ty};
 use super::rename::rename_fix;
+use super::syntax::openings;
 pub(super) use super::syntax::{
     PRef, exprs, is_result_ref, isolated_body, parse_param_ref, strip_selector,
 };
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::Span;
-use crate::yaml::{Node, ScalarStyle, Value};
+use crate::yaml::{Node, Value};
 use std::collections::HashSet;
 
 /// Findings one string may make before the rest of its references are
@@ -507,16 +508,7 @@ impl Ctx<'_> {
         if self.expr_offsets.as_ref().is_none_or(|c| c.node != n.span) {
             let src = self.src();
             let raw = src.text.get(n.span.range()).unwrap_or("");
-            let body_start = if matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded) {
-                raw.find('\n').map_or(raw.len(), |i| i + 1)
-            } else {
-                0
-            };
-            let in_source: Vec<usize> = raw[body_start..]
-                .match_indices("$(")
-                .map(|(i, _)| body_start + i)
-                .collect();
-            let in_text: Vec<usize> = s.text.match_indices("$(").map(|(i, _)| i).collect();
+            let (in_source, in_text) = openings(raw, s);
             let ends: Vec<usize> = in_source
                 .iter()
                 .map(|&at| raw[at..].find(')').map_or(raw.len(), |j| at + j + 1))

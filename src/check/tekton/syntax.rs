@@ -2,6 +2,8 @@
 //! in a string, and what a `$(params…)` body names. No declarations: the
 //! checks in `refs` and the models in `model` both read it.
 
+use crate::yaml::{Scalar, ScalarStyle};
+
 /// Expressions in a string: (offset of `$(`, body). Each `$(` starts one
 /// that ends at the first `)` after it (spec § 6.1).
 pub(super) fn exprs(s: &str) -> Vec<(usize, &str)> {
@@ -22,6 +24,24 @@ pub(super) fn exprs(s: &str) -> Vec<(usize, &str)> {
         from = start + 2;
     }
     out
+}
+
+/// Where the `$(` of a scalar are: (offsets in `raw`, its source text,
+/// after a block scalar's header line; offsets in its value). The k-th of
+/// one is the k-th of the other unless an escape made one up (then the
+/// counts differ).
+pub(super) fn openings(raw: &str, scalar: &Scalar) -> (Vec<usize>, Vec<usize>) {
+    let body_start = if matches!(scalar.style, ScalarStyle::Literal | ScalarStyle::Folded) {
+        raw.find('\n').map_or(raw.len(), |i| i + 1)
+    } else {
+        0
+    };
+    let in_source: Vec<usize> = raw[body_start..]
+        .match_indices("$(")
+        .map(|(i, _)| body_start + i)
+        .collect();
+    let in_text: Vec<usize> = scalar.text.match_indices("$(").map(|(i, _)| i).collect();
+    (in_source, in_text)
 }
 
 /// No valid body is longer (names are at most 253 bytes); a longer one is
