@@ -87,7 +87,8 @@ def percentile(values, p):
 
 
 def ms(values):
-    return f"p50 {percentile(values, 50) * 1000:.1f} ms, p95 {percentile(values, 95) * 1000:.1f} ms (n={len(values)})"
+    return (f"p50 {percentile(values, 50) * 1000:.1f} ms, p95 {percentile(values, 95) * 1000:.1f} ms,"
+            f" max {max(values) * 1000:.1f} ms (n={len(values)})")
 
 
 def main():

@@ -411,6 +411,19 @@ impl Server {
         };
         crate::source::overlay(&path, text.clone().into_bytes());
         let root = self.root_of(&path);
+        if !self.memos.contains_key(&root) {
+            // What navigators keep of the folder (an index of every Task,
+            // say) is built in the background, before a hover asks for it.
+            let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
+            let (path, text, root) = (path.clone(), text.clone(), root.clone());
+            let _ = std::thread::Builder::new()
+                .name("confvet-index".into())
+                .spawn(move || {
+                    drop(navigation::Navigation::new(
+                        &path, text, version, &root, &memo,
+                    ))
+                });
+        }
         let job = worker::Job {
             uri: uri.clone(),
             version,

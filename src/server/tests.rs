@@ -40,6 +40,11 @@ struct Client {
 
 impl Client {
     fn start(root: &Path) -> Client {
+        Client::start_with(&[root], json!({}))
+    }
+
+    /// A client of these workspace folders with these capabilities.
+    fn start_with(folders: &[&Path], capabilities: serde_json::Value) -> Client {
         let (server, connection) = Connection::memory();
         let server = std::thread::spawn(move || serve(&server));
         let mut client = Client {
@@ -47,10 +52,13 @@ impl Client {
             server: Some(server),
             next_id: 0,
         };
-        let root = convert::uri_of(root).unwrap();
+        let folders: Vec<serde_json::Value> = folders
+            .iter()
+            .map(|f| json!({"uri": convert::uri_of(f).unwrap(), "name": "folder"}))
+            .collect();
         let result = client.request(
             "initialize",
-            json!({"capabilities": {}, "rootUri": root, "processId": null}),
+            json!({"capabilities": capabilities, "workspaceFolders": folders, "processId": null}),
         );
         assert!(
             result["capabilities"]["codeActionProvider"].is_object(),
@@ -90,14 +98,50 @@ impl Client {
 
     /// The next diagnostics published.
     fn diagnostics(&self) -> (Uri, Vec<Diagnostic>) {
+        let params = self.published();
+        (params.uri, params.diagnostics)
+    }
+
+    fn published(&self) -> PublishDiagnosticsParams {
         loop {
             if let Message::Notification(n) = self.receive()
                 && n.method == PublishDiagnostics::METHOD
             {
-                let params: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
-                return (params.uri, params.diagnostics);
+                return serde_json::from_value(n.params).unwrap();
             }
         }
+    }
+
+    /// The diagnostics published next for `uri`.
+    fn diagnostics_of(&self, uri: &Uri) -> PublishDiagnosticsParams {
+        loop {
+            let params = self.published();
+            if params.uri == *uri {
+                return params;
+            }
+        }
+    }
+
+    fn open(&self, uri: &Uri, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}),
+        );
+    }
+
+    fn change(&self, uri: &Uri, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+
+    /// A request about a place in a document.
+    fn ask(&mut self, method: &str, uri: &Uri, line: u32, character: u32) -> serde_json::Value {
+        self.request(
+            method,
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+        )
     }
 
     fn stop(mut self) {
@@ -110,9 +154,7 @@ impl Client {
 
 #[test]
 fn an_open_document_gets_its_diagnostics_and_quick_fixes_and_loses_them_when_fixed() {
-    let dir = std::env::temp_dir().join(format!("confvet-server-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let dir = dir.canonicalize().unwrap();
+    let dir = scratch("fixes");
     let path = dir.join("trigger-template.yaml");
     std::fs::write(&path, "kind: TriggerTemplate\n").unwrap();
     let uri = convert::uri_of(&path).unwrap();
@@ -190,6 +232,228 @@ fn an_open_document_gets_its_diagnostics_and_quick_fixes_and_loses_them_when_fix
         "kind: TriggerTemplate\n",
         "the server writes nothing"
     );
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh folder of this test's own, with its path as the server sees it.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("confvet-server-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.canonicalize().unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> Uri {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    convert::uri_of(&path).unwrap()
+}
+
+const SCHEMA: &str = "#@data/values-schema\n---\n#@schema/validation min=1, max=10\nreplicas: 2\n";
+const VALUES: &str = "#@data/values\n---\nreplicas: 3\n";
+
+#[test]
+fn editing_a_schema_updates_the_open_values_files_diagnostics_before_it_is_saved() {
+    let dir = scratch("schema");
+    let schema = write(&dir, "pkg/schema.yml", SCHEMA);
+    let values = write(&dir, "pkg/values.yml", VALUES);
+    let client = Client::start(&dir);
+    client.open(&values, VALUES);
+    assert!(client.diagnostics_of(&values).diagnostics.is_empty());
+    client.open(&schema, SCHEMA);
+    assert!(client.diagnostics_of(&schema).diagnostics.is_empty());
+    // The schema's unsaved buffer now allows at most 2 replicas: the values
+    // file, unchanged, breaks it.
+    client.change(&schema, 2, &SCHEMA.replace("max=10", "max=2"));
+    let published = client.diagnostics_of(&values);
+    assert_eq!(published.diagnostics.len(), 1, "{published:?}");
+    let diagnostic = &published.diagnostics[0];
+    assert_eq!(diagnostic.range.start, Position::new(2, 10));
+    let related = diagnostic.related_information.as_ref().unwrap();
+    assert_eq!(related[0].location.uri, schema, "the rule is in the schema");
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_client_that_pulls_diagnostics_gets_them_answered_and_none_pushed() {
+    let dir = scratch("pull");
+    write(&dir, "pkg/schema.yml", SCHEMA);
+    let values = write(&dir, "pkg/values.yml", VALUES);
+    let client = Client::start_with(&[&dir], json!({"textDocument": {"diagnostic": {}}}));
+    client.open(&values, "#@data/values\n---\nreplicas: 30\n");
+    let request = Request::new(
+        RequestId::from(99),
+        "textDocument/diagnostic".into(),
+        json!({"textDocument": {"uri": values}}),
+    );
+    client.connection.sender.send(request.into()).unwrap();
+    // Every message up to the answer: none pushes diagnostics.
+    let report = loop {
+        match client.receive() {
+            Message::Response(response) if response.id == RequestId::from(99) => {
+                break response.result.unwrap();
+            }
+            Message::Notification(n) => {
+                assert_ne!(
+                    n.method,
+                    PublishDiagnostics::METHOD,
+                    "pushed to a pulling client"
+                );
+            }
+            _ => {}
+        }
+    };
+    assert_eq!(report["kind"], "full");
+    let items = report["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{report}");
+    assert_eq!(items[0]["code"], "ytt/validation");
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn each_workspace_folder_reads_its_own_configuration_and_a_changed_one_applies_at_once() {
+    let a = scratch("folder-a");
+    let b = scratch("folder-b");
+    let legacy = TEMPLATE;
+    let in_a = write(&a, "trigger.yaml", legacy);
+    let in_b = write(&b, "trigger.yaml", legacy);
+    write(
+        &b,
+        ".confvet.yaml",
+        "rules:\n  tekton/trigger-legacy-param: off\n",
+    );
+    let client = Client::start_with(&[&a, &b], json!({}));
+    client.open(&in_a, legacy);
+    assert_eq!(client.diagnostics_of(&in_a).diagnostics.len(), 1);
+    client.open(&in_b, legacy);
+    assert!(
+        client.diagnostics_of(&in_b).diagnostics.is_empty(),
+        "off in b"
+    );
+    // b's configuration changes on disk: the rule reports there again.
+    write(&b, ".confvet.yaml", "rules: {}\n");
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": convert::uri_of(&b.join(".confvet.yaml")).unwrap(), "type": 2}]}),
+    );
+    loop {
+        let published = client.diagnostics_of(&in_b);
+        if !published.diagnostics.is_empty() {
+            assert_eq!(published.diagnostics.len(), 1);
+            break;
+        }
+    }
+    client.stop();
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
+}
+
+#[test]
+fn a_suppression_written_by_its_code_action_hides_the_finding() {
+    let dir = scratch("suppress");
+    let uri = write(&dir, "trigger.yaml", TEMPLATE);
+    let mut client = Client::start(&dir);
+    client.open(&uri, TEMPLATE);
+    assert_eq!(client.diagnostics_of(&uri).diagnostics.len(), 1);
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 19, "character": 20}, "end": {"line": 19, "character": 20}}, "context": {"diagnostics": [], "only": ["quickfix"]}}),
+    );
+    let suppress = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with("Suppress"))
+        .unwrap();
+    let edit = &suppress["edit"]["changes"][uri.as_str()][0];
+    let line = edit["range"]["start"]["line"].as_u64().unwrap() as usize;
+    let mut lines: Vec<&str> = TEMPLATE.lines().collect();
+    let comment = edit["newText"].as_str().unwrap().trim_end();
+    lines.insert(line, comment);
+    let suppressed = lines.join("\n") + "\n";
+    client.change(&uri, 2, &suppressed);
+    let published = client.diagnostics_of(&uri);
+    assert_eq!(published.version, Some(2));
+    assert!(published.diagnostics.is_empty(), "{published:?}");
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diagnostics_of_an_older_version_are_never_published_after_a_newer_ones() {
+    let dir = scratch("versions");
+    let uri = write(&dir, "trigger.yaml", TEMPLATE);
+    let client = Client::start(&dir);
+    client.open(&uri, TEMPLATE);
+    let fixed = TEMPLATE.replace("$(params.revision)", "$(tt.params.revision)");
+    for version in 2..12 {
+        let text = if version % 2 == 0 { &fixed } else { TEMPLATE };
+        client.change(&uri, version, text);
+    }
+    // Whatever was published meanwhile, versions only grow, and the last
+    // is version 11 (the legacy param again) with its finding.
+    let mut last = 0;
+    loop {
+        let published = client.diagnostics_of(&uri);
+        let version = published.version.unwrap();
+        assert!(version >= last, "{version} after {last}");
+        last = version;
+        if version == 11 {
+            assert_eq!(published.diagnostics.len(), 1);
+            break;
+        }
+    }
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const TASK: &str = "apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: build
+spec:
+  params:
+    - name: revision
+      type: string
+      description: the commit to build
+  steps:
+    - name: build
+      image: alpine
+      script: echo $(params.revision) $(params.
+";
+
+#[test]
+fn hover_definition_and_completion_answer_from_the_documents_navigators() {
+    let dir = scratch("navigate");
+    let uri = write(&dir, "task.yaml", TASK);
+    let mut client = Client::start(&dir);
+    client.open(&uri, TASK);
+    client.diagnostics_of(&uri);
+    // `revision` in `$(params.revision)`, line 12.
+    let column = TASK.lines().nth(12).unwrap().find("revision").unwrap() as u32;
+    let hover = client.ask("textDocument/hover", &uri, 12, column + 2);
+    let markdown = hover["contents"]["value"].as_str().unwrap();
+    assert!(markdown.contains("the commit to build"), "{markdown}");
+    assert_eq!(hover["range"]["start"]["line"], 12);
+    let definition = client.ask("textDocument/definition", &uri, 12, column + 2);
+    assert_eq!(definition["uri"], uri.as_str());
+    assert_eq!(
+        definition["range"],
+        json!({"start": {"line": 6, "character": 12}, "end": {"line": 6, "character": 20}})
+    );
+    // After the last `$(params.`: the one param, replacing nothing.
+    let end = TASK.lines().nth(12).unwrap().len() as u32;
+    let completion = client.ask("textDocument/completion", &uri, 12, end);
+    let items = completion.as_array().unwrap();
+    assert_eq!(items.len(), 1, "{completion}");
+    assert_eq!(items[0]["label"], "revision");
+    assert_eq!(items[0]["textEdit"]["newText"], "revision");
+    // Nothing is answered on a place that names nothing.
+    assert!(client.ask("textDocument/hover", &uri, 0, 2).is_null());
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

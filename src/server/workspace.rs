@@ -24,8 +24,24 @@ pub struct WorkspaceUnits {
     systems: HashMap<PathBuf, System>,
     /// ytt package roots.
     ytt_roots: Vec<PathBuf>,
-    tekton: Vec<(PathBuf, tekton::links::FileLinks)>,
-    kubevirt: Vec<(PathBuf, kubevirt::links::FileLinks)>,
+    tekton: Linked<tekton::links::FileLinks>,
+    kubevirt: Linked<kubevirt::links::FileLinks>,
+}
+
+/// One system's files with their links, and the groups they form (found
+/// again only when some file's links change: most keystrokes change none).
+struct Linked<L> {
+    files: Vec<(PathBuf, L)>,
+    groups: Option<Vec<Vec<usize>>>,
+}
+
+impl<L> Default for Linked<L> {
+    fn default() -> Self {
+        Linked {
+            files: Vec::new(),
+            groups: None,
+        }
+    }
 }
 
 /// What to lint for a change of one file.
@@ -68,8 +84,8 @@ impl WorkspaceUnits {
                 }
             }
         }
-        units.tekton = links_of(&tekton_files, &sources, tekton::links::links);
-        units.kubevirt = links_of(&kubevirt_files, &sources, kubevirt::links::links);
+        units.tekton.files = links_of(&tekton_files, &sources, tekton::links::links);
+        units.kubevirt.files = links_of(&kubevirt_files, &sources, kubevirt::links::links);
         units.ytt_roots.sort();
         units
     }
@@ -148,27 +164,35 @@ fn read_links<L: Send + Default>(
 
 /// The group of files `path` now belongs to, its links replaced by `links`
 /// (kept for the next change).
-fn group<L: Default>(
-    files: &mut [(PathBuf, L)],
+fn group<L: Default + PartialEq>(
+    linked: &mut Linked<L>,
     path: &Path,
     links: Option<L>,
     components: crate::check::components::Grouping<L>,
 ) -> Scope {
+    let files = &mut linked.files;
     let (Some(links), Some(index)) = (links, files.iter().position(|(p, _)| p == path)) else {
         return Scope::Walk;
     };
-    files[index].1 = links;
-    // The grouping takes the links by value: lent to it and put back.
-    let taken: Vec<L> = files.iter_mut().map(|(_, l)| std::mem::take(l)).collect();
-    let view: Vec<(&Path, L)> = files.iter().map(|(p, _)| p.as_path()).zip(taken).collect();
-    let groups = components(&view);
-    let members = groups
+    if files[index].1 != links {
+        files[index].1 = links;
+        linked.groups = None;
+    }
+    let groups = linked.groups.get_or_insert_with(|| {
+        // The grouping takes the links by value: lent to it and put back.
+        let taken: Vec<L> = files.iter_mut().map(|(_, l)| std::mem::take(l)).collect();
+        let view: Vec<(&Path, L)> = files.iter().map(|(p, _)| p.as_path()).zip(taken).collect();
+        let groups = components(&view);
+        let back: Vec<L> = view.into_iter().map(|(_, l)| l).collect();
+        for ((_, slot), links) in files.iter_mut().zip(back) {
+            *slot = links;
+        }
+        groups
+    });
+    groups
         .iter()
         .find(|g| g.contains(&index))
-        .map(|g| g.iter().map(|&i| view[i].0.to_path_buf()).collect());
-    let back: Vec<L> = view.into_iter().map(|(_, l)| l).collect();
-    for ((_, slot), links) in files.iter_mut().zip(back) {
-        *slot = links;
-    }
-    members.map_or(Scope::Walk, Scope::Files)
+        .map_or(Scope::Walk, |g| {
+            Scope::Files(g.iter().map(|&i| files[i].0.clone()).collect())
+        })
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// The links of one file.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FileLinks {
     /// `(name, namespace)` of each Template, in document order.
     templates: Vec<(String, Option<String>)>,

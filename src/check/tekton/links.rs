@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Component, Path};
 
 /// The links of one file.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FileLinks {
     /// `(kind, metadata.name)` of each Task and Pipeline it declares.
     declares: Vec<(String, String)>,
