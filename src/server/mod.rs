@@ -411,19 +411,6 @@ impl Server {
         };
         crate::source::overlay(&path, text.clone().into_bytes());
         let root = self.root_of(&path);
-        if !self.memos.contains_key(&root) {
-            // What navigators keep of the folder (an index of every Task,
-            // say) is built in the background, before a hover asks for it.
-            let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
-            let (path, text, root) = (path.clone(), text.clone(), root.clone());
-            let _ = std::thread::Builder::new()
-                .name("confvet-index".into())
-                .spawn(move || {
-                    drop(navigation::Navigation::new(
-                        &path, text, version, &root, &memo,
-                    ))
-                });
-        }
         let job = worker::Job {
             uri: uri.clone(),
             version,
@@ -443,9 +430,36 @@ impl Server {
         let _ = self.commands.send(worker::Command::Check(job));
     }
 
+    /// Build what navigators keep of the document's folder (an index of
+    /// every Task, say) in the background, before a hover asks for it: once
+    /// per folder, after its first check, which it would slow down.
+    fn index_in_background(&mut self, uri: &Uri) {
+        let Some(document) = self.documents.get(uri) else {
+            return;
+        };
+        let root = self.root_of(&document.path);
+        if self.memos.contains_key(&root) {
+            return;
+        }
+        let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
+        let (path, text, version) = (
+            document.path.clone(),
+            document.text.clone(),
+            document.version,
+        );
+        let _ = std::thread::Builder::new()
+            .name("confvet-index".into())
+            .spawn(move || {
+                drop(navigation::Navigation::new(
+                    &path, text, version, &root, &memo,
+                ))
+            });
+    }
+
     /// A check finished: the findings of each open document it covered,
     /// when that document has not changed since.
     fn checked(&mut self, done: worker::Done) {
+        self.index_in_background(&done.uri);
         let checked_version = done.version;
         let mut published = Vec::new();
         for (uri, document) in &mut self.documents {
