@@ -507,3 +507,69 @@ fn corpus_platform_loads_from_the_package_root() {
         "{markdown}"
     );
 }
+
+/// How long a navigator takes to build and to answer on corpus packages:
+/// `cargo test --release --lib navigator_timings -- --ignored --nocapture`;
+/// with `CONFVET_BENCH_WORKSPACE` set to a folder made by
+/// `scripts/corpus-copies.sh`, the packages of its first copy with the
+/// whole folder as the workspace.
+#[test]
+#[ignore]
+fn navigator_timings() {
+    let cases = [
+        (
+            "kadras-io__package-for-contour",
+            "package/config/overlays/envoy-service.yml",
+            "service.type",
+        ),
+        (
+            "kadras-io__kadras-engineering-platform",
+            "package/config/components/secretgen-controller.yml",
+            "platform.namespace",
+        ),
+        (
+            "educates__educates-training-platform",
+            "carvel-packages/installer/config/app.yaml",
+            "imageRegistry.host",
+        ),
+    ];
+    let workspace = std::env::var_os("CONFVET_BENCH_WORKSPACE").map(PathBuf::from);
+    for (repo, path, needle) in cases {
+        let Some(mut repo) = corpus_repo(repo) else {
+            return;
+        };
+        let mut root = repo.clone();
+        if let Some(workspace) = &workspace {
+            root = workspace.clone();
+            repo = workspace.join("copy1/ytt").join(repo.file_name().unwrap());
+        }
+        let memo = WorkspaceMemo::default();
+        let started = std::time::Instant::now();
+        let doc = open_bench(&root, &repo.join(path), &memo);
+        let first = started.elapsed();
+        let runs = 10;
+        let started = std::time::Instant::now();
+        for _ in 0..runs {
+            open_bench(&root, &repo.join(path), &memo);
+        }
+        let build = started.elapsed() / runs;
+        let at = doc.at(needle, 0, needle.len() - 1);
+        let started = std::time::Instant::now();
+        let answers = 1000;
+        for _ in 0..answers {
+            assert!(doc.navigator.hover(at).is_some());
+            assert!(!doc.navigator.definition(at).is_empty());
+            doc.navigator.completions(at);
+        }
+        let answer = started.elapsed() / (3 * answers);
+        println!(
+            "{path}: first build (with the workspace index) {first:?}, build {build:?}, answer {answer:?}"
+        );
+    }
+}
+
+/// The file at `path` opened in the workspace `root`.
+fn open_bench(root: &Path, path: &Path, memo: &WorkspaceMemo) -> Opened {
+    let text = std::fs::read_to_string(path).unwrap();
+    open_in(root, path, &text, memo)
+}
