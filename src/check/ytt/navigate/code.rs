@@ -38,18 +38,24 @@ pub(super) fn is_code_at(text: &str, offset: usize, flavor: Flavor) -> bool {
     let line = line_around(text, offset);
     let before = &text[line.start..offset];
     match flavor {
-        Flavor::Yaml => before
-            .find("#@")
-            .is_some_and(|at| !before[..at].contains("#!")),
-        Flavor::Star => !before.contains('#'),
-        Flavor::Text => {
-            let before = &text[..offset];
-            match (before.rfind("(@"), before.rfind("@)")) {
-                (Some(open), Some(close)) => open > close,
-                (Some(_), None) => true,
-                _ => false,
-            }
+        // After `#@`, or in a `(@= @)` of a string (`@yaml/text-templated-strings`).
+        Flavor::Yaml => {
+            before
+                .find("#@")
+                .is_some_and(|at| !before[..at].contains("#!"))
+                || in_text_template(before)
         }
+        Flavor::Star => !before.contains('#'),
+        Flavor::Text => in_text_template(&text[..offset]),
+    }
+}
+
+/// Whether the end of `before` is inside a `(@ @)` opened in it.
+fn in_text_template(before: &str) -> bool {
+    match (before.rfind("(@"), before.rfind("@)")) {
+        (Some(open), Some(close)) => open > close,
+        (Some(_), None) => true,
+        _ => false,
     }
 }
 
@@ -394,6 +400,7 @@ mod tests {
     fn code_is_where_the_flavor_says() {
         assert!(is_code_at("a: #@ data.values.x", 8, Flavor::Yaml));
         assert!(!is_code_at("a: data.values.x", 8, Flavor::Yaml));
+        assert!(is_code_at("a: x-(@= data.values.x @)", 14, Flavor::Yaml));
         assert!(is_code_at("x (@= data.values.x @) y", 10, Flavor::Text));
         assert!(!is_code_at("x (@= data.values.x @) y", 23, Flavor::Text));
         assert!(!is_code_at("# data.values.x", 5, Flavor::Star));

@@ -42,6 +42,9 @@ spec:
   replicas: #@ data.values.app.replicas
   port: #@ port()
 #@ end
+#@yaml/text-templated-strings
+data:
+  greeting: hello (@= data.values.app.image @)
 "#;
 
 const HELPERS: &str = r#"load("@ytt:data", "data")
@@ -205,6 +208,10 @@ fn hover_on_a_data_value_in_a_template_gives_its_schema_and_final_value() {
         markdown.contains("- value: `\"demo\"` (from the schema default)\n"),
         "{markdown}"
     );
+    // In a string's text template.
+    let (spanned, markdown) = doc.hover("app.image @)", 0, 4).unwrap();
+    assert_eq!(spanned, "image");
+    assert!(markdown.contains("data.values.app.image: nullable string"));
     // Not on `data` or `values`, not outside code, not an undeclared path.
     assert_eq!(doc.hover("data.values.app.name", 0, 1), None);
     assert_eq!(doc.hover("apiVersion", 0, 1), None);
