@@ -101,9 +101,9 @@ impl Package {
     }
 }
 
-/// The root of the private library (`_ytt_lib/NAME`) below `package_root`
-/// that holds `path`, the innermost: ytt evaluates it as a package of its
-/// own.
+/// The folder below the innermost `_ytt_lib` below `package_root` that
+/// holds `path`: the outermost folder the private library holding `path`
+/// may be rooted at (`_ytt_lib/NAME`; see [`library_in`]).
 fn library_root(path: &Path, package_root: &Path) -> Option<PathBuf> {
     let relative = path.strip_prefix(package_root).ok()?;
     let parts: Vec<_> = relative.components().collect();
@@ -116,6 +116,25 @@ fn library_root(path: &Path, package_root: &Path) -> Option<PathBuf> {
         root.push(part);
     }
     Some(root)
+}
+
+/// The root of the private library holding `path` when `outer` is a
+/// folder of `_ytt_lib`: a library is any folder there
+/// (`library.get("packages/contour")`), so the deepest folder on the way
+/// to `path` whose files hold a schema or data values.
+fn library_in(outer: &Path, path: &Path, files: &[DiscoveredFile]) -> Option<PathBuf> {
+    if !outer.parent()?.ends_with("_ytt_lib") {
+        return None;
+    }
+    path.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(outer))
+        .find(|dir| {
+            files
+                .iter()
+                .any(|f| f.path.starts_with(dir) && (f.has_schema || f.has_values))
+        })
+        .map(Path::to_path_buf)
 }
 
 /// The package holding the document, read and evaluated; None when the
@@ -144,20 +163,28 @@ pub(super) fn evaluate(cx: &Context, is_yaml: bool, is_ytt_yaml: bool) -> Option
         paths.push(cx.path.to_path_buf());
         paths.sort_by_cached_key(|p| display_name(p, &root));
     }
-    let read = || -> Vec<DiscoveredFile> {
+    let read = |paths: &[PathBuf]| -> Vec<DiscoveredFile> {
         paths
             .iter()
             .filter_map(|path| discover::read_ytt_file(path, cx.sources, cx.root))
             .collect()
     };
-    let files = read();
+    let mut files = read(&paths);
     if is_yaml && !files.iter().any(|f| f.path == cx.path) {
         return None;
     }
+    let root = match library_in(&root, cx.path, &files) {
+        Some(library) if library != root => {
+            files.retain(|f| f.path.starts_with(&library));
+            paths.retain(|p| p.starts_with(&library));
+            library
+        }
+        _ => root,
+    };
     let (files, schema, values) = match evaluated(cx, &root, files) {
         Some(evaluated) => evaluated,
         // Given up on: the files without what their evaluation gives.
-        None => (read(), None, None),
+        None => (read(&paths), None, None),
     };
     Some(Package {
         root,

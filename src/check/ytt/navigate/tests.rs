@@ -580,3 +580,34 @@ fn open_bench(root: &Path, path: &Path, memo: &WorkspaceMemo) -> Opened {
     let text = std::fs::read_to_string(path).unwrap();
     open_in(root, path, &text, memo)
 }
+
+#[test]
+fn corpus_educates_a_private_library_has_its_own_schema() {
+    let Some(repo) = corpus_repo("educates__educates-training-platform") else {
+        return;
+    };
+    let memo = WorkspaceMemo::default();
+    let library = "carvel-packages/installer/bundle/config/ytt/_ytt_lib/packages/contour";
+    let doc = open_corpus(
+        &repo,
+        &format!("{library}/overlays/overlay-service.yaml"),
+        &memo,
+    );
+    let (spanned, markdown) = doc.hover("service.type", 0, 9).unwrap();
+    assert_eq!(spanned, "type");
+    assert!(
+        markdown.contains("data.values.service.type: "),
+        "{markdown}"
+    );
+    let found = doc.navigator.definition(doc.at("service.type", 0, 9));
+    assert_eq!(
+        doc.named(&found),
+        vec![("values-schema.yaml".into(), "type".into())]
+    );
+    let schema = doc.sources.path(found[0].file).unwrap();
+    assert!(
+        schema.ends_with(format!("{library}/values-schema.yaml")),
+        "{}",
+        schema.display()
+    );
+}
