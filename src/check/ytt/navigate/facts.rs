@@ -76,8 +76,8 @@ fn validation_text(ty: &SchemaType, sources: &Sources) -> Option<String> {
 pub(super) struct Origins<'a> {
     pub sources: &'a Sources,
     pub root: &'a Path,
-    /// Whether a file holds the schema.
-    pub is_schema_file: &'a dyn Fn(crate::source::FileId) -> bool,
+    /// Whether a place is in a schema document.
+    pub in_schema: &'a dyn Fn(crate::source::Span) -> bool,
 }
 
 /// The hover text of the data value at `path`.
@@ -112,7 +112,7 @@ pub(super) fn markdown(
         });
     }
     if let Some((node, key)) = values.and_then(|v| value_at(v, path)) {
-        let from = if (origins.is_schema_file)(key.file) {
+        let from = if (origins.in_schema)(key) {
             "the schema default".to_string()
         } else {
             let source = origins.sources.get(key.file);

@@ -50,11 +50,11 @@ pub fn navigator(cx: &Context) -> Option<Box<dyn Navigator>> {
             span
         }
     };
-    let is_schema_file = |file: FileId| package.is_schema_file(file);
+    let in_schema = |span: Span| package.in_schema(span);
     let origins = Origins {
         sources: cx.sources,
         root: &package.root,
-        is_schema_file: &is_schema_file,
+        in_schema: &in_schema,
     };
     let mut values = HashMap::new();
     if let Some(schema) = &package.schema {

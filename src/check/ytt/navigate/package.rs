@@ -11,7 +11,8 @@ use super::super::schema::SchemaType;
 use super::super::{YttSettings, check_package};
 use crate::discover::{self, DiscoveredFile, System};
 use crate::navigate::Context;
-use crate::source::{FileId, Sources, display_name};
+use crate::source::{Sources, Span, display_name};
+use crate::yaml::Annotated;
 use crate::yaml::{Node, ParseOptions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -95,9 +96,21 @@ impl Package {
         self.files.iter().find(|f| f.path == path)
     }
 
-    /// Whether `file` holds a schema document.
-    pub fn is_schema_file(&self, file: FileId) -> bool {
-        self.files.iter().any(|f| f.id == file && f.has_schema)
+    /// Whether `span` is in a schema document (a file may hold data
+    /// values too).
+    pub fn in_schema(&self, span: Span) -> bool {
+        self.files
+            .iter()
+            .filter(|f| f.id == span.file && f.has_schema)
+            .filter_map(|f| f.parsed.as_ref().ok())
+            .any(|set| {
+                // The document holding `span`: the last to start before it.
+                set.docs
+                    .iter()
+                    .take_while(|doc| doc.span.start <= span.start)
+                    .last()
+                    .is_some_and(|doc| doc.has_annotation("data/values-schema"))
+            })
     }
 }
 

@@ -611,3 +611,15 @@ fn corpus_educates_a_private_library_has_its_own_schema() {
         schema.display()
     );
 }
+
+#[test]
+fn a_value_set_in_the_schema_file_but_not_by_its_schema() {
+    let both = "#@data/values-schema\n---\nsize: 1\n#@data/values\n---\nsize: 2\n";
+    let ws = Workspace::new("both", &[("pkg/both.yml", both)]);
+    let doc = ws.open("pkg/both.yml", both);
+    let (_, markdown) = doc.hover("size", 0, 0).unwrap();
+    assert!(
+        markdown.contains("- value: `2` (from both.yml:6)"),
+        "{markdown}"
+    );
+}
