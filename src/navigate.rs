@@ -9,10 +9,11 @@
 //! number of questions about that version quickly.
 
 use crate::config::Config;
+use crate::discover::{Discovery, System};
 use crate::source::{FileId, Sources, Span};
 use std::any::Any;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Hover text for the name under the cursor.
@@ -95,6 +96,12 @@ impl WorkspaceMemo {
         Arc::clone(fact).downcast::<T>().ok()
     }
 
+    /// Keep `fact` under `key`, in place of what was kept.
+    pub fn insert<T: Any + Send + Sync>(&self, key: &'static str, fact: T) {
+        let mut facts = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        facts.insert(key, Arc::new(fact));
+    }
+
     /// Forget everything: files on disk changed.
     pub fn clear(&self) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
@@ -112,4 +119,52 @@ pub trait Navigator: Send + Sync {
     fn definition(&self, offset: usize) -> Vec<Span>;
     /// What may be written at `offset`.
     fn completions(&self, offset: usize) -> Vec<Completion>;
+}
+
+/// The memo's key for [`YttPackages`].
+pub const YTT_PACKAGES: &str = "ytt-packages";
+
+/// The ytt packages of a workspace folder, as discovery groups its files on
+/// disk: paths only, no text. The language server's checks discover the
+/// folder anyway and leave this in its memo; a navigator asked first
+/// discovers it itself.
+#[derive(Debug, Default)]
+pub struct YttPackages {
+    pub packages: Vec<PackageFiles>,
+}
+
+/// One ytt package's files.
+#[derive(Debug)]
+pub struct PackageFiles {
+    pub root: PathBuf,
+    /// YAML files, in ytt's order (by path relative to the root).
+    pub yaml: Vec<PathBuf>,
+}
+
+impl YttPackages {
+    /// The ytt packages discovery found.
+    pub fn of(found: &Discovery) -> YttPackages {
+        let packages = found
+            .units
+            .iter()
+            .filter(|unit| unit.system == System::Ytt)
+            .map(|unit| PackageFiles {
+                root: unit.root.clone(),
+                yaml: unit
+                    .files
+                    .iter()
+                    .filter_map(|&i| found.files.get(i).map(|f| f.path.clone()))
+                    .collect(),
+            })
+            .collect();
+        YttPackages { packages }
+    }
+
+    /// The deepest package holding `path`.
+    pub fn holding(&self, path: &Path) -> Option<&PackageFiles> {
+        self.packages
+            .iter()
+            .filter(|p| path.starts_with(&p.root))
+            .max_by_key(|p| p.root.components().count())
+    }
 }

@@ -148,6 +148,7 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
         folders,
         documents: HashMap::new(),
         memos: HashMap::new(),
+        indexed: Default::default(),
         pulls,
         waiting_pulls: Vec::new(),
         commands,
@@ -167,6 +168,8 @@ struct Server {
     documents: HashMap<Uri, Document>,
     /// What navigators keep of each folder between documents.
     memos: HashMap<PathBuf, Arc<WorkspaceMemo>>,
+    /// Folders whose navigators' index was built in the background.
+    indexed: std::collections::HashSet<PathBuf>,
     /// The client pulls diagnostics (`textDocument/diagnostic`).
     pulls: bool,
     /// Pulls of documents whose check is under way.
@@ -390,16 +393,26 @@ impl Server {
             .documents
             .iter()
             .filter(|(_, d)| which(d))
-            .map(|(uri, d)| worker::Job {
-                uri: uri.clone(),
-                version: d.version,
-                path: d.path.clone(),
-                text: d.text.clone(),
-                root: self.root_of(&d.path),
-            })
+            .map(|(uri, d)| (uri.clone(), d.version, d.path.clone(), d.text.clone()))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|(uri, version, path, text)| self.job(uri, version, path, text))
             .collect();
         for job in jobs {
             let _ = self.commands.send(worker::Command::Check(job));
+        }
+    }
+
+    fn job(&mut self, uri: Uri, version: i32, path: PathBuf, text: String) -> worker::Job {
+        let root = self.root_of(&path);
+        let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
+        worker::Job {
+            uri,
+            version,
+            path,
+            text,
+            root,
+            memo,
         }
     }
 
@@ -410,14 +423,7 @@ impl Server {
             return;
         };
         crate::source::overlay(&path, text.clone().into_bytes());
-        let root = self.root_of(&path);
-        let job = worker::Job {
-            uri: uri.clone(),
-            version,
-            path: path.clone(),
-            text: text.clone(),
-            root,
-        };
+        let job = self.job(uri.clone(), version, path.clone(), text.clone());
         let document = self.documents.entry(uri).or_insert_with(|| Document {
             path,
             version,
@@ -438,7 +444,7 @@ impl Server {
             return;
         };
         let root = self.root_of(&document.path);
-        if self.memos.contains_key(&root) {
+        if !self.indexed.insert(root.clone()) {
             return;
         }
         let memo = Arc::clone(self.memos.entry(root.clone()).or_default());

@@ -7,15 +7,17 @@
 use super::workspace::{Scope, WorkspaceUnits};
 use crate::config::{ConfigSource, LoadOptions};
 use crate::finding::Finding;
+use crate::navigate::WorkspaceMemo;
 use crate::run::{LintRequest, LintResult, lint};
 use crate::source::Sources;
 use crossbeam_channel::{Receiver, Sender};
 use lsp_types::Uri;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One document to check at one version.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Job {
     pub uri: Uri,
     pub version: i32,
@@ -23,6 +25,8 @@ pub struct Job {
     pub text: String,
     /// The workspace folder holding it.
     pub root: PathBuf,
+    /// What the folder's navigators keep: the ytt packages found go there.
+    pub memo: Arc<WorkspaceMemo>,
 }
 
 /// What the thread is told.
@@ -104,7 +108,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
         None => {
             let units = units
                 .entry(job.root.clone())
-                .or_insert_with(|| WorkspaceUnits::build(&job.root, config.as_ref()));
+                .or_insert_with(|| WorkspaceUnits::build(&job.root, config.as_ref(), &job.memo));
             let scope = units.scope(&job.path, &job.root, &sources);
             let comment = if matches!(scope, Scope::Package(_)) {
                 "#!"

@@ -11,6 +11,7 @@
 use crate::check::{kubevirt, tekton};
 use crate::config::Config;
 use crate::discover::{self, DiscoveredFile, System};
+use crate::navigate::{WorkspaceMemo, YTT_PACKAGES, YttPackages};
 use crate::source::Sources;
 use crate::yaml::ParseOptions;
 use rayon::prelude::*;
@@ -56,8 +57,9 @@ pub enum Scope {
 }
 
 impl WorkspaceUnits {
-    /// Discover `root` whole and keep its units.
-    pub fn build(root: &Path, config: Option<&Config>) -> WorkspaceUnits {
+    /// Discover `root` whole and keep its units; the ytt packages found go
+    /// into `memo` too, for the navigators.
+    pub fn build(root: &Path, config: Option<&Config>, memo: &WorkspaceMemo) -> WorkspaceUnits {
         let sources = Sources::new();
         let options = config.map(Config::discover_options).unwrap_or_default();
         let discovery = discover::discover_with(
@@ -67,6 +69,7 @@ impl WorkspaceUnits {
             &ParseOptions::default(),
             &options,
         );
+        memo.insert(YTT_PACKAGES, YttPackages::of(&discovery));
         let mut units = WorkspaceUnits::default();
         let mut tekton_files: Vec<&DiscoveredFile> = Vec::new();
         let mut kubevirt_files: Vec<&DiscoveredFile> = Vec::new();

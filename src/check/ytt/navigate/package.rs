@@ -9,73 +9,33 @@
 
 use super::super::schema::SchemaType;
 use super::super::{YttSettings, check_package};
-use crate::discover::{self, DiscoveredFile, System};
-use crate::navigate::Context;
+use crate::discover::{self, DiscoveredFile};
+use crate::navigate::{Context, YTT_PACKAGES, YttPackages};
 use crate::source::{Sources, Span, display_name};
 use crate::yaml::Annotated;
 use crate::yaml::{Node, ParseOptions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The memo's key for [`PackageIndex`].
-const MEMO_KEY: &str = "ytt-packages";
-
 /// How long one package's evaluation may take: beyond that the navigator
 /// answers with what it knows without the values.
 const EVALUATION_LIMIT: Duration = Duration::from_secs(5);
 
-/// Every ytt package of the workspace, as discovery groups the files on
-/// disk: paths only, no text.
-#[derive(Default)]
-pub(super) struct PackageIndex {
-    packages: Vec<PackagePaths>,
-}
-
-/// One package's files.
-struct PackagePaths {
-    root: PathBuf,
-    /// YAML files, in ytt's order (by path relative to the root).
-    yaml: Vec<PathBuf>,
-}
-
-impl PackageIndex {
-    fn of_workspace(cx: &Context) -> PackageIndex {
-        // A fresh `Sources`: the open buffer must not be read into the memo.
-        let sources = Sources::new();
-        let options = cx
-            .config
-            .map(crate::config::Config::discover_options)
-            .unwrap_or_default();
-        let found = discover::discover_with(
-            &[cx.root.to_path_buf()],
-            &sources,
-            cx.root,
-            &ParseOptions::default(),
-            &options,
-        );
-        let packages = found
-            .units
-            .iter()
-            .filter(|unit| unit.system == System::Ytt)
-            .map(|unit| PackagePaths {
-                root: unit.root.clone(),
-                yaml: unit
-                    .files
-                    .iter()
-                    .filter_map(|&i| found.files.get(i).map(|f| f.path.clone()))
-                    .collect(),
-            })
-            .collect();
-        PackageIndex { packages }
-    }
-
-    /// The deepest package holding `path`.
-    fn holding(&self, path: &Path) -> Option<&PackagePaths> {
-        self.packages
-            .iter()
-            .filter(|p| path.starts_with(&p.root))
-            .max_by_key(|p| p.root.components().count())
-    }
+/// Every ytt package of the workspace, found by discovering it whole.
+fn packages_of_workspace(cx: &Context) -> YttPackages {
+    // A fresh `Sources`: the open buffer must not be read into the memo.
+    let sources = Sources::new();
+    let options = cx
+        .config
+        .map(crate::config::Config::discover_options)
+        .unwrap_or_default();
+    YttPackages::of(&discover::discover_with(
+        &[cx.root.to_path_buf()],
+        &sources,
+        cx.root,
+        &ParseOptions::default(),
+        &options,
+    ))
 }
 
 /// The document's package, evaluated.
@@ -155,7 +115,7 @@ fn library_in(outer: &Path, path: &Path, files: &[DiscoveredFile]) -> Option<Pat
 pub(super) fn evaluate(cx: &Context, is_yaml: bool, is_ytt_yaml: bool) -> Option<Package> {
     let index = cx
         .memo
-        .get_or_insert_with(MEMO_KEY, || PackageIndex::of_workspace(cx))?;
+        .get_or_insert_with(YTT_PACKAGES, || packages_of_workspace(cx))?;
     let (root, mut paths) = match index.holding(cx.path) {
         Some(package) => {
             let root = library_root(cx.path, &package.root).unwrap_or(package.root.clone());
