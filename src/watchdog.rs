@@ -64,6 +64,9 @@ pub enum Stopped {
     Memory(usize),
     /// No thread could be started for it.
     NoThread,
+    /// Its caller no longer wants it: the language server's check of a
+    /// document that changed since.
+    Cancelled,
 }
 
 impl std::fmt::Display for Stopped {
@@ -80,6 +83,7 @@ impl std::fmt::Display for Stopped {
                 limit / 1024 / 1024
             ),
             Stopped::NoThread => write!(f, "no thread could be started for it"),
+            Stopped::Cancelled => write!(f, "it was cancelled"),
         }
     }
 }
@@ -103,6 +107,18 @@ struct Budget {
 thread_local! {
     /// The budget of the current thread, when it runs limited work.
     static BUDGET: Cell<*const Budget> = const { Cell::new(std::ptr::null()) };
+    /// Set once the work the current thread runs is no longer wanted.
+    static CANCEL: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether the work the current thread runs was cancelled: evaluation
+/// checks it between statements and stops there.
+pub fn cancelled() -> bool {
+    CANCEL.with(|c| {
+        c.borrow()
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    })
 }
 
 /// Why a unit's work gave no result.
@@ -126,6 +142,20 @@ where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
+    run_cancellable(limits, None, work)
+}
+
+/// [`run`], given up on as soon as `cancel` is set: the caller goes on at
+/// once, and the work stops at its next statement ([`cancelled`]).
+pub fn run_cancellable<T, F>(
+    limits: Limits,
+    cancel: Option<&Arc<AtomicBool>>,
+    work: F,
+) -> Result<T, Failure>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
     let budget = Arc::new(Budget {
         limit: isize::try_from(limits.memory).unwrap_or(isize::MAX),
         held: AtomicIsize::new(0),
@@ -133,9 +163,12 @@ where
     });
     let (done, result) = std::sync::mpsc::sync_channel(1);
     let own = Arc::clone(&budget);
+    let flag = cancel.cloned();
     let job: Job = Box::new(move || {
         BUDGET.with(|b| b.set(Arc::as_ptr(&own)));
+        CANCEL.with(|c| *c.borrow_mut() = flag);
         let outcome = catch(work);
+        CANCEL.with(|c| *c.borrow_mut() = None);
         BUDGET.with(|b| b.set(std::ptr::null()));
         // A thread whose work panicked may have left its thread-local
         // state half way: it takes no more work.
@@ -166,6 +199,9 @@ where
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }
         // A thread given up on is never given back: it keeps its work.
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Failure::Stopped(Stopped::Cancelled));
+        }
         if budget.over.load(Ordering::Acquire) {
             return Err(Failure::Stopped(Stopped::Memory(limits.memory)));
         }
@@ -391,5 +427,32 @@ mod tests {
         assert!(matches!(got, Err(Failure::Stopped(Stopped::Time(t))) if t == limits.time));
         assert!(start.elapsed() >= limits.time * WALL_TIME_FACTOR);
         assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn cancelled_work_is_given_up_at_once_and_sees_it_was_cancelled() {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (saw, seen) = std::sync::mpsc::channel();
+        let setter = Arc::clone(&cancel);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            setter.store(true, Ordering::Relaxed);
+        });
+        let start = Instant::now();
+        let got = run_cancellable(Limits::default(), Some(&cancel), move || {
+            // As evaluation does between statements.
+            while !cancelled() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let _ = saw.send(());
+            // Then work no statement boundary sees: the caller does not
+            // wait for it.
+            std::thread::sleep(Duration::from_secs(600));
+        });
+        assert!(matches!(got, Err(Failure::Stopped(Stopped::Cancelled))));
+        assert!(start.elapsed() < Duration::from_secs(5));
+        seen.recv_timeout(Duration::from_secs(5))
+            .expect("the work itself saw the cancellation and ended");
+        assert!(!cancelled(), "only the work's own thread is cancelled");
     }
 }

@@ -205,6 +205,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         keep_outputs: false,
         package_roots: Vec::new(),
         named_only: false,
+        cancel: None,
         limits: limits(),
         kubernetes: confvet::check::kubernetes::tree::Options {
             check: !args.no_kubernetes,

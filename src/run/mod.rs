@@ -305,7 +305,8 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                     };
                     let config = Arc::clone(&ytt_config);
                     let (root, sources) = (unit.root.clone(), sources.clone());
-                    crate::watchdog::run(request.limits, move || {
+                    let cancel = request.cancel.as_ref();
+                    crate::watchdog::run_cancellable(request.limits, cancel, move || {
                         panic_when_testing(&root);
                         let mut members: Vec<&discover::DiscoveredFile> =
                             parsed.iter().chain(&extra).collect();

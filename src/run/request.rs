@@ -49,6 +49,9 @@ pub struct LintRequest {
     /// The named files are the whole of their units: the tree around them
     /// is not walked (see `DiscoverOptions::named_only`).
     pub named_only: bool,
+    /// Set when the run is no longer wanted (the language server's check of
+    /// a document that changed since): ytt packages stop at once.
+    pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl LintRequest {

@@ -48,6 +48,7 @@ use lsp_types::{
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The code action kind of "apply every safe fix of this file".
 pub const FIX_ALL: &str = "source.fixAll.confvet";
@@ -61,6 +62,8 @@ struct Document {
     checked: Option<Checked>,
     /// Its navigators, built at a version when first asked.
     navigation: Option<navigation::Navigation>,
+    /// Cancels its check under way.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// A document's findings at one version.
@@ -406,6 +409,13 @@ impl Server {
     fn job(&mut self, uri: Uri, version: i32, path: PathBuf, text: String) -> worker::Job {
         let root = self.root_of(&path);
         let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
+        let cancel = Arc::new(AtomicBool::new(false));
+        // A newer version makes the check of the older one pointless.
+        if let Some(document) = self.documents.get_mut(&uri)
+            && let Some(older) = document.cancel.replace(Arc::clone(&cancel))
+        {
+            older.store(true, Ordering::Relaxed);
+        }
         worker::Job {
             uri,
             version,
@@ -413,6 +423,7 @@ impl Server {
             text,
             root,
             memo,
+            cancel,
         }
     }
 
@@ -423,16 +434,20 @@ impl Server {
             return;
         };
         crate::source::overlay(&path, text.clone().into_bytes());
-        let job = self.job(uri.clone(), version, path.clone(), text.clone());
-        let document = self.documents.entry(uri).or_insert_with(|| Document {
-            path,
-            version,
-            text: String::new(),
-            checked: None,
-            navigation: None,
-        });
+        let document = self
+            .documents
+            .entry(uri.clone())
+            .or_insert_with(|| Document {
+                path: path.clone(),
+                version,
+                text: String::new(),
+                checked: None,
+                navigation: None,
+                cancel: None,
+            });
         document.version = version;
-        document.text = text;
+        document.text = text.clone();
+        let job = self.job(uri, version, path, text);
         let _ = self.commands.send(worker::Command::Check(job));
     }
 

@@ -457,3 +457,34 @@ fn hover_definition_and_completion_answer_from_the_documents_navigators() {
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_cancelled_check_stops_its_ytt_evaluation() {
+    let dir = scratch("cancel");
+    // Some 300,000 statements: seconds in a debug build, unless stopped.
+    let template = "#@ def slow():\n#@   n = 0\n#@   for i in range(300000):\n#@     n += i\n#@   end\n#@   return n\n#@ end\ntotal: #@ slow()\n";
+    let uri = write(&dir, "pkg/template.yml", template);
+    let path = dir.join("pkg/template.yml");
+    let job = |cancelled: bool| worker::Job {
+        uri: uri.clone(),
+        version: 1,
+        path: path.clone(),
+        text: template.into(),
+        root: dir.clone(),
+        memo: Arc::default(),
+        cancel: Arc::new(AtomicBool::new(cancelled)),
+    };
+    let messages = |done: &worker::Done| -> Vec<String> {
+        done.findings
+            .values()
+            .flatten()
+            .map(|f| f.message.clone())
+            .collect()
+    };
+    let cancelled = worker::check(&job(true), &mut HashMap::new());
+    let said = messages(&cancelled);
+    assert!(said.iter().any(|m| m.contains("cancelled")), "{said:?}");
+    let finished = worker::check(&job(false), &mut HashMap::new());
+    assert!(messages(&finished).is_empty(), "{:?}", messages(&finished));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,7 @@ use lsp_types::Uri;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One document to check at one version.
 #[derive(Clone)]
@@ -27,6 +28,8 @@ pub struct Job {
     pub root: PathBuf,
     /// What the folder's navigators keep: the ytt packages found go there.
     pub memo: Arc<WorkspaceMemo>,
+    /// Set when a newer version of the document came: the check stops.
+    pub cancel: Arc<AtomicBool>,
 }
 
 /// What the thread is told.
@@ -81,6 +84,9 @@ pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result
                     continue;
                 }
                 let job = waiting.remove(0);
+                if job.cancel.load(Ordering::Relaxed) {
+                    continue;
+                }
                 let result = check(&job, &mut units);
                 if done.send(result).is_err() {
                     return;
@@ -126,6 +132,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
                 paths,
                 named_only,
                 whole_units: true,
+                cancel: Some(Arc::clone(&job.cancel)),
                 config,
                 kubernetes: crate::check::kubernetes::tree::Options {
                     check: true,

@@ -37,6 +37,13 @@ impl<'e> BeforeStmtFuncDyn<'e> for Budget {
                 "evaluation stopped after {STATEMENT_BUDGET} statements (an endless loop?)"
             )));
         }
+        // The language server no longer wants this check: its document
+        // changed.
+        if crate::watchdog::cancelled() {
+            return Err(starlark::Error::new_other(anyhow::anyhow!(
+                "evaluation cancelled"
+            )));
+        }
         self.left -= 1;
         // Memory that grows statement by statement (a loop appending to a
         // list, a string doubled in a loop) stops at the heap limit.
