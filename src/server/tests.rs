@@ -488,3 +488,74 @@ fn a_cancelled_check_stops_its_ytt_evaluation() {
     assert!(messages(&finished).is_empty(), "{:?}", messages(&finished));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_ytt_data_value_is_hovered_followed_to_its_schema_and_completed() {
+    let dir = scratch("navigate-ytt");
+    let schema = "#@data/values-schema\n---\n#@schema/desc \"How many pods run\"\nreplicas: 2\n";
+    let values = "#@data/values\n---\nreplicas: 3\n";
+    let template =
+        "#@ load(\"@ytt:data\", \"data\")\n---\nspec:\n  replicas: #@ data.values.replicas\n";
+    write(&dir, "pkg/schema.yml", schema);
+    write(&dir, "pkg/values.yml", values);
+    let uri = write(&dir, "pkg/template.yml", template);
+    let mut client = Client::start(&dir);
+    client.open(&uri, template);
+    assert!(client.diagnostics_of(&uri).diagnostics.is_empty());
+    // The `replicas` of `data.values.replicas`, not the key.
+    let column = template.lines().nth(3).unwrap().rfind("replicas").unwrap() as u32;
+    let hover = client.ask("textDocument/hover", &uri, 3, column + 2);
+    let markdown = hover["contents"]["value"].as_str().unwrap();
+    assert!(markdown.contains("How many pods run"), "{markdown}");
+    assert!(markdown.contains("int"), "{markdown}");
+    assert!(
+        markdown.contains("values.yml:3"),
+        "the final value's origin: {markdown}"
+    );
+    let definition = client.ask("textDocument/definition", &uri, 3, column + 2);
+    let schema_uri = convert::uri_of(&dir.join("pkg/schema.yml")).unwrap();
+    assert_eq!(definition["uri"], schema_uri.as_str());
+    assert_eq!(
+        definition["range"]["start"],
+        json!({"line": 3, "character": 0})
+    );
+    // Typing a new line: the unfinished `data.values.` does not parse as
+    // Starlark yet, and is completed all the same.
+    let typing = format!("{template}  other: #@ data.values.\n");
+    client.change(&uri, 2, &typing);
+    let end = typing.lines().nth(4).unwrap().len() as u32;
+    let completion = client.ask("textDocument/completion", &uri, 4, end);
+    let labels: Vec<&str> = completion
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["replicas"]);
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_vms_template_label_leads_to_the_kubevirt_template() {
+    let dir = scratch("navigate-kubevirt");
+    let template = "apiVersion: template.openshift.io/v1\nkind: Template\nmetadata:\n  name: fedora-small\n  annotations:\n    validations: |\n      [{\"name\": \"EnoughMemory\", \"path\": \"jsonpath::.spec.domain.resources.requests.memory\", \"message\": \"Memory size not within range\", \"rule\": \"integer\", \"min\": 67108864}]\nobjects: []\n";
+    let vm = "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm1\n  labels:\n    vm.kubevirt.io/template: fedora-small\n    vm.kubevirt.io/template.namespace: default\nspec:\n  template:\n    spec: {}\n";
+    let template_uri = write(&dir, "templates/fedora.yaml", template);
+    let uri = write(&dir, "vms/vm.yaml", vm);
+    let mut client = Client::start(&dir);
+    client.open(&uri, vm);
+    client.diagnostics_of(&uri);
+    let column = vm.lines().nth(5).unwrap().find("fedora-small").unwrap() as u32;
+    let definition = client.ask("textDocument/definition", &uri, 5, column + 1);
+    assert_eq!(definition["uri"], template_uri.as_str());
+    assert_eq!(
+        definition["range"]["start"],
+        json!({"line": 3, "character": 8})
+    );
+    let hover = client.ask("textDocument/hover", &uri, 5, column + 1);
+    let markdown = hover["contents"]["value"].as_str().unwrap();
+    assert!(markdown.contains("EnoughMemory"), "{markdown}");
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
