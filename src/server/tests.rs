@@ -559,3 +559,33 @@ fn a_vms_template_label_leads_to_the_kubevirt_template() {
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_file_created_after_the_first_check_is_checked_with_the_files_it_names() {
+    let dir = scratch("new-file");
+    let task = write(&dir, "task.yaml", TASK);
+    let client = Client::start(&dir);
+    client.open(&task, TASK);
+    client.diagnostics_of(&task);
+    // The folder's units are known now; a Pipeline appears that runs the
+    // Task without its param, and a YAML file no system reads.
+    let pipeline_text = "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: release\nspec:\n  tasks:\n    - name: build\n      taskRef:\n        name: build\n";
+    let pipeline = write(&dir, "pipeline.yaml", pipeline_text);
+    client.open(&pipeline, pipeline_text);
+    let published = client.diagnostics_of(&pipeline);
+    let codes: Vec<_> = published
+        .diagnostics
+        .iter()
+        .map(|d| d.code.clone())
+        .collect();
+    assert_eq!(
+        codes,
+        [Some(NumberOrString::String("tekton/missing-param".into()))],
+        "the Task's file was checked with it"
+    );
+    let other = write(&dir, "workflow.yaml", "on: push\njobs: {}\n");
+    client.open(&other, "on: push\njobs: {}\n");
+    assert!(client.diagnostics_of(&other).diagnostics.is_empty());
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

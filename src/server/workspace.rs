@@ -114,10 +114,78 @@ impl WorkspaceUnits {
                 let links = read_links(path, root, sources, kubevirt::links::links);
                 group(&mut self.kubevirt, path, links, kubevirt::links::components)
             }
-            // A file discovery did not place (new, or of no system yet).
-            None => Scope::Walk,
+            // A file discovery did not place: new, or of no system yet.
+            None => {
+                if let Some(package) = package {
+                    return Scope::Package(package.clone());
+                }
+                match classify(path, root, sources) {
+                    // Read by other units (a Carvel Package, a CRD),
+                    // or perhaps a new ytt package: the walk decides.
+                    Classified::Resource | Classified::System(System::Ytt) => Scope::Walk,
+                    // Nothing reads it: checked alone, it gives what the
+                    // walk would (nothing, or its syntax errors).
+                    Classified::Nothing => Scope::Files(vec![path.to_path_buf()]),
+                    Classified::System(system) => {
+                        self.systems.insert(path.to_path_buf(), system);
+                        match system {
+                            System::Tekton => self.tekton.add(path),
+                            System::Kubevirt => self.kubevirt.add(path),
+                            System::Ytt => {}
+                        }
+                        self.scope(path, root, sources)
+                    }
+                }
+            }
         }
     }
+}
+
+impl<L: Default> Linked<L> {
+    /// A file discovery had not placed: its links are read when it is
+    /// grouped.
+    fn add(&mut self, path: &Path) {
+        self.files.push((path.to_path_buf(), L::default()));
+        self.groups = None;
+    }
+}
+
+/// What a file discovery had not placed holds now.
+enum Classified {
+    System(System),
+    Resource,
+    Nothing,
+}
+
+fn classify(path: &Path, root: &Path, sources: &Sources) -> Classified {
+    let discovery = discover_alone(path, root, sources);
+    if let Some(system) = discovery
+        .files
+        .iter()
+        .find(|f| f.path == path)
+        .and_then(|f| f.system)
+    {
+        Classified::System(system)
+    } else if discovery.resources.iter().any(|f| f.path == path) {
+        Classified::Resource
+    } else {
+        Classified::Nothing
+    }
+}
+
+/// Discovery of the one file at `path`, as `sources` holds it now.
+fn discover_alone(path: &Path, root: &Path, sources: &Sources) -> discover::Discovery {
+    let options = discover::DiscoverOptions {
+        named_only: true,
+        ..Default::default()
+    };
+    discover::discover_with(
+        &[path.to_path_buf()],
+        sources,
+        root,
+        &ParseOptions::default(),
+        &options,
+    )
 }
 
 /// Each file's links, read from its YAML.
@@ -146,17 +214,7 @@ fn read_links<L: Send + Default>(
     sources: &Sources,
     read: fn(&crate::yaml::DocumentSet) -> L,
 ) -> Option<L> {
-    let options = discover::DiscoverOptions {
-        named_only: true,
-        ..Default::default()
-    };
-    let discovery = discover::discover_with(
-        &[path.to_path_buf()],
-        sources,
-        root,
-        &ParseOptions::default(),
-        &options,
-    );
+    let discovery = discover_alone(path, root, sources);
     let file = discovery.files.iter().find(|f| f.path == path)?;
     file.system?;
     Some(match &file.parse_now(sources).parsed {
