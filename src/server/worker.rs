@@ -87,9 +87,15 @@ pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result
                 if job.cancel.load(Ordering::Relaxed) {
                     continue;
                 }
-                let result = check(&job, &mut units);
-                if done.send(result).is_err() {
-                    return;
+                // A bug must not end the thread: the document keeps its
+                // last diagnostics, and its units are found again.
+                match crate::watchdog::catch(|| check(&job, &mut units)) {
+                    Ok(result) => {
+                        if done.send(result).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => units.clear(),
                 }
             }
         })
