@@ -489,7 +489,7 @@ impl Server {
             } else {
                 // Another open document of the unit: its buffer stood in
                 // for it; a check of its own follows any change of it.
-                document.checked.is_some() && done.findings.contains_key(&document.path)
+                document.checked.is_some() && done.covers(&document.path)
             };
             if !current {
                 continue;

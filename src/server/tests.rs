@@ -273,6 +273,9 @@ fn editing_a_schema_updates_the_open_values_files_diagnostics_before_it_is_saved
     assert_eq!(diagnostic.range.start, Position::new(2, 10));
     let related = diagnostic.related_information.as_ref().unwrap();
     assert_eq!(related[0].location.uri, schema, "the rule is in the schema");
+    // Back as it was: the values file's diagnostic is cleared.
+    client.change(&schema, 3, SCHEMA);
+    assert!(client.diagnostics_of(&values).diagnostics.is_empty());
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -51,6 +51,21 @@ pub struct Done {
     /// The rule-id comment marker of the document's files: `#!` in ytt
     /// packages, `#` elsewhere.
     pub comment: &'static str,
+    /// The files the check covered: their findings are all in `findings`
+    /// (none when a file has none).
+    pub covered: Scope,
+}
+
+impl Done {
+    /// Whether the check covered the file at `path`, so that its findings
+    /// are those in `findings`.
+    pub fn covers(&self, path: &Path) -> bool {
+        match &self.covered {
+            Scope::Package(root) => path.starts_with(root),
+            Scope::Files(files) => files.iter().any(|f| f == path),
+            Scope::Walk => false,
+        }
+    }
 }
 
 /// Start the thread: it checks what `commands` hands it until that channel
@@ -114,9 +129,9 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
     )
     .ok()
     .flatten();
-    let (result, comment) = match config.as_ref().filter(|c| c.has_errors()) {
+    let (result, comment, covered) = match config.as_ref().filter(|c| c.has_errors()) {
         // As `confvet lint`: a configuration with errors stops the run.
-        Some(config) => (LintResult::blocked_by(config, &sources), "#"),
+        Some(config) => (LintResult::blocked_by(config, &sources), "#", Scope::Walk),
         None => {
             let units = units
                 .entry(job.root.clone())
@@ -127,6 +142,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
             } else {
                 "#"
             };
+            let covered = scope.clone();
             let (paths, named_only) = match scope {
                 Scope::Package(root) => (vec![root], false),
                 Scope::Files(files) => (files, true),
@@ -146,7 +162,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
                 },
                 ..LintRequest::default()
             };
-            (lint(&request, &sources, &job.root), comment)
+            (lint(&request, &sources, &job.root), comment, covered)
         }
     };
     let mut findings: HashMap<PathBuf, Vec<Finding>> = HashMap::new();
@@ -161,6 +177,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
         findings,
         sources,
         comment,
+        covered,
     }
 }
 
