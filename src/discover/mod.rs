@@ -33,6 +33,13 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// The YAML files below `root` that a lint of it reads: ignore files,
+/// `.confvetignore` and the configuration's excludes apply, and links are
+/// never followed. Sorted.
+pub fn yaml_files(root: &Path, options: &DiscoverOptions) -> Vec<PathBuf> {
+    walk(root, options.filter.as_ref()).yaml
+}
+
 /// Read, classify and group everything below `paths`, as the
 /// configuration's `options` shape it.
 ///

@@ -592,3 +592,22 @@ fn a_file_created_after_the_first_check_is_checked_with_the_files_it_names() {
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_task_in_an_excluded_folder_is_no_definition() {
+    let dir = scratch("navigate-excluded");
+    write(&dir, ".confvet.yaml", "exclude:\n  - vendor/\n");
+    let task = "apiVersion: tekton.dev/v1\nkind: Task\nmetadata:\n  name: build\nspec:\n  steps:\n    - name: build\n      image: alpine\n";
+    let kept = write(&dir, "tasks/build.yaml", task);
+    write(&dir, "vendor/build.yaml", task);
+    let pipeline_text = "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: release\nspec:\n  tasks:\n    - name: build\n      taskRef:\n        name: build\n";
+    let pipeline = write(&dir, "pipeline.yaml", pipeline_text);
+    let mut client = Client::start(&dir);
+    client.open(&pipeline, pipeline_text);
+    client.diagnostics_of(&pipeline);
+    // `build` of `name: build` under taskRef, line 8.
+    let definition = client.ask("textDocument/definition", &pipeline, 8, 15);
+    assert_eq!(definition["uri"], kept.as_str(), "{definition}");
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -35,8 +35,8 @@ struct Template {
 struct Templates(Vec<Template>);
 
 impl Templates {
-    fn build(root: &Path) -> Templates {
-        let files = crate::check::tekton::navigate::yaml_files(root);
+    fn build(root: &Path, config: Option<&crate::config::Config>) -> Templates {
+        let files = crate::check::tekton::navigate::yaml_files(root, config);
         let mut list: Vec<Template> = files
             .par_iter()
             .flat_map_iter(|path| {
@@ -128,7 +128,7 @@ pub fn navigator(cx: &Context) -> Option<Box<dyn Navigator>> {
     }
     let index = cx
         .memo
-        .get_or_insert_with(MEMO_KEY, || Templates::build(cx.root))?;
+        .get_or_insert_with(MEMO_KEY, || Templates::build(cx.root, cx.config))?;
     let own = templates_in(&docs, &source, &Arc::new(cx.path.to_path_buf()));
     Some(Box::new(KubevirtNavigator {
         names,

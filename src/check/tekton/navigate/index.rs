@@ -6,6 +6,7 @@
 
 use super::super::ctx::Ctx;
 use super::super::model::{Ty, catalog_package, named, nearness, repositories};
+use crate::config::Config;
 use crate::source::{FileId, SourceFile, Sources};
 use crate::yaml::Node;
 use crate::yaml::node::{child, text};
@@ -81,10 +82,10 @@ pub(super) struct Index {
 }
 
 impl Index {
-    /// Read every YAML file below `root` that may declare a Task, Pipeline
-    /// or StepAction.
-    pub(super) fn build(root: &Path) -> Index {
-        let files = yaml_files(root);
+    /// Read every YAML file below `root` (as a lint of it reads them) that
+    /// may declare a Task, Pipeline or StepAction.
+    pub(super) fn build(root: &Path, config: Option<&Config>) -> Index {
+        let files = yaml_files(root, config);
         let repos = repositories(files.iter().map(|p| (p.clone(), p.as_path())));
         let mut list: Vec<Resource> = files
             .par_iter()
@@ -183,30 +184,11 @@ pub(crate) fn read_small(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Every `.yaml`/`.yml` file below `root`, outside `.git` folders.
-pub(crate) fn yaml_files(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if kind.is_dir() {
-                if entry.file_name() != ".git" {
-                    pending.push(path);
-                }
-            } else if kind.is_file() && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
-            {
-                found.push(path);
-            }
-        }
-    }
-    found
+/// Every YAML file below `root` that a lint of it reads (ignore files and
+/// the configuration's excludes apply; links are never followed).
+pub(crate) fn yaml_files(root: &Path, config: Option<&Config>) -> Vec<PathBuf> {
+    let options = config.map(Config::discover_options).unwrap_or_default();
+    crate::discover::yaml_files(root, &options)
 }
 
 /// The Tasks, Pipelines and StepActions of one file's text.

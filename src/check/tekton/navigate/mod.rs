@@ -40,7 +40,7 @@ pub fn navigator(cx: &Context) -> Option<Box<dyn Navigator>> {
     }
     let index = cx
         .memo
-        .get_or_insert_with(MEMO_KEY, || Index::build(cx.root))?;
+        .get_or_insert_with(MEMO_KEY, || Index::build(cx.root, cx.config))?;
     let path = Arc::new(cx.path.to_path_buf());
     let own = resources_in(&nodes, &source, &path, None);
     Some(Box::new(TektonNavigator {

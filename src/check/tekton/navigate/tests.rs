@@ -575,8 +575,9 @@ fn measure_on_a_big_workspace() {
     };
     let memo = WorkspaceMemo::default();
     let started = Instant::now();
-    let index =
-        memo.get_or_insert_with(super::index::MEMO_KEY, || super::index::Index::build(&root));
+    let index = memo.get_or_insert_with(super::index::MEMO_KEY, || {
+        super::index::Index::build(&root, None)
+    });
     assert!(index.is_some());
     eprintln!("memo build: {:?}", started.elapsed());
     let rel = "copy5/tekton/tektoncd-catalog/pipeline/buildpacks/0.2/buildpacks.yaml";
