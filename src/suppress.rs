@@ -432,6 +432,13 @@ fn parse(rest: &str) -> Result<Parsed, Malformed> {
     Ok(Parsed { file_wide, rules })
 }
 
+/// Whether a comment may suppress findings of rule `id`: the `confvet/`
+/// rules (the comments' own problems, links not followed, units given up,
+/// confvet's own failures) are never hidden.
+pub fn suppressible(id: &str) -> bool {
+    !id.starts_with("confvet/")
+}
+
 /// Whether `id`, a rule id or `system/*`, names rules a comment may
 /// suppress; else a message, help, and whether no rule has that id.
 fn check_rule(id: &str) -> Result<(), (String, String, bool)> {
@@ -439,7 +446,7 @@ fn check_rule(id: &str) -> Result<(), (String, String, bool)> {
     if id.is_empty() {
         return Err(("suppression with an empty rule id".to_string(), list, false));
     }
-    if id.starts_with("confvet/") {
+    if !suppressible(id) {
         return Err((
             format!("{id} cannot be suppressed by a comment"),
             "fix or remove the suppression comment it reports".to_string(),

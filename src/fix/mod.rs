@@ -182,9 +182,9 @@ fn plan(
     }
     loop {
         let files = fixed_files(sources, &kept);
-        let broken = files
-            .iter()
-            .find(|(_, file)| parses(&file.before) && !parses(&file.after));
+        let broken = files.iter().find(|(_, file)| {
+            crate::yaml::parses(&file.before) && !crate::yaml::parses(&file.after)
+        });
         let Some((id, _)) = broken else {
             let fixes = kept.len();
             return Planned {
@@ -203,7 +203,7 @@ fn plan(
                 return false;
             }
             edits.extend(mine);
-            !parses(&apply_edits(&text, &edits))
+            !crate::yaml::parses(&apply_edits(&text, &edits))
         });
         let culprit = culprit.unwrap_or(0);
         let (finding, fix) = kept.remove(culprit);
@@ -252,12 +252,6 @@ fn fixed_files(sources: &Sources, kept: &[(&Finding, &Fix)]) -> BTreeMap<FileId,
             })
         })
         .collect()
-}
-
-/// Whether `text` is well-formed YAML (duplicate keys allowed: ytt
-/// templates repeat keys under `#@ if`/`#@ else`).
-fn parses(text: &str) -> bool {
-    crate::yaml::parses(text)
 }
 
 /// Replace the file at `path` by `after`, when it still holds `before`:

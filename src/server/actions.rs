@@ -114,7 +114,7 @@ fn fix_all(findings: &[Finding], checked: &Checked) -> Option<CodeActionOrComman
 /// comment would break the file: a line inside a plain multi-line scalar,
 /// say, which a comment ends.
 fn suppression(finding: &Finding, checked: &Checked) -> Option<TextEdit> {
-    if finding.rule.starts_with("confvet/") {
+    if !crate::suppress::suppressible(finding.rule) {
         return None;
     }
     let file = checked.sources.get(finding.span.file);
