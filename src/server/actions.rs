@@ -136,6 +136,6 @@ fn suppression(finding: &Finding, checked: &Checked) -> Option<TextEdit> {
     if crate::yaml::parses(text) && !crate::yaml::parses(&fixed) {
         return None;
     }
-    let at = convert::position(text, line_start);
+    let at = convert::position(&file, line_start);
     Some(TextEdit::new(lsp_types::Range::new(at, at), comment))
 }

@@ -9,7 +9,7 @@
 #![allow(clippy::mutable_key_type)]
 
 use crate::finding::{Applicability, Finding, Fix, Severity};
-use crate::source::{Sources, Span};
+use crate::source::{SourceFile, Sources, Span};
 use lsp_types::{
     CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
     NumberOrString, Position, Range, TextEdit, Uri,
@@ -17,34 +17,36 @@ use lsp_types::{
 use std::collections::HashMap;
 use std::path::Path;
 
-/// The protocol position of byte `offset` of `text` (clamped, and moved
-/// back to a character boundary).
-pub fn position(text: &str, offset: usize) -> Position {
+/// The protocol position of byte `offset` of `file` (clamped, and moved
+/// back to a character boundary), its line found in the file's line index.
+pub fn position(file: &SourceFile, offset: usize) -> Position {
+    let text = &file.text;
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[..line_start].matches('\n').count();
+    let line = file.line_col(offset).line;
+    let line_start = file.line_start(line);
     let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
-    Position::new(line as u32, character as u32)
+    Position::new((line - 1) as u32, character as u32)
 }
 
-/// The byte offset of protocol position `at` in `text` (clamped to its
+/// The byte offset of protocol position `at` in `file` (clamped to its
 /// line, and to the text).
-pub fn offset(text: &str, at: Position) -> usize {
-    let mut line_start = 0;
-    for _ in 0..at.line {
-        match text[line_start..].find('\n') {
-            Some(i) => line_start += i + 1,
-            None => return text.len(),
-        }
+pub fn offset(file: &SourceFile, at: Position) -> usize {
+    let line = at.line as usize + 1;
+    if line > file.line_count() {
+        return file.text.len();
     }
-    let line_end = text[line_start..]
-        .find('\n')
-        .map_or(text.len(), |i| line_start + i);
+    let line_start = file.line_start(line);
+    // Up to the line's `\n` (a `\r` before it counts as on the line).
+    let line_end = if line < file.line_count() {
+        file.line_start(line + 1) - 1
+    } else {
+        file.text.len()
+    };
     let mut units = 0;
-    for (i, c) in text[line_start..line_end].char_indices() {
+    for (i, c) in file.text[line_start..line_end].char_indices() {
         if units >= at.character as usize {
             return line_start + i;
         }
@@ -57,8 +59,8 @@ pub fn offset(text: &str, at: Position) -> usize {
 pub fn range(sources: &Sources, span: Span) -> Range {
     let file = sources.get(span.file);
     Range::new(
-        position(&file.text, span.start as usize),
-        position(&file.text, span.end as usize),
+        position(&file, span.start as usize),
+        position(&file, span.end as usize),
     )
 }
 
@@ -159,27 +161,35 @@ pub fn title(fix: &Fix) -> String {
 mod tests {
     use super::*;
 
+    fn file(text: &str) -> SourceFile {
+        SourceFile::new("f.yaml".into(), None, text.into())
+    }
+
     #[test]
     fn positions_count_utf16_units_on_0_based_lines() {
-        let text = "a: 1\nné: \u{1F600}x\n";
-        assert_eq!(position(text, 0), Position::new(0, 0));
-        let x = text.find('x').unwrap();
+        let text = file("a: 1\nné: \u{1F600}x\n");
+        assert_eq!(position(&text, 0), Position::new(0, 0));
+        let x = text.text.find('x').unwrap();
         assert_eq!(
-            position(text, x),
+            position(&text, x),
             Position::new(1, 6),
             "é is 1 unit, the emoji 2"
         );
-        assert_eq!(position(text, 999), Position::new(2, 0));
+        assert_eq!(position(&text, 999), Position::new(2, 0));
     }
 
     #[test]
     fn offsets_are_the_inverse_of_positions() {
-        let text = "a: 1\nné: \u{1F600}x\nlast";
-        for (at, _) in text.char_indices() {
-            assert_eq!(offset(text, position(text, at)), at);
+        let text = file("a: 1\nné: \u{1F600}x\nlast");
+        for (at, _) in text.text.char_indices() {
+            assert_eq!(offset(&text, position(&text, at)), at);
         }
-        assert_eq!(offset(text, Position::new(0, 99)), 4, "clamped to the line");
-        assert_eq!(offset(text, Position::new(9, 0)), text.len());
+        assert_eq!(
+            offset(&text, Position::new(0, 99)),
+            4,
+            "clamped to the line"
+        );
+        assert_eq!(offset(&text, Position::new(9, 0)), text.text.len());
     }
 
     #[test]

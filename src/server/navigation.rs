@@ -144,7 +144,7 @@ impl Navigation {
 
     /// The byte offset of a protocol position in the document.
     fn offset(&self, position: Position) -> usize {
-        convert::offset(&self.sources.get(self.file).text, position)
+        convert::offset(&self.sources.get(self.file), position)
     }
 
     /// The range of a span in the document; None for a span elsewhere.
