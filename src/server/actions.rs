@@ -10,6 +10,7 @@
 
 use super::{Checked, FIX_ALL, Server, convert};
 use crate::finding::{Applicability, Finding, Fix};
+use crate::source::FileId;
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, TextEdit, Uri, WorkspaceEdit,
 };
@@ -40,6 +41,9 @@ impl Server {
         };
         let mut actions = Vec::new();
         let mut suppressions = Vec::new();
+        // Whether each file parses now, asked once per file, not once per
+        // finding: a suppression comment must not make it stop.
+        let mut parses_now: HashMap<FileId, bool> = HashMap::new();
         for finding in &checked.findings {
             let diagnostic = convert::diagnostic(finding, sources);
             let touches = diagnostic.range.start <= params.range.end
@@ -59,7 +63,7 @@ impl Server {
                     ..CodeAction::default()
                 }));
             }
-            if let Some(edit) = suppression(finding, checked) {
+            if let Some(edit) = suppression(finding, checked, &mut parses_now) {
                 suppressions.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: format!("Suppress {} on this line", finding.rule),
                     kind: Some(CodeActionKind::QUICKFIX),
@@ -76,7 +80,7 @@ impl Server {
         // Fixes first: a suppression is the last resort.
         actions.extend(suppressions);
         if wanted(FIX_ALL)
-            && let Some(action) = fix_all(&checked.findings, checked)
+            && let Some(action) = fix_all(checked)
         {
             actions.push(action);
         }
@@ -85,9 +89,13 @@ impl Server {
 }
 
 /// The document's safe fixes that do not overlap, as one action.
-fn fix_all(findings: &[Finding], checked: &Checked) -> Option<CodeActionOrCommand> {
+fn fix_all(checked: &Checked) -> Option<CodeActionOrCommand> {
     let mut kept: Vec<&Fix> = Vec::new();
-    for fix in findings.iter().filter_map(|f| f.applicable_fix(false)) {
+    for fix in checked
+        .findings
+        .iter()
+        .filter_map(|f| f.applicable_fix(false))
+    {
         if !kept.iter().any(|k| k.overlaps(fix)) {
             kept.push(fix);
         }
@@ -113,7 +121,11 @@ fn fix_all(findings: &[Finding], checked: &Checked) -> Option<CodeActionOrComman
 /// suppression rules themselves (no comment hides them), and where the
 /// comment would break the file: a line inside a plain multi-line scalar,
 /// say, which a comment ends.
-fn suppression(finding: &Finding, checked: &Checked) -> Option<TextEdit> {
+fn suppression(
+    finding: &Finding,
+    checked: &Checked,
+    parses_now: &mut HashMap<FileId, bool>,
+) -> Option<TextEdit> {
     if !crate::suppress::suppressible(finding.rule) {
         return None;
     }
@@ -127,13 +139,16 @@ fn suppression(finding: &Finding, checked: &Checked) -> Option<TextEdit> {
         .collect();
     let comment = format!(
         "{indent}{} {} ignore[{}] {REASON_PLACEHOLDER}\n",
-        checked.comment,
+        checked.covered.comment(),
         crate::suppress::MARKER,
         finding.rule
     );
     let mut fixed = text.clone();
     fixed.insert_str(line_start, &comment);
-    if crate::yaml::parses(text) && !crate::yaml::parses(&fixed) {
+    let parsed = *parses_now
+        .entry(finding.span.file)
+        .or_insert_with(|| crate::yaml::parses(text));
+    if parsed && !crate::yaml::parses(&fixed) {
         return None;
     }
     let at = convert::position(&file, line_start);

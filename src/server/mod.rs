@@ -71,8 +71,17 @@ struct Checked {
     version: i32,
     findings: Vec<Finding>,
     sources: Sources,
-    /// How a comment starts in the document (`#!` in ytt files).
-    comment: &'static str,
+    /// What its check covered: its unit, when known.
+    covered: workspace::Scope,
+}
+
+impl Checked {
+    fn diagnostics(&self) -> Vec<lsp_types::Diagnostic> {
+        self.findings
+            .iter()
+            .map(|f| convert::diagnostic(f, &self.sources))
+            .collect()
+    }
 }
 
 /// Serve on standard input and output until the client exits.
@@ -299,7 +308,9 @@ impl Server {
                     }
                     // The unit's other open documents read the file from
                     // disk again.
-                    self.recheck_open(|other| other.path.parent() == document.path.parent());
+                    if let Some(checked) = &document.checked {
+                        self.recheck_open(|other| checked.covered.covers(&other.path));
+                    }
                 }
             }
             DidChangeWatchedFiles::METHOD => {
@@ -406,9 +417,14 @@ impl Server {
         }
     }
 
+    /// What navigators keep of the folder at `root`.
+    fn memo(&mut self, root: &Path) -> Arc<WorkspaceMemo> {
+        Arc::clone(self.memos.entry(root.to_path_buf()).or_default())
+    }
+
     fn job(&mut self, uri: Uri, version: i32, path: PathBuf, text: String) -> worker::Job {
         let root = self.root_of(&path);
-        let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
+        let memo = self.memo(&root);
         let cancel = Arc::new(AtomicBool::new(false));
         // A newer version makes the check of the older one pointless.
         if let Some(document) = self.documents.get_mut(&uri)
@@ -459,15 +475,16 @@ impl Server {
             return;
         };
         let root = self.root_of(&document.path);
-        if !self.indexed.insert(root.clone()) {
+        if self.indexed.contains(&root) {
             return;
         }
-        let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
         let (path, text, version) = (
             document.path.clone(),
             document.text.clone(),
             document.version,
         );
+        self.indexed.insert(root.clone());
+        let memo = self.memo(&root);
         let _ = std::thread::Builder::new()
             .name("confvet-index".into())
             .spawn(move || {
@@ -489,12 +506,12 @@ impl Server {
             } else {
                 // Another open document of the unit: its buffer stood in
                 // for it; a check of its own follows any change of it.
-                document.checked.is_some() && done.covers(&document.path)
+                document.checked.is_some() && done.covered.covers(&document.path)
             };
             if !current {
                 continue;
             }
-            let findings = worker::findings_of(&done, &document.path);
+            let findings = done.findings_of(&document.path);
             let changed = document
                 .checked
                 .as_ref()
@@ -503,7 +520,7 @@ impl Server {
                 version: document.version,
                 findings,
                 sources: done.sources.clone(),
-                comment: done.comment,
+                covered: done.covered.clone(),
             });
             if changed {
                 published.push(uri.clone());
@@ -516,11 +533,7 @@ impl Server {
             let Some(checked) = &document.checked else {
                 continue;
             };
-            let diagnostics: Vec<lsp_types::Diagnostic> = checked
-                .findings
-                .iter()
-                .map(|f| convert::diagnostic(f, &checked.sources))
-                .collect();
+            let diagnostics = checked.diagnostics();
             let version = checked.version;
             if self.pulls {
                 self.answer_pulls(&uri, &diagnostics);
@@ -610,12 +623,7 @@ impl Server {
         };
         match &document.checked {
             Some(checked) if checked.version == document.version => {
-                let diagnostics = checked
-                    .findings
-                    .iter()
-                    .map(|f| convert::diagnostic(f, &checked.sources))
-                    .collect();
-                Some(Response::new_ok(id, report(diagnostics)))
+                Some(Response::new_ok(id, report(checked.diagnostics())))
             }
             _ => {
                 self.waiting_pulls.push((id, uri));
@@ -630,7 +638,7 @@ impl Server {
         let document = self.documents.get(uri)?;
         if document.navigation.as_ref().map(|n| n.version()) != Some(document.version) {
             let root = self.root_of(&document.path);
-            let memo = Arc::clone(self.memos.entry(root.clone()).or_default());
+            let memo = self.memo(&root);
             let document = self.documents.get_mut(uri)?;
             document.navigation = Some(navigation::Navigation::new(
                 &document.path,

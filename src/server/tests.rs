@@ -611,3 +611,25 @@ fn a_task_in_an_excluded_folder_is_no_definition() {
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn closing_an_unsaved_schema_rechecks_the_values_files_of_its_package() {
+    let dir = scratch("close");
+    let schema = write(&dir, "pkg/schema.yml", SCHEMA);
+    let values = write(&dir, "pkg/values/values.yml", VALUES);
+    let client = Client::start(&dir);
+    client.open(&values, VALUES);
+    assert!(client.diagnostics_of(&values).diagnostics.is_empty());
+    client.open(&schema, SCHEMA);
+    client.change(&schema, 2, &SCHEMA.replace("max=10", "max=2"));
+    assert_eq!(client.diagnostics_of(&values).diagnostics.len(), 1);
+    // Closed unsaved: the values file, in another folder of the package,
+    // is checked against the schema on disk again.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": schema}}),
+    );
+    assert!(client.diagnostics_of(&values).diagnostics.is_empty());
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

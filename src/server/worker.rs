@@ -18,7 +18,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One document to check at one version.
-#[derive(Clone)]
 pub struct Job {
     pub uri: Uri,
     pub version: i32,
@@ -48,23 +47,16 @@ pub struct Done {
     /// documents of the unit get theirs too.
     pub findings: HashMap<PathBuf, Vec<Finding>>,
     pub sources: Sources,
-    /// The rule-id comment marker of the document's files: `#!` in ytt
-    /// packages, `#` elsewhere.
-    pub comment: &'static str,
     /// The files the check covered: their findings are all in `findings`
     /// (none when a file has none).
     pub covered: Scope,
 }
 
 impl Done {
-    /// Whether the check covered the file at `path`, so that its findings
-    /// are those in `findings`.
-    pub fn covers(&self, path: &Path) -> bool {
-        match &self.covered {
-            Scope::Package(root) => path.starts_with(root),
-            Scope::Files(files) => files.iter().any(|f| f == path),
-            Scope::Walk => false,
-        }
+    /// The findings of the file at `path`.
+    pub fn findings_of(&self, path: &Path) -> Vec<Finding> {
+        let path = crate::source::normalize_path(path);
+        self.findings.get(&path).cloned().unwrap_or_default()
     }
 }
 
@@ -129,19 +121,14 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
     )
     .ok()
     .flatten();
-    let (result, comment, covered) = match config.as_ref().filter(|c| c.has_errors()) {
+    let (result, covered) = match config.as_ref().filter(|c| c.has_errors()) {
         // As `confvet lint`: a configuration with errors stops the run.
-        Some(config) => (LintResult::blocked_by(config, &sources), "#", Scope::Walk),
+        Some(config) => (LintResult::blocked_by(config, &sources), Scope::Walk),
         None => {
             let units = units
                 .entry(job.root.clone())
                 .or_insert_with(|| WorkspaceUnits::build(&job.root, config.as_ref(), &job.memo));
             let scope = units.scope(&job.path, &job.root, &sources);
-            let comment = if matches!(scope, Scope::Package(_)) {
-                "#!"
-            } else {
-                "#"
-            };
             let covered = scope.clone();
             let (paths, named_only) = match scope {
                 Scope::Package(root) => (vec![root], false),
@@ -162,7 +149,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
                 },
                 ..LintRequest::default()
             };
-            (lint(&request, &sources, &job.root), comment, covered)
+            (lint(&request, &sources, &job.root), covered)
         }
     };
     let mut findings: HashMap<PathBuf, Vec<Finding>> = HashMap::new();
@@ -176,13 +163,6 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
         version: job.version,
         findings,
         sources,
-        comment,
         covered,
     }
-}
-
-/// The findings of the file at `path`.
-pub fn findings_of(done: &Done, path: &Path) -> Vec<Finding> {
-    let path = crate::source::normalize_path(path);
-    done.findings.get(&path).cloned().unwrap_or_default()
 }

@@ -56,6 +56,27 @@ pub enum Scope {
     Walk,
 }
 
+impl Scope {
+    /// Whether a check of this scope covers the file at `path`: all of its
+    /// findings are among the check's. Not known after a walk.
+    pub fn covers(&self, path: &Path) -> bool {
+        match self {
+            Scope::Package(root) => path.starts_with(root),
+            Scope::Files(files) => files.iter().any(|f| f == path),
+            Scope::Walk => false,
+        }
+    }
+
+    /// How a suppression comment starts in its files: `#!` in a ytt
+    /// package, where a plain `#` comment is an error.
+    pub fn comment(&self) -> &'static str {
+        match self {
+            Scope::Package(_) => "#!",
+            Scope::Files(_) | Scope::Walk => "#",
+        }
+    }
+}
+
 impl WorkspaceUnits {
     /// Discover `root` whole and keep its units; the ytt packages found go
     /// into `memo` too, for the navigators.
