@@ -144,10 +144,7 @@ fn groups_of<L: Default + Send + Serialize + DeserializeOwned>(
             if let Some(links) = cached.and_then(|(c, stamp)| c.links(&file.path, stamp)) {
                 return (file.path.as_path(), links);
             }
-            let links = match &file.parse_now(sources).parsed {
-                Ok(set) => read(set),
-                Err(_) => L::default(),
-            };
+            let links = links_of(file, sources, read);
             if let Some((cache, stamp)) = cached {
                 cache.record_links(&file.path, stamp, &links);
             }
@@ -159,6 +156,19 @@ fn groups_of<L: Default + Send + Serialize + DeserializeOwned>(
         cache.record_groups(key, &groups);
     }
     groups
+}
+
+/// A file's links, `read` from its YAML parsed now and dropped after; a
+/// file that does not parse has none.
+pub fn links_of<L: Default>(
+    file: &DiscoveredFile,
+    sources: &Sources,
+    read: fn(&DocumentSet) -> L,
+) -> L {
+    match &file.parse_now(sources).parsed {
+        Ok(set) => read(set),
+        Err(_) => L::default(),
+    }
 }
 
 /// What a unit's groups depend on: its system and root, each file's path

@@ -8,6 +8,7 @@
 //! Built by one discovery of the whole folder (as `confvet lint DIR`
 //! finds units), and built again when files change on disk.
 
+use crate::check::components::links_of;
 use crate::check::{kubevirt, tekton};
 use crate::config::Config;
 use crate::discover::{self, DiscoveredFile, System};
@@ -108,8 +109,8 @@ impl WorkspaceUnits {
                 }
             }
         }
-        units.tekton.files = links_of(&tekton_files, &sources, tekton::links::links);
-        units.kubevirt.files = links_of(&kubevirt_files, &sources, kubevirt::links::links);
+        units.tekton.files = each_links(&tekton_files, &sources, tekton::links::links);
+        units.kubevirt.files = each_links(&kubevirt_files, &sources, kubevirt::links::links);
         units.ytt_roots.sort();
         units
     }
@@ -210,20 +211,14 @@ fn discover_alone(path: &Path, root: &Path, sources: &Sources) -> discover::Disc
 }
 
 /// Each file's links, read from its YAML.
-fn links_of<L: Send + Default>(
+fn each_links<L: Send + Default>(
     files: &[&DiscoveredFile],
     sources: &Sources,
     read: fn(&crate::yaml::DocumentSet) -> L,
 ) -> Vec<(PathBuf, L)> {
     files
         .par_iter()
-        .map(|file| {
-            let links = match &file.parse_now(sources).parsed {
-                Ok(set) => read(set),
-                Err(_) => L::default(),
-            };
-            (file.path.clone(), links)
-        })
+        .map(|file| (file.path.clone(), links_of(file, sources, read)))
         .collect()
 }
 
@@ -238,10 +233,7 @@ fn read_links<L: Send + Default>(
     let discovery = discover_alone(path, root, sources);
     let file = discovery.files.iter().find(|f| f.path == path)?;
     file.system?;
-    Some(match &file.parse_now(sources).parsed {
-        Ok(set) => read(set),
-        Err(_) => L::default(),
-    })
+    Some(links_of(file, sources, read))
 }
 
 /// The group of files `path` now belongs to, its links replaced by `links`
