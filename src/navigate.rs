@@ -10,7 +10,8 @@
 
 use crate::config::Config;
 use crate::discover::{Discovery, System};
-use crate::source::{FileId, Sources, Span};
+use crate::source::{FileId, SourceFile, Sources, Span};
+use crate::yaml::Node;
 use std::any::Any;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -167,4 +168,40 @@ impl YttPackages {
             .filter(|p| path.starts_with(&p.root))
             .max_by_key(|p| p.root.components().count())
     }
+}
+
+/// Files a workspace index reads larger than this are not resources
+/// someone references by name.
+const MAX_INDEXED_FILE: u64 = 4 << 20;
+
+/// Every YAML file below `root` that a lint of it reads (ignore files and
+/// the configuration's excludes apply; links are never followed): what a
+/// workspace-wide index reads.
+pub fn workspace_yaml_files(root: &Path, config: Option<&Config>) -> Vec<PathBuf> {
+    let options = config.map(Config::discover_options).unwrap_or_default();
+    crate::discover::yaml_files(root, &options)
+}
+
+/// The text of a workspace file read for an index, from disk (never an
+/// open document's buffer: indexes are kept in the memo): empty when it is
+/// not UTF-8 or too large to be a resource someone references by name.
+pub fn read_small(path: &Path) -> String {
+    std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.len() <= MAX_INDEXED_FILE)
+        .and_then(|_| std::fs::read(path).ok())
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default()
+}
+
+/// What `read` finds in the parsed documents of a workspace file's text
+/// (nothing when it does not parse); spans are byte offsets of the text.
+pub fn of_documents<T>(text: &str, read: impl FnOnce(&[&Node], &SourceFile) -> Vec<T>) -> Vec<T> {
+    let options = crate::yaml::ParseOptions::default();
+    let Ok(set) = crate::yaml::parse_file(FileId(0), text, &options) else {
+        return Vec::new();
+    };
+    let lines = SourceFile::new(String::new(), None, text.to_string());
+    let docs: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
+    read(&docs, &lines)
 }

@@ -36,11 +36,11 @@ struct Templates(Vec<Template>);
 
 impl Templates {
     fn build(root: &Path, config: Option<&crate::config::Config>) -> Templates {
-        let files = crate::check::tekton::navigate::yaml_files(root, config);
+        let files = crate::navigate::workspace_yaml_files(root, config);
         let mut list: Vec<Template> = files
             .par_iter()
             .flat_map_iter(|path| {
-                let text = crate::check::tekton::navigate::read_small(path);
+                let text = crate::navigate::read_small(path);
                 templates_of(&text, &Arc::new(path.clone()))
             })
             .collect();
@@ -53,9 +53,7 @@ fn templates_of(text: &str, path: &Arc<PathBuf>) -> Vec<Template> {
     if !text.contains("Template") {
         return Vec::new();
     }
-    crate::check::tekton::navigate::of_documents(text, |docs, lines| {
-        templates_in(docs, lines, path)
-    })
+    crate::navigate::of_documents(text, |docs, lines| templates_in(docs, lines, path))
 }
 
 fn templates_in(docs: &[&Node], lines: &SourceFile, path: &Arc<PathBuf>) -> Vec<Template> {

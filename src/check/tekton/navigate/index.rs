@@ -7,6 +7,7 @@
 use super::super::ctx::Ctx;
 use super::super::model::{Ty, catalog_package, named, nearness, repositories};
 use crate::config::Config;
+use crate::navigate::{of_documents, read_small, workspace_yaml_files};
 use crate::source::{FileId, SourceFile, Sources};
 use crate::yaml::Node;
 use crate::yaml::node::{child, text};
@@ -17,10 +18,6 @@ use std::sync::Arc;
 
 /// The memo key of the workspace index.
 pub(super) const MEMO_KEY: &str = "tekton-navigate-index";
-
-/// Above this size a file is not read for the index (a generated dump, not
-/// a Task someone references by name).
-const MAX_FILE: u64 = 4 << 20;
 
 /// One declared param, result or workspace.
 #[derive(Debug, Clone)]
@@ -85,7 +82,7 @@ impl Index {
     /// Read every YAML file below `root` (as a lint of it reads them) that
     /// may declare a Task, Pipeline or StepAction.
     pub(super) fn build(root: &Path, config: Option<&Config>) -> Index {
-        let files = yaml_files(root, config);
+        let files = workspace_yaml_files(root, config);
         let repos = repositories(files.iter().map(|p| (p.clone(), p.as_path())));
         let mut list: Vec<Resource> = files
             .par_iter()
@@ -173,45 +170,12 @@ impl Overlay {
     }
 }
 
-/// The text of a workspace file read for an index: empty when it is not
-/// UTF-8 or too large to be a resource someone references by name.
-pub(crate) fn read_small(path: &Path) -> String {
-    std::fs::metadata(path)
-        .ok()
-        .filter(|m| m.len() <= MAX_FILE)
-        .and_then(|_| std::fs::read(path).ok())
-        .and_then(|b| String::from_utf8(b).ok())
-        .unwrap_or_default()
-}
-
-/// Every YAML file below `root` that a lint of it reads (ignore files and
-/// the configuration's excludes apply; links are never followed).
-pub(crate) fn yaml_files(root: &Path, config: Option<&Config>) -> Vec<PathBuf> {
-    let options = config.map(Config::discover_options).unwrap_or_default();
-    crate::discover::yaml_files(root, &options)
-}
-
 /// The Tasks, Pipelines and StepActions of one file's text.
 fn resources_of(text: &str, path: &Arc<PathBuf>, repo: Option<PathBuf>) -> Vec<Resource> {
     if !text.contains("tekton.dev/") {
         return Vec::new();
     }
     of_documents(text, |docs, lines| resources_in(docs, lines, path, repo))
-}
-
-/// What `read` finds in the parsed documents of a workspace file's text
-/// (nothing when it does not parse); spans are byte offsets of the text.
-pub(crate) fn of_documents<T>(
-    text: &str,
-    read: impl FnOnce(&[&Node], &SourceFile) -> Vec<T>,
-) -> Vec<T> {
-    let options = crate::yaml::parse::ParseOptions::default();
-    let Ok(set) = crate::yaml::parse::parse_file(FileId(0), text, &options) else {
-        return Vec::new();
-    };
-    let lines = SourceFile::new(String::new(), None, text.to_string());
-    let docs: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
-    read(&docs, &lines)
 }
 
 /// The Tasks, Pipelines and StepActions among parsed documents `docs` of

@@ -20,7 +20,6 @@ use crate::source::{FileId, SourceFile, Sources, Span};
 use crate::yaml::Node;
 use doc::{Doc, Local, Runs, Scope, SiteKind};
 use index::{Entry, Index, MEMO_KEY, Overlay, Resource, resources_in};
-pub(crate) use index::{of_documents, read_small, yaml_files};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
