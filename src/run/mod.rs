@@ -58,6 +58,38 @@ pub struct LintResult {
 }
 
 impl LintResult {
+    /// The outcomes of runs over parts of the linted paths (each with the
+    /// configuration closest to it) as one run's.
+    pub fn merge(results: Vec<LintResult>, sources: &Sources) -> LintResult {
+        let mut merged = LintResult::default();
+        for result in results {
+            merged.findings.extend(result.findings);
+            merged.units.extend(result.units);
+            merged.errors.extend(result.errors);
+            merged.values.extend(result.values);
+            merged.schemas.extend(result.schemas);
+            for (kind, count) in result.skipped_kinds {
+                *merged.skipped_kinds.entry(kind).or_default() += count;
+            }
+            let summary = &mut merged.summary;
+            summary.files += result.summary.files;
+            summary.units += result.summary.units;
+            summary.errors += result.summary.errors;
+            summary.warnings += result.summary.warnings;
+            summary.suppressed += result.summary.suppressed;
+            if let Some(reuse) = result.reuse {
+                let into = merged.reuse.get_or_insert_with(reuse::Reuse::default);
+                into.units += reuse.units;
+                into.reused += reuse.reused;
+                into.checked.extend(reuse.checked);
+                into.unreadable |= reuse.unreadable;
+            }
+        }
+        sort_findings(&mut merged.findings, sources);
+        number_alike(&mut merged.findings, sources);
+        merged
+    }
+
     /// The outcome of a run stopped by the configuration's own errors.
     pub fn blocked_by(config: &Config, sources: &Sources) -> LintResult {
         let mut findings = config.findings.clone();
@@ -112,8 +144,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     options.cache = request
         .cache
-        .as_deref()
-        .map(|dir| Arc::new(crate::cache::Cache::open(dir)));
+        .as_ref()
+        .map(|location| Arc::new(crate::cache::Cache::open(location)));
+    options.cache_folders = Arc::new(crate::cache::CacheFolders::new(request.cache.as_ref()));
     let Discovery {
         files,
         units,

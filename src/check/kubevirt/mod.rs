@@ -137,6 +137,7 @@ pub fn check_unit(
         crate::check::kubernetes::catalog::as_warnings(&mut found);
         ctx.out.extend(found);
     }
+    ctx.finish_repairs();
     ctx.out
 }
 
