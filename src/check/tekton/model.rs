@@ -73,6 +73,10 @@ pub(super) enum Cx {
     Elem,
     /// The scalar value of a binding: an isolated whole array or object.
     Bind,
+    /// The scalar value of a Step's StepAction param: an isolated whole
+    /// array or object, written with or without `[*]` (upstream substitutes
+    /// the exact `$(params.a)` there with the value itself, spec § 10).
+    StepBind,
 }
 
 /// The items of a sequence node (none for anything else).

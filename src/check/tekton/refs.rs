@@ -93,6 +93,7 @@ fn misplaced_whole(
         Cx::Str => false,
         Cx::Elem => ty == Ty::Arr && isolated,
         Cx::Bind => isolated && (star || plain_ok),
+        Cx::StepBind => isolated,
     };
     if allowed {
         None

@@ -94,15 +94,22 @@ impl Ctx<'_> {
                     }
                     let p = format!("{path}.{k}");
                     // steps[].params[].value binds a StepAction's param: a
-                    // whole array or object `$(params.x[*])` is a value there.
+                    // whole array or object is a value there, `$(params.x)`
+                    // as `$(params.x[*])` (spec § 10), and the items of an
+                    // array value are as in `args`.
                     let is_step_binding = k == "value"
                         && path.contains(".steps[")
                         && path
                             .rsplit('.')
                             .next()
                             .is_some_and(|last| last.starts_with("params["));
-                    if is_step_binding && matches!(it.value.value, Value::Scalar(_)) {
-                        self.check_str(&it.value, &p, scope, Cx::Bind);
+                    if is_step_binding {
+                        for (n, np, cx) in value_strings(&it.value, &p) {
+                            match cx {
+                                Cx::Bind => self.check_str(n, &np, scope, Cx::StepBind),
+                                _ => self.walk_task(n, &np, scope, cx == Cx::Elem),
+                            }
+                        }
                         continue;
                     }
                     let e = matches!(k, "command" | "args")
