@@ -12,6 +12,7 @@ mod ctx;
 mod decls;
 mod graph;
 mod hints;
+mod legacy;
 pub mod links;
 mod model;
 pub mod navigate;
