@@ -13,6 +13,7 @@ mod decls;
 mod graph;
 mod hints;
 mod legacy;
+mod lighthouse;
 pub mod links;
 mod model;
 pub mod navigate;
@@ -129,6 +130,7 @@ fn check_doc(index: usize, docs: &Docs, sources: &Sources) -> Vec<Finding> {
             }
             "TaskRun" => ctx.run(spec, docs, "Task"),
             _ => {
+                ctx.lighthouse = lighthouse::fills(d.node, docs.path(d.file));
                 ctx.run_param_results(spec);
                 ctx.run(spec, docs, "Pipeline");
             }
