@@ -23,6 +23,7 @@ mod refs;
 mod rename;
 mod runtime;
 mod syntax;
+mod trigger_legacy;
 mod triggers;
 mod values;
 mod volumes;
