@@ -51,6 +51,7 @@ pub static RULES: &[&Rule] = &[
     &tekton::ENUM,
     &tekton::PARAM_REFERENCE,
     &tekton::PARAM_TYPE,
+    &tekton::LEGACY_REFERENCE,
     &tekton::BINDING_TYPE,
     &tekton::MISSING_PARAM,
     &tekton::UNKNOWN_BINDING,

@@ -12,6 +12,8 @@ mod ctx;
 mod decls;
 mod graph;
 mod hints;
+mod legacy;
+mod lighthouse;
 pub mod links;
 mod model;
 pub mod navigate;
@@ -21,6 +23,7 @@ mod refs;
 mod rename;
 mod runtime;
 mod syntax;
+mod trigger_legacy;
 mod triggers;
 mod values;
 mod volumes;
@@ -128,6 +131,7 @@ fn check_doc(index: usize, docs: &Docs, sources: &Sources) -> Vec<Finding> {
             }
             "TaskRun" => ctx.run(spec, docs, "Task"),
             _ => {
+                ctx.lighthouse = lighthouse::fills(d.node, docs.path(d.file));
                 ctx.run_param_results(spec);
                 ctx.run(spec, docs, "Pipeline");
             }
