@@ -15,7 +15,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub use self::classify::classify;
+pub use self::classify::{classify, reads_document};
 pub use self::model::{
     DiscoverOptions, DiscoveredFile, Discovery, MAX_FILE_BYTES, PathFilter, System, Unit,
 };

@@ -494,34 +494,11 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .push(refused_link(&link, &root, sources, cwd));
         }
     }
-    // Plain manifests (`--kubernetes`), in the shard of their own path. A
-    // ytt package outputs its plain files as they are, unless an overlay of
-    // it may change them: those of a package with overlays are left out, as
-    // are kustomize patches (parts of resources).
     let mut manifests: Vec<&discover::DiscoveredFile> = Vec::new();
     if let Some(catalog) = &catalog
         && kubernetes_manifests(request)
     {
-        let overlaid: Vec<&Path> = units
-            .iter()
-            .filter(|u| u.system == System::Ytt && u.files.iter().any(|&i| files[i].has_overlay))
-            .map(|u| u.root.as_path())
-            .collect();
-        manifests = resources
-            .iter()
-            .filter(|file| file.resource.manifest && in_scope(file.id))
-            .filter(|file| !overlaid.iter().any(|root| file.path.starts_with(root)))
-            .filter(|file| {
-                request
-                    .shard
-                    .is_none_or(|shard| in_shard(&file.path, cwd, shard))
-            })
-            .collect();
-        // Only the kustomizations beside the manifests this run checks.
-        let patches = kubernetes::kustomize::patch_files(
-            manifests.iter().filter_map(|file| file.path.parent()),
-        );
-        manifests.retain(|file| !patches.contains(&file.path));
+        manifests = manifest_files(request, (&units, &files, &resources), &in_scope, cwd);
         let (findings, lookups) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
         result.findings.extend(findings);
         kubernetes::tree::merge_skipped(&mut result.skipped_kinds, lookups.skipped);
@@ -594,7 +571,12 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     sort_findings(&mut result.findings, sources);
     number_alike(&mut result.findings, sources);
     result.summary = Summary {
-        files: units.iter().map(|u| u.files.len()).sum::<usize>() + manifests.len(),
+        // A Tekton or KubeVirt file is counted with its unit.
+        files: units.iter().map(|u| u.files.len()).sum::<usize>()
+            + manifests
+                .iter()
+                .filter(|file| file.system.is_none())
+                .count(),
         units: units.len(),
         errors: result
             .findings
@@ -641,6 +623,49 @@ fn kubernetes_catalog(
     let schema_paths = config.map_or(&[][..], Config::kubernetes_schemas);
     let catalog = kubernetes::tree::catalog(version, &crd_files, schema_paths, sources, cwd);
     Some(Arc::new(catalog))
+}
+
+/// The files whose plain manifests `--kubernetes` checks, in the shard of
+/// their own path: the files of no system, and the Tekton and KubeVirt
+/// files that hold documents their system does not read (see
+/// `discover::reads_document`). A ytt package outputs its plain files as
+/// they are, unless an overlay of it may change them: those of a package
+/// with overlays are left out, as are kustomize patches (parts of
+/// resources).
+fn manifest_files<'a>(
+    request: &LintRequest,
+    (units, files, resources): (
+        &[discover::Unit],
+        &'a [discover::DiscoveredFile],
+        &'a [discover::DiscoveredFile],
+    ),
+    in_scope: &dyn Fn(FileId) -> bool,
+    cwd: &Path,
+) -> Vec<&'a discover::DiscoveredFile> {
+    let overlaid: Vec<&Path> = units
+        .iter()
+        .filter(|u| u.system == System::Ytt && u.files.iter().any(|&i| files[i].has_overlay))
+        .map(|u| u.root.as_path())
+        .collect();
+    let holds_others = |file: &&discover::DiscoveredFile| {
+        matches!(file.system, Some(System::Tekton | System::Kubevirt))
+    };
+    let mut manifests: Vec<&discover::DiscoveredFile> = resources
+        .iter()
+        .chain(files.iter().filter(holds_others))
+        .filter(|file| file.resource.manifest && in_scope(file.id))
+        .filter(|file| !overlaid.iter().any(|root| file.path.starts_with(root)))
+        .filter(|file| {
+            request
+                .shard
+                .is_none_or(|shard| in_shard(&file.path, cwd, shard))
+        })
+        .collect();
+    // Only the kustomizations beside the manifests this run checks.
+    let patches =
+        kubernetes::kustomize::patch_files(manifests.iter().filter_map(|file| file.path.parent()));
+    manifests.retain(|file| !patches.contains(&file.path));
+    manifests
 }
 
 /// Whether plain manifests are checked: `--kubernetes`, or `kubernetes:

@@ -14,7 +14,7 @@
 pub mod annotation;
 mod convert;
 mod ctx;
-mod documents;
+pub(crate) mod documents;
 mod eval;
 pub mod json;
 pub mod jsonpath;
