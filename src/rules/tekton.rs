@@ -139,3 +139,10 @@ rule!(
     fix = Unsafe
 );
 rule!(DUPLICATE_ENV, "tekton/duplicate-env", Validation, Warning);
+rule!(
+    UNKNOWN_FIELD,
+    "tekton/unknown-field",
+    UnknownKey,
+    Error,
+    fix = Unsafe
+);
