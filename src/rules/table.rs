@@ -72,6 +72,7 @@ pub static RULES: &[&Rule] = &[
     &tekton::CYCLE,
     &tekton::VOLUME_MOUNT,
     &tekton::DUPLICATE_ENV,
+    &tekton::UNKNOWN_FIELD,
     &config::INVALID,
     &config::UNKNOWN_KEY,
     &confvet::INTERNAL,

@@ -146,3 +146,10 @@ rule!(
     fix = Unsafe
 );
 rule!(DUPLICATE_ENV, "tekton/duplicate-env", Validation, Warning);
+rule!(
+    UNKNOWN_FIELD,
+    "tekton/unknown-field",
+    UnknownKey,
+    Error,
+    fix = Unsafe
+);

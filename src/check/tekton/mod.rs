@@ -5,8 +5,9 @@
 //! by which references between them resolve; `ctx` the state a document is
 //! checked with; `walk` walks a document, deciding which strings are scanned,
 //! in which scope and context; `decls` checks declarations, `refs`
-//! expressions, `values` bindings, `triggers` Tekton Triggers. This file only
-//! sorts a unit's documents and dispatches each to its check.
+//! expressions, `values` bindings, `triggers` Tekton Triggers, `shape` each
+//! document's fields against Tekton's API types. This file only sorts a
+//! unit's documents and dispatches each to its check.
 
 mod ctx;
 mod decls;
@@ -22,6 +23,7 @@ pub mod pac_text;
 mod refs;
 mod rename;
 mod runtime;
+mod shape;
 mod syntax;
 mod trigger_legacy;
 mod triggers;
@@ -54,6 +56,7 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
             Ok(set) => {
                 for d in &set.docs {
                     let n = &d.value;
+                    out.extend(shape::check(n, sources));
                     if let Some(kind) = triggers::kind(n) {
                         trig.push(Doc {
                             file: f.id,
