@@ -72,26 +72,14 @@ fn split_number(text: &str) -> (&str, &str) {
 }
 
 /// Whether apimachinery reads `unit` as a suffix: a decimal or binary SI
+/// A quantity's suffixes: none, the binary and the decimal SI ones.
+const SUFFIXES: [&str; 16] = [
+    "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E",
+];
+
 /// prefix, or `e`/`E` and an integer exponent.
 fn decoded_unit(unit: &str) -> bool {
-    let prefix = matches!(
-        unit,
-        "" | "Ki"
-            | "Mi"
-            | "Gi"
-            | "Ti"
-            | "Pi"
-            | "Ei"
-            | "n"
-            | "u"
-            | "m"
-            | "k"
-            | "M"
-            | "G"
-            | "T"
-            | "P"
-            | "E"
-    );
+    let prefix = SUFFIXES.contains(&unit);
     let exponent =
         unit.len() > 1 && unit.starts_with(['e', 'E']) && unit[1..].parse::<i64>().is_ok();
     prefix || exponent
@@ -99,24 +87,7 @@ fn decoded_unit(unit: &str) -> bool {
 
 /// Whether [`QUANTITY_PATTERN`] takes `unit` after a number.
 fn pattern_unit(unit: &str) -> bool {
-    if matches!(
-        unit,
-        "" | "Ki"
-            | "Mi"
-            | "Gi"
-            | "Ti"
-            | "Pi"
-            | "Ei"
-            | "n"
-            | "u"
-            | "m"
-            | "k"
-            | "M"
-            | "G"
-            | "T"
-            | "P"
-            | "E"
-    ) {
+    if SUFFIXES.contains(&unit) {
         return true;
     }
     let Some(exponent) = unit.strip_prefix(['e', 'E']) else {
