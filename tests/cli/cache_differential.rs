@@ -13,7 +13,7 @@
 
 use crate::common;
 
-use common::{TempDir, run_env, skipped_without_shared};
+use common::{TempDir, copy_tree, run_env, skipped_without_shared};
 use std::path::{Path, PathBuf};
 
 /// A small deterministic generator (xorshift64*): the same seed, the same
@@ -42,20 +42,6 @@ fn env_number(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// Copy `from` into `to` (files only, links left out).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let kind = entry.file_type().unwrap();
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Every file below `dir`, relative to it, in a stable order.
