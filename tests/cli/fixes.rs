@@ -300,6 +300,19 @@ fn fix_and_diff_refuse_standard_input_and_a_baseline_update() {
     );
 }
 
+/// The fix of the findings that repairs a validations annotation's commas.
+fn comma_fix(findings: &[Value]) -> &Value {
+    findings
+        .iter()
+        .map(|f| &f["fix"])
+        .find(|f| {
+            f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("trailing comma"))
+        })
+        .expect("the comma fix")
+}
+
 /// A fix that makes rules apply changes what the Template does: the comma
 /// repair of a validations annotation is unsafe, and says which
 /// VirtualMachines the rules it makes apply would reject.
@@ -313,15 +326,7 @@ fn a_repair_that_makes_rules_apply_is_unsafe_and_says_what_will_fail() {
     )
     .unwrap();
     let findings = lint_json(dir.path());
-    let fix = findings
-        .iter()
-        .map(|f| &f["fix"])
-        .find(|f| {
-            f["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("trailing comma"))
-        })
-        .expect("the comma fix");
+    let fix = comma_fix(&findings);
     assert_eq!(fix["applicability"], "unsafe", "{fix}");
     let message = fix["message"].as_str().unwrap();
     assert!(
@@ -350,15 +355,7 @@ fn a_repair_that_makes_rules_apply_is_unsafe_and_says_what_will_fail() {
     let clean = TempDir::new("fix-kubevirt-rules-clean");
     copy_case(&fixtures.join("kubevirt-annotation"), clean.path()).unwrap();
     let findings = lint_json(clean.path());
-    let fix = findings
-        .iter()
-        .map(|f| &f["fix"])
-        .find(|f| {
-            f["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("trailing comma"))
-        })
-        .expect("the comma fix");
+    let fix = comma_fix(&findings);
     assert_eq!(fix["applicability"], "unsafe", "{fix}");
     assert!(
         fix["message"]
