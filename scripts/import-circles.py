@@ -121,6 +121,10 @@ def edges():
                     target = file_of(crates[False], path)
                     if target is not None:
                         graph[file].add(target)
+        # Modules a `use` names (`use super::{kubevirt, tekton};`): code
+        # that goes on through them (`tekton::links::f`) imports the file
+        # it reaches, which the `use` line alone does not say.
+        aliases = {}
         for match in PATH.finditer(text):
             anchor, tail = match.group(1), match.group(2)
             if anchor == "crate":
@@ -136,6 +140,17 @@ def edges():
                 tail = rest
             for path in expand(tail):
                 add(file, modules, base + path)
+                if path and tuple(base + path) in modules:
+                    aliases[path[-1]] = base + path
+        for match in re.finditer(r"\buse\s[^;]*?\bas\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", text):
+            aliases.pop(match.group(1), None)
+        if aliases:
+            through = re.compile(
+                r"(?<![A-Za-z0-9_:])(" + "|".join(map(re.escape, aliases)) + r")((?:::[A-Za-z_][A-Za-z0-9_]*)+)"
+            )
+            for match in through.finditer(text):
+                path = aliases[match.group(1)] + match.group(2).lstrip(":").split("::")
+                add(file, modules, path)
     return graph
 
 

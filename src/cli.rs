@@ -4,6 +4,7 @@
 use crate::error::Error;
 use crate::report::Format;
 use crate::rules::Selector;
+use crate::run::Shard;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -341,26 +342,9 @@ fn kubernetes_version(text: &str) -> Result<crate::check::kubernetes::Version, S
     })
 }
 
-/// `--shard K/N`: one of N disjoint parts of the units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// 1-based.
-    pub index: u32,
-    pub count: u32,
-}
-
+/// `--shard K/N`.
 fn shard(text: &str) -> Result<Shard, String> {
-    let parsed = text
-        .split_once('/')
-        .and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
-    match parsed {
-        Some((index, count)) if count >= 1 && (1..=count).contains(&index) => {
-            Ok(Shard { index, count })
-        }
-        _ => Err(format!(
-            "expected K/N with 1 <= K <= N, as in `--shard 2/4`, found \"{text}\""
-        )),
-    }
+    Shard::parse(text)
 }
 
 /// `--select`/`--ignore` values: a rule id or a system.

@@ -6,4 +6,5 @@ pub mod edits;
 pub mod kubernetes;
 pub mod kubevirt;
 pub mod tekton;
+pub mod union_find;
 pub mod ytt;

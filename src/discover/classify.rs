@@ -4,8 +4,9 @@
 //! resources, checked as manifests with `--kubernetes`).
 
 use super::model::{Resource, System};
-use crate::check::kubevirt::documents::{names_template, names_virtual_machine};
 use crate::yaml::Node;
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// Decide from the text which checker a YAML file is for, without parsing,
 /// so that a file that does not parse is still reported by its checker.
@@ -139,7 +140,7 @@ pub(super) fn scan(text: &str) -> Scan {
             manifest,
         },
         crd_groups: if is_crd_api && is_crd_kind {
-            crate::check::kubernetes::crd_files::groups_named(text)
+            groups_named(text)
         } else {
             Vec::new()
         },
@@ -198,3 +199,33 @@ pub(super) fn opens_block_scalar(line: &str) -> bool {
     matches!(chars.next(), Some('|' | '>'))
         && chars.all(|c| c.is_ascii_digit() || c == '+' || c == '-')
 }
+
+/// Whether a resource of `api_version` and `kind` is a Template the check
+/// reads; the other documents of a KubeVirt file are plain resources.
+pub fn names_template(api_version: &str, kind: &str) -> bool {
+    kind == "Template" && matches!(api_version, "template.openshift.io/v1" | "v1")
+}
+
+/// Whether a resource of `api_version` and `kind` is a VirtualMachine the
+/// check reads.
+pub fn names_virtual_machine(api_version: &str, kind: &str) -> bool {
+    kind == "VirtualMachine" && api_version.starts_with("kubevirt.io/")
+}
+
+/// The API groups a text names (`group: example.com` in YAML, `"group":
+/// "example.com"` in JSON): a superset of those its CRDs define.
+pub fn groups_named(text: &str) -> Vec<String> {
+    let mut groups: Vec<String> = GROUP
+        .captures_iter(text)
+        .map(|c| c[1].to_string())
+        .collect();
+    groups.sort();
+    groups.dedup();
+    groups
+}
+
+/// `group: example.com` in YAML, `"group": "example.com"` in JSON.
+static GROUP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?m)(?:^|[\s{,])"?group"?\s*:\s*["']?([A-Za-z0-9][A-Za-z0-9.-]*)"#)
+        .expect("a valid pattern")
+});

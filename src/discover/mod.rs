@@ -8,6 +8,7 @@
 
 mod classify;
 mod model;
+pub mod pac_text;
 mod read;
 mod units;
 mod walk;
@@ -15,7 +16,9 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub use self::classify::{classify, reads_document};
+pub use self::classify::{
+    classify, groups_named, names_template, names_virtual_machine, reads_document,
+};
 pub use self::model::{
     DiscoverOptions, DiscoveredFile, Discovery, MAX_FILE_BYTES, PathFilter, System, Unit,
 };

@@ -3,8 +3,8 @@
 
 use super::classify::{Scan, classify, scan};
 use super::model::{DiscoveredFile, MAX_FILE_BYTES, Resource, System};
+use super::pac_text as pac;
 use crate::cache::{Cache, Digest, ScanRecord, Stamp};
-use crate::check::tekton::pac_text as pac;
 use crate::error::{Doing, During, Error};
 use crate::finding::Finding;
 use crate::rules;

@@ -6,13 +6,12 @@ pub mod inputs;
 mod request;
 pub mod reuse;
 
-pub use self::request::LintRequest;
+pub use self::request::{LintRequest, Shard};
 
 use crate::check::ytt::schema::SchemaType;
 use crate::check::ytt::{PackageOutcome, YttSettings};
 use crate::check::ytt::{drift, marks};
 use crate::check::{kubernetes, kubevirt, tekton};
-use crate::cli::Shard;
 use crate::config::Config;
 use crate::discover::{self, Discovery, System};
 use crate::error::Error;

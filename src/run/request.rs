@@ -3,7 +3,6 @@
 
 use crate::check::kubernetes;
 use crate::check::ytt::YttSettings;
-use crate::cli::Shard;
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::rules::Selector;
@@ -61,5 +60,30 @@ impl LintRequest {
         (self.select.is_empty() || self.select.iter().any(|s| s.matches(id)))
             && !self.ignore.iter().any(|s| s.matches(id))
             && !self.config.as_ref().is_some_and(|c| c.turns_off(id))
+    }
+}
+
+/// `--shard K/N`: one of N disjoint parts of the units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// `K/N`, as `--shard` takes it.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let parsed = text.split_once('/').and_then(|(k, n)| {
+            Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?))
+        });
+        match parsed {
+            Some((index, count)) if count >= 1 && (1..=count).contains(&index) => {
+                Ok(Shard { index, count })
+            }
+            _ => Err(format!(
+                "expected K/N with 1 <= K <= N, as in `--shard 2/4`, found \"{text}\""
+            )),
+        }
     }
 }

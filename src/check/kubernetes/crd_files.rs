@@ -8,6 +8,7 @@
 //! needs it.
 
 use super::crd::{CrdSet, CrdSetBuilder, is_crd, moved, read_crd, read_json_schema};
+use crate::discover::groups_named;
 use crate::finding::Finding;
 use crate::source::{FileId, Sources, Span};
 use crate::yaml::{self, ParseOptions};
@@ -65,24 +66,6 @@ pub struct CrdFiles {
     /// The same, by the (group, kind in lower case) whose read found them.
     problems_by_kind: Mutex<std::collections::HashMap<(String, String), Vec<Finding>>>,
 }
-
-/// The API groups a text names (`group: example.com` in YAML, `"group":
-/// "example.com"` in JSON): a superset of those its CRDs define.
-pub fn groups_named(text: &str) -> Vec<String> {
-    let mut groups: Vec<String> = GROUP
-        .captures_iter(text)
-        .map(|c| c[1].to_string())
-        .collect();
-    groups.sort();
-    groups.dedup();
-    groups
-}
-
-/// `group: example.com` in YAML, `"group": "example.com"` in JSON.
-static GROUP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?m)(?:^|[\s{,])"?group"?\s*:\s*["']?([A-Za-z0-9][A-Za-z0-9.-]*)"#)
-        .expect("a valid pattern")
-});
 
 /// `kind: Widget`, block or flow style.
 static KIND: LazyLock<Regex> = LazyLock::new(|| {

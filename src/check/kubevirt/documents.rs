@@ -2,6 +2,7 @@
 //! and the labels and annotations by which a VirtualMachine names its
 //! template or opts out of validation.
 
+use crate::discover::{names_template, names_virtual_machine};
 use crate::source::Span;
 use crate::yaml::Node;
 use crate::yaml::node::{item, text};
@@ -24,19 +25,6 @@ pub(super) fn is_vm(doc: &Node) -> bool {
         text(doc, "apiVersion").unwrap_or(""),
         text(doc, "kind").unwrap_or(""),
     )
-}
-
-/// Whether a resource of `api_version` and `kind` is a Template the check
-/// reads (discovery asks too: the other documents of a KubeVirt file are
-/// plain resources).
-pub(crate) fn names_template(api_version: &str, kind: &str) -> bool {
-    kind == "Template" && matches!(api_version, "template.openshift.io/v1" | "v1")
-}
-
-/// Whether a resource of `api_version` and `kind` is a VirtualMachine the
-/// check reads.
-pub(crate) fn names_virtual_machine(api_version: &str, kind: &str) -> bool {
-    kind == "VirtualMachine" && api_version.starts_with("kubevirt.io/")
 }
 
 /// The template key from one map (labels or annotations).

@@ -5,7 +5,7 @@
 //! of checking all files at once (`tests/cli/components.rs`).
 
 use super::documents::{SKIP_KEY, is_template, is_vm, template_key};
-use crate::check::components::Components;
+use crate::check::union_find::Components;
 use crate::yaml::DocumentSet;
 use crate::yaml::node::{child, item, text};
 use serde::{Deserialize, Serialize};

@@ -10,7 +10,7 @@ use super::model::{
 };
 use super::pac;
 use super::triggers;
-use crate::check::components::Components;
+use crate::check::union_find::Components;
 use crate::yaml::node::{child, text};
 use crate::yaml::{DocumentSet, Node, Value};
 use serde::{Deserialize, Serialize};

@@ -19,7 +19,6 @@ pub mod links;
 mod model;
 pub mod navigate;
 pub mod pac;
-pub mod pac_text;
 mod refs;
 mod rename;
 mod runtime;

@@ -416,7 +416,7 @@ impl<'a> Docs<'a> {
                 _ => false,
             }
         };
-        super::pac_text::reads(file, "")
+        crate::discover::pac_text::reads(file, "")
             || self
                 .by_path
                 .get(file)

@@ -9,8 +9,8 @@
 //! [`check`] warns about a placeholder PaC does not define.
 
 use super::model::{items, repositories};
-use super::pac_text::{in_span, placeholders, reads};
 use crate::discover::DiscoveredFile;
+use crate::discover::pac_text::{in_span, placeholders, reads};
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::{Sources, Span};
@@ -217,7 +217,7 @@ fn scalars_of(node: &Node, path: String, out: &mut Vec<(Span, String)>, depth: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::tekton::pac_text::{blank, restore};
+    use crate::discover::pac_text::{blank, restore};
 
     #[test]
     fn placeholders_are_names_in_double_braces() {

@@ -2,7 +2,8 @@
 //! files PaC reads as templates, where their `{{ name }}` placeholders are,
 //! the text parsed with each blanked out to a filler of the same length
 //! (lines and columns stay), and the placeholders put back into the parsed
-//! scalars. Discovery uses it to parse; [`super::pac`] checks the names.
+//! scalars. Discovery uses it to parse; the Tekton check's `pac` module
+//! checks the names.
 
 use crate::source::Span;
 use crate::yaml::{DocumentSet, Node, Value};
@@ -121,7 +122,7 @@ fn restore_text(value: &mut String, span: Span, text: &str, ranges: &[Range<usiz
 }
 
 /// The ranges (sorted, disjoint) that lie within `span`.
-pub(super) fn in_span(ranges: &[Range<usize>], span: Span) -> &[Range<usize>] {
+pub(crate) fn in_span(ranges: &[Range<usize>], span: Span) -> &[Range<usize>] {
     let (start, end) = (span.start as usize, span.end as usize);
     let first = ranges.partition_point(|r| r.start < start);
     let last = ranges.partition_point(|r| r.end <= end);
