@@ -125,6 +125,7 @@ impl Config {
             systems_off: self.systems_off.clone(),
             cache: None,
             named_only: false,
+            workspace: false,
         }
     }
 

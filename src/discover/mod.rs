@@ -157,6 +157,7 @@ pub fn discover_with(
             start,
             root,
             may_claim_root: *is_explicit,
+            is_workspace: options.workspace,
             paths: (&yaml_paths, &other_paths),
             declared_roots: &options.package_roots,
         };

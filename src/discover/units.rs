@@ -72,10 +72,13 @@ fn climb(
     tops
 }
 
-/// Each of `roots` lowered to the deepest folder that holds every one of
-/// `paths` whose deepest root it is (a root holding none stays).
+/// Each of `roots` but `given` lowered to the deepest folder that holds
+/// every one of `paths` whose deepest root it is (a root holding none
+/// stays). `given`, the folder lint was given, stays: `ytt -f DIR` roots
+/// the package at DIR, however deep its files sit.
 fn settle_roots<'a>(
     roots: &BTreeSet<PathBuf>,
+    given: Option<&Path>,
     paths: impl Iterator<Item = &'a PathBuf>,
 ) -> BTreeSet<PathBuf> {
     let index = by_hash(roots);
@@ -94,7 +97,7 @@ fn settle_roots<'a>(
     roots
         .iter()
         .map(|r| match lowest.get(r.as_path()) {
-            Some(common) if common.starts_with(r) => common.clone(),
+            Some(common) if common.starts_with(r) && Some(r.as_path()) != given => common.clone(),
             _ => r.clone(),
         })
         .collect()
@@ -124,6 +127,8 @@ pub(super) struct Grouping<'a> {
     pub root: &'a Path,
     /// The root was named as a directory: a package may be rooted at it.
     pub may_claim_root: bool,
+    /// The root is an editor's workspace ([`super::DiscoverOptions::workspace`]).
+    pub is_workspace: bool,
     /// The YAML files and the other files the walk found.
     pub paths: (&'a [PathBuf], &'a [PathBuf]),
     pub declared_roots: &'a [PathBuf],
@@ -186,7 +191,10 @@ fn grouping_key(files: &[DiscoveredFile], grouping: &Grouping<'_>) -> Digest {
     let mut hasher = KeyHasher::new();
     let bytes = |p: &Path| p.as_os_str().as_encoded_bytes().to_vec();
     hasher.part(&bytes(grouping.root));
-    hasher.part(&[u8::from(grouping.may_claim_root)]);
+    hasher.part(&[
+        u8::from(grouping.may_claim_root),
+        u8::from(grouping.is_workspace),
+    ]);
     for file in files {
         hasher.part(&bytes(&file.path));
         let system = file.system.map_or("", System::name);
@@ -221,6 +229,7 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
         start,
         root,
         may_claim_root,
+        is_workspace,
         paths: (yaml_paths, other_paths),
         declared_roots,
     } = *grouping;
@@ -292,8 +301,11 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
     // A root climbed through folders that hold nothing but the folder
     // below goes back down to the deepest folder holding all its files:
     // `ytt -f` is pointed at the folder with the files, and absolute loads
-    // (`/values.star`) name files from there.
-    let mut package_roots = settle_roots(&package_roots, yaml_paths.iter().chain(other_paths));
+    // (`/values.star`) name files from there. Not below the folder lint
+    // was given, which is where `ytt -f DIR` roots it.
+    let given = (may_claim_root && !is_workspace).then_some(root);
+    let mut package_roots =
+        settle_roots(&package_roots, given, yaml_paths.iter().chain(other_paths));
     // A declared package is one package, as `ytt -f DIR` sees it: packages
     // found inside it become part of it.
     let declared: Vec<&PathBuf> = declared_roots
