@@ -40,7 +40,7 @@ impl System {
 }
 
 /// One file that a check may look at.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct DiscoveredFile {
     pub id: FileId,
     /// Absolute path.

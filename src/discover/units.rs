@@ -355,14 +355,7 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
     }
     drop(unit_roots);
     for (unit_root, mut members) in ytt_units {
-        let all = &discovery.files;
-        members.sort_by(|&a, &b| {
-            let ra = all[a].path.strip_prefix(&unit_root).unwrap_or(&all[a].path);
-            let rb = all[b].path.strip_prefix(&unit_root).unwrap_or(&all[b].path);
-            ra.as_os_str()
-                .as_encoded_bytes()
-                .cmp(rb.as_os_str().as_encoded_bytes())
-        });
+        sort_members(&mut members, &discovery.files, &unit_root);
         let other_files = others_by_unit.remove(&unit_root).unwrap_or_default();
         discovery.units.push(Unit {
             system: System::Ytt,
@@ -382,5 +375,66 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
                 key: root.to_path_buf(),
             });
         }
+    }
+}
+
+/// A ytt package's members in ytt's order: by path relative to its root,
+/// in byte order.
+fn sort_members(members: &mut [usize], files: &[DiscoveredFile], root: &Path) {
+    let relative = |i: usize| {
+        let path = &files[i].path;
+        path.strip_prefix(root).unwrap_or(path).as_os_str()
+    };
+    members.sort_by(|&a, &b| {
+        relative(a)
+            .as_encoded_bytes()
+            .cmp(relative(b).as_encoded_bytes())
+    });
+}
+
+/// The plain YAML files (of no system) below the ytt packages among
+/// `discovery.units[first_unit..]` join the deepest of them: `ytt -f ROOT`
+/// reads and outputs every YAML file below ROOT, `#@` or not, and its
+/// overlays apply to them. Not a private library's (read only when the
+/// library is used) nor a `.lib.yml` (only loaded, evaluated with the
+/// package's library files). The others are dropped.
+pub(super) fn adopt_plain_files(
+    discovery: &mut Discovery,
+    first_unit: usize,
+    plain: Vec<DiscoveredFile>,
+) {
+    let packages: HashMap<PathBuf, usize> = discovery.units[first_unit..]
+        .iter()
+        .enumerate()
+        .filter(|(_, unit)| unit.system == System::Ytt)
+        .map(|(offset, unit)| (unit.root.clone(), first_unit + offset))
+        .collect();
+    if packages.is_empty() {
+        return;
+    }
+    let mut adopted: BTreeSet<usize> = BTreeSet::new();
+    for file in plain {
+        let Some(unit) = file
+            .path
+            .ancestors()
+            .skip(1)
+            .find_map(|dir| packages.get(dir).copied())
+        else {
+            continue;
+        };
+        let root = &discovery.units[unit].root;
+        let name = file.path.file_name().map(|n| n.to_string_lossy());
+        let is_library_file =
+            name.is_some_and(|n| n.ends_with(".lib.yml") || n.ends_with(".lib.yaml"));
+        if is_library_file || library_owner(&file.path, root).is_some() {
+            continue;
+        }
+        discovery.units[unit].files.push(discovery.files.len());
+        discovery.files.push(file);
+        adopted.insert(unit);
+    }
+    for unit in adopted {
+        let unit = &mut discovery.units[unit];
+        sort_members(&mut unit.files, &discovery.files, &unit.root);
     }
 }

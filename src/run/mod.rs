@@ -212,6 +212,14 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         ))));
         return result;
     }
+    // The roots of every ytt package, whatever the shard: the YAML below
+    // one is the package's, checked as its output (a private library's as
+    // what the package renders with it).
+    let package_roots: Vec<PathBuf> = units
+        .iter()
+        .filter(|u| u.system == System::Ytt)
+        .map(|u| u.root.clone())
+        .collect();
     if let Some(shard) = request.shard {
         units.retain(|unit| in_shard(&unit.key, cwd, shard));
     }
@@ -266,6 +274,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     let ytt_config = Arc::new(request.config.clone());
     let ytt_settings = Arc::new(YttSettings {
         kubernetes: catalog.clone(),
+        plain_manifests: kubernetes_manifests(request),
         ..request.ytt.clone()
     });
     let outcomes: Vec<(PackageOutcome, Option<drift::SchemaExport>)> = units
@@ -461,23 +470,18 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .push(refused_link(&link, &root, sources, cwd));
         }
     }
-    // Plain manifests (`--kubernetes`), in the shard of their own path. A
-    // ytt package outputs its plain files as they are, unless an overlay of
-    // it may change them: those of a package with overlays are left out, as
-    // are kustomize patches (parts of resources).
+    // Plain manifests (`--kubernetes`), in the shard of their own path. The
+    // plain files of a ytt package are checked as what the package renders
+    // (its overlays may change them, its libraries are evaluated): they
+    // are left out here, as are kustomize patches (parts of resources).
     let mut manifests: Vec<&discover::DiscoveredFile> = Vec::new();
     if let Some(catalog) = &catalog
         && kubernetes_manifests(request)
     {
-        let overlaid: Vec<&Path> = units
-            .iter()
-            .filter(|u| u.system == System::Ytt && u.files.iter().any(|&i| files[i].has_overlay))
-            .map(|u| u.root.as_path())
-            .collect();
         manifests = resources
             .iter()
             .filter(|file| file.resource.manifest && in_scope(file.id))
-            .filter(|file| !overlaid.iter().any(|root| file.path.starts_with(root)))
+            .filter(|file| !package_roots.iter().any(|root| file.path.starts_with(root)))
             .filter(|file| {
                 request
                     .shard
