@@ -81,10 +81,14 @@ INT_OR_STRING_ANY_OF = [{"type": "integer"}, {"type": "string"}]
 # of its own (identical ones are written once).
 SPLIT_ABOVE = 1000
 
-# (source, CRD name in the source, group, served versions, kind).
+# (CRD name in the source, group, served versions, kind, whether it has the
+# status subresource). validations_generated.go holds only the schemas; the
+# subresources are set in pkg/virt-operator/resource/generate/components/
+# crds.go: NewVirtualMachineCrd adds `Status`, NewVirtualMachineInstanceCrd
+# none (a VMI's status is validated with the rest of it).
 KUBEVIRT_KINDS = (
-    ("virtualmachine", "kubevirt.io", ("v1", "v1alpha3"), "VirtualMachine"),
-    ("virtualmachineinstance", "kubevirt.io", ("v1", "v1alpha3"), "VirtualMachineInstance"),
+    ("virtualmachine", "kubevirt.io", ("v1", "v1alpha3"), "VirtualMachine", True),
+    ("virtualmachineinstance", "kubevirt.io", ("v1", "v1alpha3"), "VirtualMachineInstance", False),
 )
 # The CRD's kind, and the group and kind the schema is served as.
 KAPP_CONTROLLER_KINDS = {
@@ -212,12 +216,18 @@ def kubevirt_schemas(path):
 
 
 def kapp_controller_schemas(path):
-    """Each CRD's kind with its versions: name, served and openAPIV3Schema."""
+    """Each CRD's kind with its versions: name, served, openAPIV3Schema and
+    whether the version has the status subresource."""
     with open(path) as f:
         documents = [d for d in yaml.safe_load_all(f) if d]
     return {
         d["spec"]["names"]["kind"]: [
-            (v["name"], v.get("served", False), v["schema"]["openAPIV3Schema"])
+            (
+                v["name"],
+                v.get("served", False),
+                v["schema"]["openAPIV3Schema"],
+                "status" in (v.get("subresources") or {}),
+            )
             for v in d["spec"]["versions"]
         ]
         for d in documents
@@ -240,16 +250,25 @@ def main():
     conversion = Conversion()
     kinds = []  # (group, version, kind, root)
     roots = []
+    # (group, kind) -> whether its served versions have the status
+    # subresource (the data says it by kind: a kind whose versions differ
+    # would need more).
+    status = {}
     kubevirt = kubevirt_schemas(args.kubevirt)
-    for name, group, versions, kind in KUBEVIRT_KINDS:
+    for name, group, versions, kind, has_status in KUBEVIRT_KINDS:
         roots.append(conversion.schema(kubevirt[name], kind))
         kinds += [(group, version, kind, len(roots) - 1) for version in versions]
+        status[(group, kind)] = {has_status}
     kapp_controller = kapp_controller_schemas(args.kapp_controller)
     for crd_kind, (group, kind) in KAPP_CONTROLLER_KINDS.items():
-        for version, served, schema in kapp_controller[crd_kind]:
+        for version, served, schema, has_status in kapp_controller[crd_kind]:
             if served:
                 roots.append(conversion.schema(schema, kind))
                 kinds.append((group, version, kind, len(roots) - 1))
+                status.setdefault((group, kind), set()).add(has_status)
+    for (group, kind), found in status.items():
+        if len(found) != 1:
+            raise SystemExit(f"{kind}: only some versions have the status subresource")
     for root, (_, _, kind, _) in zip(roots, kinds):
         missing = {"apiVersion", "kind", "metadata"} - set(root.get("properties", {}))
         if missing:
@@ -265,6 +284,9 @@ def main():
         "source": f"kubevirt/kubevirt {args.kubevirt_version} "
         "pkg/virt-operator/resource/generate/components/validations_generated.go; "
         f"carvel-dev/kapp-controller {args.kapp_controller_version} config/config/crds.yml",
+        # The kinds whose `status` the API server drops on create and
+        # update (confvet does not check it there).
+        "status_subresource": sorted([list(k) for k, found in status.items() if True in found]),
         "kinds": sorted([list(k) for k in kinds]),
         "definitions": definitions.number(roots),
     }

@@ -407,8 +407,9 @@ def write(document, out):
         return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
     lines = ["{"]
-    for key in ("kubernetes", "source"):
-        lines.append(f"{compact(key)}:{compact(document[key])},")
+    for key in ("kubernetes", "source", "status_subresource"):
+        if key in document:
+            lines.append(f"{compact(key)}:{compact(document[key])},")
     for key in ("kinds", "definitions"):
         entries = document[key]
         lines.append(f"{compact(key)}:[")

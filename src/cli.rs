@@ -88,12 +88,12 @@ pub struct LintArgs {
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
 
-    /// Output format; repeat to write several (each paired with the --output after it)
-    #[arg(long, value_enum)]
+    /// Output format; repeat to write several (each paired with the --output after it). Also spelt --output-format, as ruff does
+    #[arg(long, value_enum, alias = "output-format")]
     pub format: Vec<Format>,
 
-    /// Write the preceding --format to FILE instead of standard output
-    #[arg(long, value_name = "FILE")]
+    /// Write the preceding --format to FILE instead of standard output. Also spelt --output-file, as ruff does
+    #[arg(long, value_name = "FILE", alias = "output-file")]
     pub output: Vec<PathBuf>,
 
     /// When to colour text output (honours NO_COLOR and CLICOLOR_FORCE)
@@ -179,6 +179,10 @@ pub struct LintArgs {
     /// Neither read nor write the cache (`.confvet-cache/`, or CONFVET_CACHE_DIR): every unit is checked
     #[arg(long)]
     pub no_cache: bool,
+
+    /// Keep the cache in DIR (as CONFVET_CACHE_DIR does): a folder you name is believed as it is, where the default `.confvet-cache/` is believed only when this machine sealed it
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
 
     /// Say on standard error which units reused their findings from the cache, and why the others did not
     #[arg(long, conflicts_with = "no_cache")]

@@ -100,7 +100,7 @@ fn run_main() -> ExitCode {
             }
         },
         Command::Server => match confvet::server::run_stdio() {
-            Ok(()) => 0,
+            Ok(ending) => ending.status(),
             Err(error) => {
                 eprintln!("confvet: the language server stopped: {error}");
                 2

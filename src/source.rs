@@ -523,6 +523,13 @@ impl Sources {
     }
 }
 
+/// A version control system's own directory: it holds nothing to lint.
+/// (confvet's cache is known by its tag, see `cache::CacheFolders`, never
+/// by its name.)
+pub fn is_vcs_dir(name: &std::ffi::OsStr) -> bool {
+    [".git", ".hg", ".svn", ".jj"].iter().any(|v| name == *v)
+}
+
 /// The name users see for a path: relative to `cwd` when under it, `/` separated.
 pub fn display_name(path: &Path, cwd: &Path) -> String {
     let shown = path

@@ -74,6 +74,8 @@ struct Malformed {
     at: Option<std::ops::Range<usize>>,
     /// It names a rule id that no rule has.
     unknown_rule: bool,
+    /// The rule id it most likely meant, for an unknown one.
+    meant: Option<String>,
 }
 
 impl Malformed {
@@ -83,6 +85,7 @@ impl Malformed {
             help: help.into(),
             at: None,
             unknown_rule: false,
+            meant: None,
         }
     }
 }
@@ -269,11 +272,18 @@ fn scan(file: FileId, source: &SourceFile, problems: &mut Vec<Finding>) -> Vec<S
     // (line, comment start, comment is alone on its line, parse result)
     let mut comments = Vec::new();
     for line in 1..=source.line_count() {
-        let text = source.line_text(line);
+        // A byte-order mark before line 1 is no text of it.
+        let raw = source.line_text(line);
+        let bom = if line == 1 && raw.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        let text = &raw[bom..];
         let Some((hash, marker)) = find_comment(text) else {
             continue;
         };
-        let start = source.line_start(line);
+        let start = source.line_start(line) + bom;
         let own_line = text[..hash].trim().is_empty();
         let comment = Span::new(file, start + hash, start + text.len());
         let rest_offset = start + marker + MARKER.len();
@@ -307,12 +317,21 @@ fn scan(file: FileId, source: &SourceFile, problems: &mut Vec<Finding>) -> Vec<S
                     Span::new(file, rest_offset + at.start, rest_offset + at.end)
                 });
                 // A comment naming a rule that does not exist hides nothing:
-                // removing it changes no report. Other malformed comments
-                // want words only their author can write.
-                let fix = malformed
-                    .unknown_rule
-                    .then(|| removal_fix(&source.text, removal, "remove the suppression"))
-                    .flatten();
+                // removing it changes no report. Where a rule id is near,
+                // the author most likely mistyped it: correcting it keeps
+                // the comment and its reason, but starts hiding findings,
+                // so that fix is unsafe. Other malformed comments want words
+                // only their author can write.
+                let fix = match (&malformed.meant, malformed.unknown_rule) {
+                    (Some(meant), true) => Fix::unsafe_(
+                        format!(
+                            "correct the rule id to {meant:?} (the comment then hides its findings)"
+                        ),
+                        vec![Edit::replace(span, meant.clone())],
+                    ),
+                    (None, true) => removal_fix(&source.text, removal, "remove the suppression"),
+                    _ => None,
+                };
                 problems.push(
                     Finding::new(
                         &crate::rules::confvet::INVALID_SUPPRESSION,
@@ -407,11 +426,12 @@ fn parse(rest: &str) -> Result<Parsed, Malformed> {
         for piece in list[..close].split(',') {
             let id = piece.trim();
             let start = at + (piece.len() - piece.trim_start().len());
-            check_rule(id).map_err(|(message, help, unknown_rule)| Malformed {
+            check_rule(id).map_err(|(message, help, unknown_rule, meant)| Malformed {
                 message,
                 help,
                 at: Some(start..start + id.len()),
                 unknown_rule,
+                meant,
             })?;
             rules.push((id.to_string(), start..start + id.len()));
             at += piece.len() + 1;
@@ -439,18 +459,28 @@ pub fn suppressible(id: &str) -> bool {
     !id.starts_with("confvet/")
 }
 
+/// What is wrong with a rule id of a comment: a message, help, whether no
+/// rule has that id, and the id it most likely meant.
+type RuleProblem = (String, String, bool, Option<String>);
+
 /// Whether `id`, a rule id or `system/*`, names rules a comment may
-/// suppress; else a message, help, and whether no rule has that id.
-fn check_rule(id: &str) -> Result<(), (String, String, bool)> {
+/// suppress; else what is wrong with it.
+fn check_rule(id: &str) -> Result<(), RuleProblem> {
     let list = "`confvet rules` lists the rule ids".to_string();
     if id.is_empty() {
-        return Err(("suppression with an empty rule id".to_string(), list, false));
+        return Err((
+            "suppression with an empty rule id".to_string(),
+            list,
+            false,
+            None,
+        ));
     }
     if !suppressible(id) {
         return Err((
             format!("{id} cannot be suppressed by a comment"),
             "fix or remove the suppression comment it reports".to_string(),
             false,
+            None,
         ));
     }
     let known = match id.strip_suffix("/*") {
@@ -463,11 +493,17 @@ fn check_rule(id: &str) -> Result<(), (String, String, bool)> {
         return Ok(());
     }
     let ids: Vec<String> = RULES.iter().map(|r| r.id.to_string()).collect();
-    let help = match did_you_mean(id, &ids) {
+    let meant = did_you_mean(id, &ids).map(|near| near.to_string());
+    let help = match &meant {
         Some(near) => format!("did you mean {near:?}? {list}"),
         None => list,
     };
-    Err((format!("unknown rule id {id:?} in suppression"), help, true))
+    Err((
+        format!("unknown rule id {id:?} in suppression"),
+        help,
+        true,
+        meant,
+    ))
 }
 
 #[cfg(test)]
@@ -533,6 +569,12 @@ mod tests {
             run(text, &[(V, 1), (V, 3), (V, 4)]),
             (vec![(V, 1), (V, 4)], 1)
         );
+    }
+
+    #[test]
+    fn a_comment_on_line_one_after_a_byte_order_mark_hides_the_line_below() {
+        let text = "\u{feff}# confvet: ignore[ytt/validation] load test\nb: 2\nc: 3\n";
+        assert_eq!(run(text, &[(V, 2), (V, 3)]), (vec![(V, 3)], 1));
     }
 
     #[test]
@@ -644,10 +686,14 @@ mod tests {
     /// The text after `--fix` of what `apply` reports on `text` (every
     /// fix, none overlapping: the cases below are made so).
     fn fixed(text: &str, found: &[(&'static str, usize)]) -> String {
+        fixed_with(text, found, false)
+    }
+
+    fn fixed_with(text: &str, found: &[(&'static str, usize)], unsafe_fixes: bool) -> String {
         let (_, findings, _) = applied(text, found);
         let edits: Vec<&Edit> = findings
             .iter()
-            .filter_map(|f| f.applicable_fix(false))
+            .filter_map(|f| f.applicable_fix(unsafe_fixes))
             .flat_map(|fix| &fix.edits)
             .collect();
         crate::edit::apply_edits(text, &edits)
@@ -674,10 +720,16 @@ mod tests {
             ),
             ("inside a block scalar: not by --fix", block, &[], block),
             (
-                "an unknown id hides nothing",
-                "a: 1 # confvet: ignore[ytt/validaton] why\n",
+                "an unknown id, near no rule, hides nothing",
+                "a: 1 # confvet: ignore[nothing/like-it] why\n",
                 &[(V, 1)],
                 "a: 1\n",
+            ),
+            (
+                "a mistyped id: corrected only by --unsafe-fixes",
+                "a: 1 # confvet: ignore[ytt/validaton] why\n",
+                &[(V, 1)],
+                "a: 1 # confvet: ignore[ytt/validaton] why\n",
             ),
             (
                 "no reason: the author's to write",
@@ -689,5 +741,14 @@ mod tests {
         for (why, text, found, after) in cases {
             assert_eq!(fixed(text, found), *after, "{why}");
         }
+        // The correction keeps the comment and its reason.
+        assert_eq!(
+            fixed_with(
+                "a: 1 # confvet: ignore[ytt/validaton] load test\n",
+                &[(V, 1)],
+                true
+            ),
+            "a: 1 # confvet: ignore[ytt/validation] load test\n"
+        );
     }
 }

@@ -14,16 +14,20 @@
 //! is safe to delete. A cache that cannot be read or was written by another
 //! version is ignored; one that cannot be written is left as it was.
 
+mod disk;
 pub mod results;
+pub mod trust;
 
+use disk::{is_link, replace_file};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+pub use trust::{CacheFolders, CacheLocation, Trust};
 
 /// Bumped whenever what is cached, or how it is read, changes.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// The build a cache was written by: the version and a hash of the source
 /// (`build.rs`). Another build's cache is ignored, so a development build
@@ -31,8 +35,11 @@ const FORMAT: u32 = 4;
 pub const BUILD: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CONFVET_SOURCE_HASH"));
 const INDEX: &str = "index.json";
 
-/// What identifies one version of a file: an edit changes its size or its
-/// modification time.
+/// What identifies one version of a file, by git's rule: its size, its
+/// modification and change times, and its inode. A modification time
+/// alone can lie (`cp -p`, `touch -r`, `rsync -a` and `tar -x` put an old
+/// one back on new content); the change time cannot be set back, and a
+/// file replaced by a rename gets another inode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 // Short names on disk: the index of a large tree holds one entry per file,
 // and every run reads it (and a run that learnt something writes it).
@@ -43,18 +50,65 @@ pub struct Stamp {
     pub modified_secs: i64,
     #[serde(rename = "ns")]
     pub modified_nanos: u32,
+    #[serde(rename = "c")]
+    pub changed_secs: i64,
+    #[serde(rename = "cn")]
+    pub changed_nanos: u32,
+    #[serde(rename = "i")]
+    pub inode: u64,
 }
 
 impl Stamp {
     pub fn of(meta: &std::fs::Metadata) -> Option<Stamp> {
         let modified = meta.modified().ok()?;
         let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+        let (changed_secs, changed_nanos, inode) = changed_and_inode(meta);
         Some(Stamp {
             size: meta.len(),
             modified_secs: i64::try_from(since.as_secs()).ok()?,
             modified_nanos: since.subsec_nanos(),
+            changed_secs,
+            changed_nanos,
+            inode,
         })
     }
+
+    /// The stamp of an entry whose file was racily clean: no file has it.
+    pub const RACY: Stamp = Stamp {
+        size: u64::MAX,
+        modified_secs: i64::MIN,
+        modified_nanos: 0,
+        changed_secs: i64::MIN,
+        changed_nanos: 0,
+        inode: 0,
+    };
+
+    /// Whether the file may still change within the same time tick as its
+    /// stamp was taken at `now` (git's "racily clean" entries): a stamp
+    /// taken less than two seconds after the file's last change (the
+    /// coarsest timestamps file systems keep) does not vouch for its
+    /// content, and the file is hashed again next time.
+    pub fn is_racy(&self, now: std::time::SystemTime) -> bool {
+        let Ok(now) = now.duration_since(std::time::UNIX_EPOCH) else {
+            return true;
+        };
+        let now = i64::try_from(now.as_secs()).unwrap_or(i64::MAX);
+        self.modified_secs.max(self.changed_secs) >= now.saturating_sub(2)
+    }
+}
+
+#[cfg(unix)]
+fn changed_and_inode(meta: &std::fs::Metadata) -> (i64, u32, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let nanos = u32::try_from(meta.ctime_nsec()).unwrap_or(0);
+    (meta.ctime(), nanos, meta.ino())
+}
+
+// Elsewhere the change time and inode are not to be had from std: the
+// size and modification time decide alone, as they did.
+#[cfg(not(unix))]
+fn changed_and_inode(_: &std::fs::Metadata) -> (i64, u32, u64) {
+    (0, 0, 0)
 }
 
 /// A file's content hash (BLAKE3, the first 128 bits): what decides that a
@@ -204,7 +258,7 @@ pub type Groups = Vec<Vec<usize>>;
 /// The cache of one run: what the last run left, and what this run saw.
 #[derive(Debug)]
 pub struct Cache {
-    dir: PathBuf,
+    location: CacheLocation,
     /// False when the directory or its index is a symbolic link: a
     /// repository could point it anywhere, and the cache never writes
     /// outside the directory it names.
@@ -225,19 +279,24 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// The cache in `dir`; empty when there is none or it cannot be read.
-    pub fn open(dir: &Path) -> Cache {
+    /// The cache at `location`; empty when there is none, it cannot be
+    /// read, or it is not to be believed (see `trust`).
+    pub fn open(location: &CacheLocation) -> Cache {
+        let dir = &location.dir;
         let usable = !is_link(dir) && !is_link(&dir.join(INDEX));
         let index = usable
             .then(|| crate::source::read_limited(&dir.join(INDEX)).ok())
             .flatten()
-            .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
+            .and_then(|bytes| {
+                let body = location.open(INDEX, &bytes)?;
+                serde_json::from_slice::<Index>(body).ok()
+            })
             .filter(|index| index.format == FORMAT && index.version == BUILD);
         let (old, old_groups, old_units) = index
             .map(|index| (index.entries, index.groups, index.units))
             .unwrap_or_default();
         Cache {
-            dir: dir.to_path_buf(),
+            location: location.clone(),
             usable,
             seen: Mutex::new(HashMap::with_capacity(old.len())),
             old_len: old.len(),
@@ -330,6 +389,18 @@ impl Cache {
         if !self.usable || (!self.learnt.into_inner() && entries.len() == self.old_len) {
             return;
         }
+        // A file changed within the tick its stamp was taken in may change
+        // again unseen: its entry keeps the hash, not the stamp.
+        let now = std::time::SystemTime::now();
+        let entries = entries
+            .into_iter()
+            .map(|(path, mut entry)| {
+                if entry.stamp.is_racy(now) {
+                    entry.stamp = Stamp::RACY;
+                }
+                (path, entry)
+            })
+            .collect();
         let index = Index {
             format: FORMAT,
             version: BUILD.to_string(),
@@ -337,7 +408,9 @@ impl Cache {
             groups: self.groups.into_inner().unwrap_or_else(|e| e.into_inner()),
             units: self.units.into_inner().unwrap_or_else(|e| e.into_inner()),
         };
-        let _ = write_index(&self.dir, &index);
+        if let Ok(body) = serde_json::to_vec(&index) {
+            let _ = write_sealed(&self.location, INDEX, &body);
+        }
     }
 
     /// The groups of the unit whose files hash to `key`, as the last run
@@ -402,41 +475,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn is_link(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
-
-/// Create `path` and write `bytes`; never through an existing file or link.
-fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?
-        .write_all(bytes)
-}
-
-fn write_index(dir: &Path, index: &Index) -> std::io::Result<()> {
-    write_atomically(dir, INDEX, &serde_json::to_vec(index)?)
-}
-
-/// Write `bytes` as `dir/name`, making `dir` (with its `.gitignore`) first.
-fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    if is_link(dir) {
-        return Ok(());
-    }
-    let ignore = dir.join(".gitignore");
-    if std::fs::symlink_metadata(&ignore).is_err() {
-        write_new(&ignore, b"# Written by confvet: safe to delete.\n*\n")?;
-    }
-    // Written aside, then renamed (which replaces a link, never follows
-    // it): a run reading at the same time sees the old file or the new
-    // one, never half of one.
-    let partial = dir.join(format!("{name}.{}", std::process::id()));
-    let _ = std::fs::remove_file(&partial);
-    write_new(&partial, bytes)?;
-    std::fs::rename(&partial, dir.join(name))
+/// Write `body`, sealed, as the file `name` of the cache folder, made
+/// ready first (see [`CacheLocation::prepare`]).
+fn write_sealed(location: &CacheLocation, name: &str, body: &[u8]) -> std::io::Result<()> {
+    location.prepare()?;
+    replace_file(&location.dir, name, &location.seal(name, body))
 }
 
 #[cfg(test)]
@@ -448,6 +491,9 @@ mod tests {
             size,
             modified_secs: 1,
             modified_nanos: 2,
+            changed_secs: 1,
+            changed_nanos: 2,
+            inode: 3,
         }
     }
 
@@ -459,7 +505,7 @@ mod tests {
             system: Some("tekton".into()),
             ..ScanRecord::default()
         };
-        let cache = Cache::open(&dir);
+        let cache = Cache::open(&CacheLocation::named(dir.clone()));
         assert_eq!(cache.scan(path, stamp(10)), None);
         cache.record_scan(path, stamp(10), Digest::of(b"task"), scan.clone());
         cache.record_links(path, stamp(10), &vec!["build".to_string()]);
@@ -470,13 +516,47 @@ mod tests {
                 .contains('*')
         );
 
-        let again = Cache::open(&dir);
+        let again = Cache::open(&CacheLocation::named(dir.clone()));
         assert_eq!(again.scan(path, stamp(11)), None, "an edited file is read");
         assert_eq!(again.scan(path, stamp(10)), Some(scan));
         let links: Option<Vec<String>> = again.links(path, stamp(10));
         assert_eq!(links, Some(vec!["build".to_string()]));
         std::fs::write(dir.join(INDEX), "not json").unwrap();
-        assert_eq!(Cache::open(&dir).scan(path, stamp(10)), None);
+        assert_eq!(
+            Cache::open(&CacheLocation::named(dir.clone())).scan(path, stamp(10)),
+            None
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_changed_in_the_tick_its_stamp_was_taken_is_hashed_again() {
+        let now = std::time::SystemTime::now();
+        let secs = now.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let racy = Stamp {
+            changed_secs: secs,
+            ..stamp(10)
+        };
+        assert!(racy.is_racy(now));
+        assert!(!stamp(10).is_racy(now));
+        let dir = std::env::temp_dir().join(format!("confvet-cache-racy-{}", std::process::id()));
+        let path = Path::new("/repo/task.yaml");
+        let cache = Cache::open(&CacheLocation::named(dir.clone()));
+        let scan = ScanRecord::default();
+        cache.record_scan(path, racy, Digest::of(b"a"), scan.clone());
+        cache.record_scan(
+            Path::new("/repo/old.yaml"),
+            stamp(10),
+            Digest::of(b"b"),
+            scan.clone(),
+        );
+        cache.save();
+        let again = Cache::open(&CacheLocation::named(dir.clone()));
+        assert_eq!(again.scan(path, racy), None, "its content is read again");
+        assert_eq!(
+            again.scan(Path::new("/repo/old.yaml"), stamp(10)),
+            Some(scan)
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -488,7 +568,7 @@ mod tests {
         std::fs::create_dir_all(&elsewhere).unwrap();
         let dir = base.join(".confvet-cache");
         std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
-        let cache = Cache::open(&dir);
+        let cache = Cache::open(&CacheLocation::named(dir.clone()));
         let scan = ScanRecord::default();
         cache.record_scan(Path::new("/repo/a.yml"), stamp(1), Digest::of(b"a"), scan);
         cache.save();

@@ -11,7 +11,8 @@
 //! used for [`MAX_AGE`] runs, and the oldest beyond [`MAX_ENTRIES`], are
 //! dropped, so it stays bounded.
 
-use super::{Digest, is_link, lock, write_atomically};
+use super::disk::is_link;
+use super::{CacheLocation, Digest, lock, write_sealed};
 use crate::finding::{Applicability, Edit, Finding, Fix, Kind, Related, Severity};
 use crate::source::{FileId, SourceFile, Sources, Span};
 use serde::{Deserialize, Serialize};
@@ -236,22 +237,35 @@ impl StoredOutcome {
     /// The findings and the CRD problems again, with this run's file ids;
     /// None when the entry names a rule this build does not know (a corrupt
     /// entry).
-    pub fn restore(&self, table: &FileTable<'_>) -> Option<Restored> {
+    ///
+    /// An entry is data: it never chooses which file is read or shown. A
+    /// file it names must be one whose content the unit's key hashed
+    /// (`reads`), so a hit means its bytes are the ones the findings were
+    /// made on and snippets come from the file itself; an entry naming any
+    /// other (`../secret`, `/etc/passwd`) is corrupt, and None.
+    pub fn restore(
+        &self,
+        table: &FileTable<'_>,
+        reads: &dyn Fn(&Path) -> bool,
+    ) -> Option<Restored> {
         let ids: Vec<FileId> = self
             .files
             .iter()
             .map(|file| {
                 if let Some(text) = &file.text {
                     let source = SourceFile::new(file.name.clone(), None, text.clone());
-                    return table.sources.add(source);
+                    return Some(table.sources.add(source));
                 }
                 let absolute = crate::source::normalize_path(&table.cwd.join(&file.path));
-                match (table.discovered)(&absolute) {
+                if !reads(&absolute) {
+                    return None;
+                }
+                Some(match (table.discovered)(&absolute) {
                     Some(id) if file.discovered => id,
                     _ => table.sources.add_unread(file.name.clone(), absolute),
-                }
+                })
             })
-            .collect();
+            .collect::<Option<_>>()?;
         let span = |s: &StoredSpan| -> Option<Span> {
             let file = *ids.get(s.file as usize)?;
             (s.start <= s.end).then_some(Span {
@@ -349,7 +363,7 @@ struct Store {
 /// checked.
 #[derive(Debug)]
 pub struct Results {
-    dir: PathBuf,
+    location: CacheLocation,
     usable: bool,
     run: u64,
     old: HashMap<Digest, StoredOutcome>,
@@ -365,20 +379,24 @@ pub struct Results {
 impl Results {
     /// The results in `dir`; empty when there are none or they cannot be
     /// read (then [`Results::unreadable`] says so, unless there were none).
-    pub fn open(dir: &Path) -> Results {
+    pub fn open(location: &CacheLocation) -> Results {
+        let dir = &location.dir;
         let path = dir.join(FILE);
         let usable = !is_link(dir) && !is_link(&path);
         let bytes = usable
             .then(|| crate::source::read_limited(&path).ok())
             .flatten();
+        // A store whose seal does not verify (brought by the checkout, or
+        // edited) is read as no store, and said to be unreadable.
         let store = bytes
             .as_ref()
-            .and_then(|bytes| serde_json::from_slice::<Store>(bytes).ok())
+            .and_then(|bytes| location.open(FILE, bytes))
+            .and_then(|body| serde_json::from_slice::<Store>(body).ok())
             .filter(|s| s.format == FORMAT && s.version == super::BUILD);
         let unreadable = bytes.is_some() && store.is_none();
         let store = store.unwrap_or_default();
         Results {
-            dir: dir.to_path_buf(),
+            location: location.clone(),
             usable,
             run: store.run + 1,
             old: store.entries,
@@ -393,10 +411,13 @@ impl Results {
 
     /// The stored outcome of the unit whose inputs hash to `key`.
     pub fn get(&self, key: &Digest) -> Option<&StoredOutcome> {
-        let found = self.old.get(key)?;
+        self.old.get(key)
+    }
+
+    /// Count the outcome stored under `key` as reused (it is kept).
+    pub fn reused(&self, key: &Digest) {
         lock(&self.used).push(*key);
         self.hits.fetch_add(1, Ordering::Relaxed);
-        Some(found)
     }
 
     /// Whether an outcome is stored under `key` (not counted as a use).
@@ -467,7 +488,7 @@ impl Results {
             units,
         };
         if let Ok(bytes) = serde_json::to_vec(&store) {
-            let _ = write_atomically(&self.dir, FILE, &bytes);
+            let _ = write_sealed(&self.location, FILE, &bytes);
         }
     }
 

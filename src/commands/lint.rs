@@ -111,6 +111,61 @@ fn project_root(config: Option<&Config>, cwd: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The configuration each linted path takes, with the paths that take
+/// it: with no `--config` or `--no-config`, the closest `.confvet.yaml` at
+/// or above the path (its folder, for a file), as ruff finds its settings,
+/// so a repository of several packages each with its own is linted with
+/// each; else the one named, for every path.
+fn config_groups(
+    source: ConfigSource,
+    paths: &[PathBuf],
+    cwd: &Path,
+) -> Vec<(ConfigSource, Vec<PathBuf>)> {
+    if !matches!(source, ConfigSource::Search) || paths.is_empty() {
+        return vec![(source, paths.to_vec())];
+    }
+    let mut groups: Vec<(Option<PathBuf>, ConfigSource, Vec<PathBuf>)> = Vec::new();
+    for path in paths {
+        let absolute = confvet::source::normalize_path(&cwd.join(path));
+        let start = if absolute.is_dir() {
+            absolute
+        } else {
+            absolute
+                .parent()
+                .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf)
+        };
+        let found = confvet::config::find(&start);
+        match groups.iter_mut().find(|(file, ..)| *file == found) {
+            Some((.., paths)) => paths.push(path.clone()),
+            None => groups.push((found, ConfigSource::SearchFrom(start), vec![path.clone()])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, source, paths)| (source, paths))
+        .collect()
+}
+
+/// Say which configuration file applies to which paths (`--statistics`,
+/// `--explain-cache`).
+fn say_configurations(
+    groups: &[(ConfigSource, Vec<PathBuf>)],
+    configs: &[Option<Config>],
+    cwd: &Path,
+) {
+    for ((_, paths), config) in groups.iter().zip(configs) {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        match config {
+            Some(config) => eprintln!(
+                "confvet: configuration {} applies to {}",
+                confvet::source::display_name(&config.path, cwd),
+                shown.join(", ")
+            ),
+            None => eprintln!("confvet: no configuration applies to {}", shown.join(", ")),
+        }
+    }
+}
+
 /// `confvet lint`: its exit code, after saying why when it stops early.
 pub fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     lint_command(args, matches, cwd).unwrap_or_else(fail)
@@ -169,31 +224,55 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
                 .into(),
         ));
     }
-    let config_source = ConfigSource::from_flags(args.config.as_deref(), args.no_config);
+    let groups = config_groups(
+        ConfigSource::from_flags(args.config.as_deref(), args.no_config),
+        &paths,
+        cwd,
+    );
     let load_options = confvet::config::LoadOptions {
         allow_env: args.allow_config_env,
     };
     // Each pass of --fix reads the files again into sources of its own,
-    // the configuration's first.
-    let load_config = |sources: &Sources| -> Result<Option<Config>, Error> {
-        let config = confvet::config::load(&config_source, cwd, sources, load_options)?;
-        if let Some(root) = project_root(config.as_ref(), cwd) {
+    // the configurations' first.
+    let load_configs = |sources: &Sources| -> Result<Vec<Option<Config>>, Error> {
+        let configs = groups
+            .iter()
+            .map(|(source, _)| confvet::config::load(source, cwd, sources, load_options))
+            .collect::<Result<Vec<_>, Error>>()?;
+        if let Some(root) = project_root(configs.first().and_then(Option::as_ref), cwd) {
             sources.set_root(root, cwd.to_path_buf());
         }
-        Ok(config)
+        Ok(configs)
     };
-    let config = load_config(&sources)?;
+    let mut configs = load_configs(&sources)?;
+    if args.statistics || args.explain_cache {
+        say_configurations(&groups, &configs, cwd);
+    }
+    let config = configs.first().cloned().flatten();
     let mut bar = progress::wanted(args.quiet, args.no_progress)
         .then(|| progress::TerminalBar::start(progress::DELAY));
     // Each unit's findings, and the role of every file of the tree (which
     // files named one by one need to find their context), are remembered
     // between runs.
-    let cache = (!args.no_cache).then(|| {
-        // An empty name would put the cache in the current directory itself.
-        std::env::var_os("CONFVET_CACHE_DIR")
-            .filter(|dir| !dir.is_empty())
-            .map_or_else(|| cwd.join(".confvet-cache"), |dir| cwd.join(dir))
-    });
+    // A folder the operator names is believed; the default one, in the
+    // checkout, only when this machine sealed it (see `cache::trust`).
+    let cache = if args.no_cache {
+        None
+    } else {
+        let named = args
+            .cache_dir
+            .clone()
+            .or_else(|| std::env::var_os("CONFVET_CACHE_DIR").map(PathBuf::from));
+        match confvet::cache::CacheLocation::for_run(cwd, named.as_deref()) {
+            Ok(location) => Some(location),
+            Err(why) => {
+                if args.explain_cache {
+                    eprintln!("confvet: {why}");
+                }
+                None
+            }
+        }
+    };
     let mut request = LintRequest {
         paths,
         cache,
@@ -219,11 +298,34 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         config,
         progress: bar.as_ref().map(|bar| bar.progress()),
     };
-    // A configuration with errors stops the run: nothing is linted.
-    let is_blocked = request.config.as_ref().is_some_and(Config::has_errors);
-    let lint_pass = |request: &LintRequest, sources: &Sources| match &request.config {
-        Some(config) if is_blocked => confvet::run::LintResult::blocked_by(config, sources),
+    // A configuration with errors stops its part of the run: nothing
+    // there is linted.
+    let is_blocked = configs.iter().flatten().any(Config::has_errors);
+    let lint_part = |request: &LintRequest, sources: &Sources| match &request.config {
+        Some(config) if config.has_errors() => {
+            confvet::run::LintResult::blocked_by(config, sources)
+        }
         _ => lint(request, sources, cwd),
+    };
+    // Paths with different closest configurations are linted apart, each
+    // with its own, and reported as one run.
+    let lint_pass = |request: &LintRequest, configs: &[Option<Config>], sources: &Sources| {
+        if configs.len() <= 1 {
+            return lint_part(request, sources);
+        }
+        let parts = groups
+            .iter()
+            .zip(configs)
+            .map(|((_, paths), config)| {
+                let part = LintRequest {
+                    paths: paths.clone(),
+                    config: config.clone(),
+                    ..request.clone()
+                };
+                lint_part(&part, sources)
+            })
+            .collect();
+        confvet::run::LintResult::merge(parts, sources)
     };
     let (sources, mut result) = if fixing && !is_blocked {
         let options = confvet::fix::Options {
@@ -241,12 +343,15 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
                 if args.diff {
                     request.cache = None;
                 }
-                match load_config(&sources) {
-                    Ok(config) => request.config = config,
+                match load_configs(&sources) {
+                    Ok(loaded) => {
+                        request.config = loaded.first().cloned().flatten();
+                        configs = loaded;
+                    }
                     Err(error) => failure = Some(error),
                 }
             }
-            let mut result = lint_pass(&request, &sources);
+            let mut result = lint_pass(&request, &configs, &sources);
             if let Some(baseline) = &baseline
                 && let Err(error) = baseline.apply(&mut result, &sources)
             {
@@ -281,7 +386,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         }
         (last.sources, last.result)
     } else {
-        let result = lint_pass(&request, &sources);
+        let result = lint_pass(&request, &configs, &sources);
         (sources, result)
     };
     if let Some(bar) = bar {

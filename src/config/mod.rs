@@ -32,6 +32,9 @@ pub const FILE_NAMES: [&str; 2] = [".confvet.yaml", ".confvet.yml"];
 pub enum ConfigSource {
     /// Search upward from the current directory.
     Search,
+    /// Search upward from this folder (absolute): the closest configuration
+    /// of a linted path, as ruff finds its settings.
+    SearchFrom(PathBuf),
     /// `--config FILE`.
     File(PathBuf),
     /// `--no-config`.
@@ -72,12 +75,16 @@ pub fn load(
             Some(path) => path,
             None => return Ok(None),
         },
+        ConfigSource::SearchFrom(dir) => match find(dir) {
+            Some(path) => path,
+            None => return Ok(None),
+        },
     };
     let shown = display_name(&path, cwd);
     // A configuration found in the tree is the repository's: it may be a
     // link, but only to a file of its own directory's tree, or it could
     // make confvet read (and show in findings) a file from anywhere.
-    if matches!(source, ConfigSource::Search)
+    if matches!(source, ConfigSource::Search | ConfigSource::SearchFrom(_))
         && let Some(dir) = path.parent()
         && !resolves_below(&path, dir)
     {

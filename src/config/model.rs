@@ -124,6 +124,7 @@ impl Config {
             package_roots: self.ytt.packages.iter().map(|p| p.root.clone()).collect(),
             systems_off: self.systems_off.clone(),
             cache: None,
+            cache_folders: Default::default(),
             named_only: false,
             workspace: false,
         }

@@ -1,7 +1,11 @@
 //! Classification: one pass over a file's lines tells which checker it is
-//! for and what ytt annotations it holds, without parsing it.
+//! for and what ytt annotations it holds, without parsing it; and which
+//! documents of a file of a system that system reads (the others are plain
+//! resources, checked as manifests with `--kubernetes`).
 
 use super::model::{Resource, System};
+use crate::check::kubevirt::documents::{names_template, names_virtual_machine};
+use crate::yaml::Node;
 
 /// Decide from the text which checker a YAML file is for, without parsing,
 /// so that a file that does not parse is still reported by its checker.
@@ -36,6 +40,10 @@ pub(super) fn scan(text: &str) -> Scan {
     let mut is_crd_kind = false;
     let mut has_api_version = false;
     let mut has_kind = false;
+    // The top-level `apiVersion` and `kind` of each document so far, and of
+    // the one the scan is in.
+    let mut documents: Vec<(Option<String>, Option<String>)> = Vec::new();
+    let mut document: (Option<String>, Option<String>) = (None, None);
     // The indentation of the line that opened the block scalar the scan is
     // in: its text is content, never an annotation or a resource's kind.
     let mut block_at: Option<usize> = None;
@@ -50,6 +58,9 @@ pub(super) fn scan(text: &str) -> Scan {
         }
         if opens_block_scalar(line) {
             block_at = Some(indent);
+        }
+        if starts_document(raw) {
+            documents.push(std::mem::take(&mut document));
         }
         // `key: #@ expr`, `- #@ expr`: a template whose only code is
         // computed values (a YAML comment follows a blank).
@@ -67,14 +78,13 @@ pub(super) fn scan(text: &str) -> Scan {
             Some(b'a') => {
                 if let Some(rest) = line.strip_prefix("apiVersion:") {
                     let api = rest.trim().trim_matches(['"', '\'']);
-                    // Pipelines-as-Code's Repository declares the params
-                    // its templates' placeholders may name.
-                    is_tekton |= api.starts_with("tekton.dev/")
-                        || api.starts_with("triggers.tekton.dev/")
-                        || api.starts_with("pipelinesascode.tekton.dev/");
+                    is_tekton |= is_tekton_api(api);
                     is_packaging |= api.starts_with("data.packaging.carvel.dev/");
                     is_crd_api |= api.starts_with("apiextensions.k8s.io/");
                     has_api_version |= indent == 0;
+                    if indent == 0 {
+                        document.0 = Some(api.to_string());
+                    }
                 }
             }
             Some(b'k') => {
@@ -84,11 +94,15 @@ pub(super) fn scan(text: &str) -> Scan {
                     is_package_kind |= kind == "Package";
                     is_crd_kind |= kind == "CustomResourceDefinition";
                     has_kind |= indent == 0;
+                    if indent == 0 {
+                        document.1 = Some(kind.to_string());
+                    }
                 }
             }
             _ => {}
         }
     }
+    documents.push(document);
     let system = if is_tekton {
         Some(System::Tekton)
     } else if is_kubevirt {
@@ -98,6 +112,22 @@ pub(super) fn scan(text: &str) -> Scan {
     } else {
         None
     };
+    // Helm and Jinja templates are text, not YAML, until rendered (looked
+    // for only in what could be a manifest).
+    let is_text_template = text.contains("{{") || text.contains("{%");
+    let manifest = !is_text_template
+        && match system {
+            // A Tekton or KubeVirt file may hold other resources beside
+            // its system's (a Triggers install file's Deployments and
+            // RBAC, a ConfigMap beside a Template).
+            Some(system @ (System::Tekton | System::Kubevirt)) => {
+                documents.iter().any(|document| match document {
+                    (Some(api_version), Some(kind)) => !reads(system, api_version, kind),
+                    _ => false,
+                })
+            }
+            _ => has_api_version && has_kind,
+        };
     Scan {
         system,
         has_schema,
@@ -106,9 +136,7 @@ pub(super) fn scan(text: &str) -> Scan {
         resource: Resource {
             carvel_package: is_packaging && is_package_kind,
             crd: is_crd_api && is_crd_kind,
-            // Helm and Jinja templates are text, not YAML, until rendered
-            // (looked for only in what could be a manifest).
-            manifest: has_api_version && has_kind && !text.contains("{{") && !text.contains("{%"),
+            manifest,
         },
         crd_groups: if is_crd_api && is_crd_kind {
             crate::check::kubernetes::crd_files::groups_named(text)
@@ -116,6 +144,42 @@ pub(super) fn scan(text: &str) -> Scan {
             Vec::new()
         },
     }
+}
+
+/// Whether the check of `system` reads a parsed document (by its
+/// `apiVersion` and `kind`); the other documents of a file of the system
+/// are plain resources.
+pub fn reads_document(system: System, document: &Node) -> bool {
+    let field = |key| crate::yaml::string(document, key).unwrap_or("");
+    reads(system, field("apiVersion"), field("kind"))
+}
+
+/// Whether the check of `system` reads a resource of `api_version` and
+/// `kind`: Tekton every resource of its API groups (a file holding one is
+/// Tekton's), KubeVirt the Templates and VirtualMachines it checks.
+fn reads(system: System, api_version: &str, kind: &str) -> bool {
+    match system {
+        System::Tekton => is_tekton_api(api_version),
+        System::Kubevirt => {
+            names_template(api_version, kind) || names_virtual_machine(api_version, kind)
+        }
+        System::Ytt => true,
+    }
+}
+
+/// The API groups of Tekton Pipelines, Triggers and Pipelines-as-Code
+/// (whose Repository declares the params its templates' placeholders may
+/// name).
+fn is_tekton_api(api_version: &str) -> bool {
+    api_version.starts_with("tekton.dev/")
+        || api_version.starts_with("triggers.tekton.dev/")
+        || api_version.starts_with("pipelinesascode.tekton.dev/")
+}
+
+/// Whether a line starts a YAML document (`---`, alone or before content).
+fn starts_document(line: &str) -> bool {
+    line.strip_prefix("---")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
 }
 
 /// Whether `line` (without its indentation) ends in a block scalar header,

@@ -15,7 +15,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub use self::classify::classify;
+pub use self::classify::{classify, reads_document};
 pub use self::model::{
     DiscoverOptions, DiscoveredFile, Discovery, MAX_FILE_BYTES, PathFilter, System, Unit,
 };
@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 /// `.confvetignore` and the configuration's excludes apply, and links are
 /// never followed. Sorted.
 pub fn yaml_files(root: &Path, options: &DiscoverOptions) -> Vec<PathBuf> {
-    walk(root, options.filter.as_ref()).yaml
+    walk(root, options.filter.as_ref(), &options.cache_folders).yaml
 }
 
 /// Read, classify and group everything below `paths`, as the
@@ -102,7 +102,7 @@ pub fn discover_with(
         } = if options.named_only && !is_explicit {
             Walked::default()
         } else {
-            walk(root, options.filter.as_ref())
+            walk(root, options.filter.as_ref(), &options.cache_folders)
         };
         discovery
             .errors

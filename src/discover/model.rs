@@ -2,7 +2,7 @@
 //! of a discovery and the options that shape it (a leaf: the other files of
 //! discovery share these types).
 
-use crate::cache::{Cache, Stamp};
+use crate::cache::{Cache, CacheFolders, Stamp};
 use crate::error::Error;
 use crate::finding::Finding;
 use crate::source::FileId;
@@ -146,6 +146,8 @@ pub struct DiscoverOptions {
     pub systems_off: Vec<System>,
     /// Where the scan of unchanged files is remembered between runs.
     pub cache: Option<Arc<Cache>>,
+    /// The cache folders the walk skips (see `CacheFolders`).
+    pub cache_folders: Arc<CacheFolders>,
     /// Files named one by one are read alone, without walking the tree
     /// around them for their unit: the caller already knows the unit's
     /// files and names them all (the language server, which keeps the

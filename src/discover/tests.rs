@@ -106,3 +106,43 @@ fn a_package_takes_the_plain_yaml_below_it_that_ytt_outputs() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_tekton_or_kubevirt_file_holding_other_resources_is_a_manifest_too() {
+    let manifest = |text: &str| scan(text).resource.manifest;
+    assert!(!manifest("apiVersion: tekton.dev/v1\nkind: Task\n"));
+    let install = "apiVersion: v1\nkind: Namespace\n---\napiVersion: triggers.tekton.dev/v1alpha1\nkind: ClusterInterceptor\n";
+    assert!(manifest(install));
+    // A resource a TriggerTemplate creates is no document of the file.
+    let template = "apiVersion: triggers.tekton.dev/v1beta1\nkind: TriggerTemplate\nspec:\n  resourcetemplates:\n  - apiVersion: v1\n    kind: ConfigMap\n";
+    assert!(!manifest(template));
+    let objects = "apiVersion: template.openshift.io/v1\nkind: Template\nobjects:\n- apiVersion: v1\n  kind: ConfigMap\n";
+    assert!(!manifest(objects));
+    assert!(manifest(&format!(
+        "{objects}---\napiVersion: v1\nkind: ConfigMap\n"
+    )));
+    // Helm markup makes no manifest, whatever the system.
+    assert!(!manifest(&format!(
+        "{install}  name: {{{{ .Release.Name }}}}\n"
+    )));
+}
+
+#[test]
+fn a_system_reads_the_documents_of_its_kinds() {
+    let doc = |text: &str| {
+        let set = crate::yaml::parse_file(crate::source::FileId(0), text, &ParseOptions::default());
+        set.expect("parses").docs.remove(0).value
+    };
+    let task = doc("apiVersion: tekton.dev/v1\nkind: Task\n");
+    let config_map = doc("apiVersion: v1\nkind: ConfigMap\n");
+    let template = doc("apiVersion: template.openshift.io/v1\nkind: Template\n");
+    let vm = doc("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\n");
+    let vmi = doc("apiVersion: kubevirt.io/v1\nkind: VirtualMachineInstance\n");
+    assert!(reads_document(System::Tekton, &task));
+    assert!(!reads_document(System::Tekton, &config_map));
+    assert!(!reads_document(System::Tekton, &vm));
+    assert!(reads_document(System::Kubevirt, &template));
+    assert!(reads_document(System::Kubevirt, &vm));
+    assert!(!reads_document(System::Kubevirt, &vmi));
+    assert!(!reads_document(System::Kubevirt, &config_map));
+}

@@ -3,10 +3,11 @@
 //! filter), and the links it meets, never followed.
 
 use super::model::PathFilter;
+use crate::cache::CacheFolders;
 use crate::error::Error;
 use crate::finding::Finding;
 use crate::rules;
-use crate::source::{SourceFile, Sources, Span, display_name};
+use crate::source::{SourceFile, Sources, Span, display_name, is_vcs_dir};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -92,9 +93,14 @@ pub fn link_not_followed(
 }
 
 /// Walk `root` in parallel.
-pub(super) fn walk(root: &Path, filter: Option<&PathFilter>) -> Walked {
+pub(super) fn walk(
+    root: &Path,
+    filter: Option<&PathFilter>,
+    cache_folders: &Arc<CacheFolders>,
+) -> Walked {
     let found = Mutex::new(Walked::default());
     let filter = filter.cloned();
+    let cache_folders = Arc::clone(cache_folders);
     ignore::WalkBuilder::new(root)
         .add_custom_ignore_filename(".confvetignore")
         // Hidden directories hold configuration too (`.tekton/` of
@@ -104,7 +110,10 @@ pub(super) fn walk(root: &Path, filter: Option<&PathFilter>) -> Walked {
         .require_git(false)
         .filter_entry(move |entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if is_dir && entry.depth() > 0 && is_vcs_dir(entry.file_name()) {
+            if is_dir
+                && entry.depth() > 0
+                && (is_vcs_dir(entry.file_name()) || cache_folders.holds(entry.path()))
+            {
                 return false;
             }
             filter
@@ -159,14 +168,6 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
         ignore::Error::Partial(errors) => errors.iter().find_map(error_path),
         _ => None,
     }
-}
-
-/// A version control system's own directory, or confvet's cache: they hold
-/// nothing to lint.
-fn is_vcs_dir(name: &std::ffi::OsStr) -> bool {
-    [".git", ".hg", ".svn", ".jj", ".confvet-cache"]
-        .iter()
-        .any(|v| name == *v)
 }
 
 pub(super) fn is_yaml_name(path: &Path) -> bool {

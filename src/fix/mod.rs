@@ -164,6 +164,9 @@ fn plan(
         Some((path, replaced, edit.content.clone()))
     };
     let mut kept: Vec<(&Finding, &Fix)> = Vec::new();
+    // Files `--fix` would refuse to write (a link, not a regular file):
+    // `--diff` shows no change to them either, and says so once.
+    let mut unwritable: HashSet<FileId> = HashSet::new();
     for finding in &pass.result.findings {
         let Some(fix) = finding.applicable_fix(unsafe_fixes) else {
             continue;
@@ -172,6 +175,19 @@ fn plan(
         // written; one undone before is not tried again.
         let keys: Option<Vec<_>> = fix.edits.iter().map(edit_key).collect();
         let Some(keys) = keys else { continue };
+        if let Some(edit) = fix
+            .edits
+            .iter()
+            .find(|edit| !is_regular_file(sources, edit.span.file))
+        {
+            if unwritable.insert(edit.span.file) {
+                notes.push(format!(
+                    "the fixes of {} were not applied: it is not a regular file (a symbolic link), which --fix never writes through",
+                    sources.name(edit.span.file)
+                ));
+            }
+            continue;
+        }
         if keys.iter().any(|key| refused.contains(key)) {
             continue;
         }
@@ -223,6 +239,15 @@ fn plan(
             sources.name(id)
         ));
     }
+}
+
+/// Whether the file of `id` is a regular file on disk (not a link), as
+/// [`write_fixed`] requires.
+fn is_regular_file(sources: &Sources, id: FileId) -> bool {
+    sources
+        .path(id)
+        .and_then(|path| std::fs::symlink_metadata(path).ok())
+        .is_some_and(|meta| meta.file_type().is_file())
 }
 
 /// Each file the kept fixes edit, with its text before and after them.

@@ -2,9 +2,13 @@
 //! `file:line:column: severity[rule] message`, then the summary line. Lines
 //! and columns are those of every other format; a message with line breaks
 //! stays on its line (breaks become spaces), so tools can read one finding
-//! per line. A finding `--fix` fixes is marked `[*]` after its rule, one
-//! `--unsafe-fixes` fixes `[*unsafe]`.
+//! per line. Text from files is escaped ([`escape`](super::escape)): a
+//! control or bidirectional character shows as `\u{1b}`, a carriage return
+//! among them, so none can end or overwrite the line. A finding `--fix`
+//! fixes is marked `[*]` after its rule, one `--unsafe-fixes` fixes
+//! `[*unsafe]`.
 
+use super::escape;
 use super::model::{Emitter, Report, locate};
 use super::text::summary_lines;
 use crate::finding::Applicability;
@@ -17,9 +21,9 @@ impl Emitter for ConciseEmitter {
     fn emit(&self, out: &mut dyn Write, report: &Report<'_>) -> io::Result<()> {
         for finding in report.findings {
             let (file, region) = locate(report.sources, finding.span);
-            let message: String = finding
-                .message
-                .split(['\r', '\n'])
+            // Escaped first: what is left of a line break is a line feed.
+            let message: String = escape::text(&finding.message)
+                .split('\n')
                 .filter(|part| !part.is_empty())
                 .collect::<Vec<_>>()
                 .join(" ");
@@ -32,7 +36,7 @@ impl Emitter for ConciseEmitter {
             writeln!(
                 out,
                 "{}:{}:{}: {}[{}]{mark} {message}",
-                file.name,
+                escape::line(&file.name),
                 region.start.line,
                 region.start.column,
                 finding.severity.as_str(),
@@ -45,7 +49,7 @@ impl Emitter for ConciseEmitter {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{self, Fixture};
+    use super::super::fixtures::{self, Fixture, HOSTILE, HOSTILE_ESCAPED};
     use super::*;
 
     fn emit(fixture: &Fixture) -> String {
@@ -78,5 +82,36 @@ mod tests {
             "{text}"
         );
         assert_eq!(emit(&fixtures::clean()), "no problems in 5 files\n");
+    }
+
+    #[test]
+    fn text_from_files_is_escaped() {
+        let mut fixture = fixtures::hostile();
+        let text = emit(&fixture);
+        fixtures::assert_nothing_raw(&text, false);
+        let column = HOSTILE.chars().count() + 3;
+        assert_eq!(
+            text.lines().next(),
+            Some(
+                format!(
+                    "pkg/{HOSTILE_ESCAPED}.yml:3:{column}: error[ytt/unknown-key] [*unsafe] \
+                     {HOSTILE_ESCAPED} is not declared in the schema"
+                )
+                .as_str()
+            ),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 3, "{text}");
+
+        // A carriage return neither ends the line nor goes back over it.
+        fixture.findings[0].message = "fine\rerror: forged\r\nnext".into();
+        let text = emit(&fixture);
+        fixtures::assert_nothing_raw(&text, false);
+        assert!(
+            text.lines()
+                .next()
+                .is_some_and(|l| l.ends_with("fine\\u{d}error: forged\\u{d} next")),
+            "{text}"
+        );
     }
 }

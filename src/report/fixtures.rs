@@ -6,7 +6,8 @@
 //! `--data-value` given on the command line. The findings cover a related span
 //! in another file and in the same file, a help text, a warning, an empty span
 //! at end of file, a line with a tab and multibyte characters, and a pseudo
-//! file.
+//! file. [`hostile`] is a finding whose every text holds what an attacker
+//! writes in a key to take over a terminal.
 
 use super::{CheckedUnit, Report, RunError, Summary};
 use crate::finding::{Edit, Finding, Fix, Severity, sort_findings};
@@ -43,6 +44,58 @@ labels: [a, b
 ";
 
 pub(crate) const DATA_VALUE_ARG: &str = "port=70000";
+
+/// What an attacker writes in a key: a terminal title (OSC 0 … BEL), a
+/// hyperlink (OSC 8 … ST), a C1 CSI that recolours, DEL, a right-to-left
+/// mark (zero columns wide, where it is drawn at all) and a right-to-left
+/// override that shows `exe.yml` as `lmy.exe`.
+pub(crate) const HOSTILE: &str = "\u{1b}]0;pwned\u{7}\u{1b}]8;;https://evil.example/\u{1b}\\click\
+     \u{1b}]8;;\u{1b}\\\u{9b}31m\u{7f}\u{200f}\u{202e}lmy.exe";
+
+/// The characters of [`HOSTILE`] no terminal may get raw.
+pub(crate) const HOSTILE_CHARS: [char; 6] = [
+    '\u{1b}', '\u{7}', '\u{9b}', '\u{7f}', '\u{200f}', '\u{202e}',
+];
+
+/// [`HOSTILE`] as messages, labels and file names show it.
+pub(crate) const HOSTILE_ESCAPED: &str = "\\u{1b}]0;pwned\\u{7}\\u{1b}]8;;https://evil.example/\\u{1b}\\click\
+     \\u{1b}]8;;\\u{1b}\\\\u{9b}31m\\u{7f}\\u{200f}\\u{202e}lmy.exe";
+
+/// [`HOSTILE`] as a snippet shows it: one picture for each character.
+pub(crate) const HOSTILE_PICTURED: &str =
+    "␛]0;pwned␇␛]8;;https://evil.example/␛\\click␛]8;;␛\\�31m␡��lmy.exe";
+
+/// Panics unless every character of `out` a terminal could act on is
+/// gone: the characters of [`HOSTILE_CHARS`], and every other control but
+/// line feed and tab, and every bidirectional formatting character. An ESC
+/// is let through only where `colours` says confvet writes its own colour
+/// codes, and only as one of them (`ESC [ digits;… m`).
+pub(crate) fn assert_nothing_raw(out: &str, colours: bool) {
+    let bidirectional = |c: char| {
+        matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}')
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    for (at, c) in out.char_indices() {
+        if c == '\n' || c == '\t' {
+            continue;
+        }
+        if c == '\u{1b}' && colours {
+            let code = out[at + 1..]
+                .strip_prefix('[')
+                .map(|rest| rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == ';'));
+            if code.is_some_and(|rest| rest.starts_with('m')) {
+                continue;
+            }
+        }
+        let before = out[..at].char_indices().rev().nth(39).map_or(0, |(i, _)| i);
+        assert!(
+            !(HOSTILE_CHARS.contains(&c) || c.is_control() || bidirectional(c)),
+            "{c:?} at byte {at}, after {:?}:\n{out}",
+            &out[before..at]
+        );
+    }
+}
 
 /// A run's inputs to an emitter.
 pub(crate) struct Fixture {
@@ -252,6 +305,52 @@ pub(crate) fn single(name: &str, text: &str, start: usize, end: usize) -> Fixtur
             name: name.into(),
             system: "ytt",
             files: vec![name.into()],
+        }],
+        summary: Summary {
+            files: 1,
+            units: 1,
+            errors: 1,
+            ..Summary::default()
+        },
+        errors: Vec::new(),
+        fail_on: Some(Severity::Error),
+    }
+}
+
+/// One error in a file named after [`HOSTILE`], on the value after a
+/// [`HOSTILE`] key, whose message (over two lines), label, data path,
+/// related span and message, help and fix message all hold [`HOSTILE`].
+pub(crate) fn hostile() -> Fixture {
+    let sources = Sources::new();
+    let name = format!("pkg/{HOSTILE}.yml");
+    let text = format!("#@data/values\n---\n{HOSTILE}: oops\n");
+    let file = sources.add(SourceFile::new(
+        name.clone(),
+        Some(format!("/work/{name}").into()),
+        text.clone(),
+    ));
+    let value = span_of(file, &text, "oops", 0);
+    let mut finding = Finding::new(
+        &rules::ytt::UNKNOWN_KEY,
+        value,
+        format!("{HOSTILE} is not declared\nin the schema"),
+    )
+    .with_label(format!("value of {HOSTILE}"))
+    .with_path(HOSTILE)
+    .with_related(span_of(file, &text, HOSTILE, 0), format!("key {HOSTILE}"))
+    .with_help(format!("did you mean {HOSTILE}?"));
+    finding.fix = Fix::unsafe_(
+        format!("rename {HOSTILE}"),
+        vec![Edit::replace(value, "fine")],
+    )
+    .map(Box::new);
+    Fixture {
+        sources,
+        findings: vec![finding],
+        units: vec![CheckedUnit {
+            name: "pkg".into(),
+            system: "ytt",
+            files: vec![name],
         }],
         summary: Summary {
             files: 1,

@@ -8,13 +8,19 @@
 //! gets no `file` and position: its name and position start the message.
 //! GitHub parses these commands itself, so everything is escaped as its
 //! runner does (`toCommandValue`/`escapeData` in actions/toolkit): in the
-//! message `%`, CR and LF; in property values also `:` and `,`. A clean run
-//! writes nothing.
+//! message `%`, CR and LF; in property values also `:` and `,`. Before
+//! that, text from files is made visible ([`escape`](super::escape)): a
+//! control or bidirectional character, CR included, becomes `\u{1b}`, which
+//! has no `%`, `:` or `,`, so the command escapes still apply to all of it
+//! and nothing can end the command or start another. (A file whose name
+//! holds such a character is named escaped, so GitHub shows its annotation
+//! on the run, not on the file.) A clean run writes nothing.
 //!
 //! GitHub shows at most 10 error and 10 warning annotations per step and
 //! drops the rest without a word, so the first 10 of each are written and
 //! one `::notice` then says how many more there are and where to see them.
 
+use super::escape;
 use super::model::{Emitter, Report, locate, plural};
 use crate::finding::Severity;
 use std::io::{self, Write};
@@ -43,7 +49,7 @@ impl Emitter for GithubEmitter {
             if file.path.is_some() && region.start.line == region.end.line {
                 properties = format!(
                     "file={},line={},col={},endLine={},endColumn={},",
-                    escape_property(&file.name),
+                    escape_property(&escape::line(&file.name)),
                     region.start.line,
                     region.start.column,
                     region.end.line,
@@ -54,7 +60,7 @@ impl Emitter for GithubEmitter {
                 // lines (or rejects `col` with `endLine`): lines only.
                 properties = format!(
                     "file={},line={},endLine={},",
-                    escape_property(&file.name),
+                    escape_property(&escape::line(&file.name)),
                     region.start.line,
                     region.end.line,
                 );
@@ -64,13 +70,16 @@ impl Emitter for GithubEmitter {
                 // the run, and the message says where.
                 message = format!(
                     "{}:{}:{}: ",
-                    file.name, region.start.line, region.start.column
+                    escape::line(&file.name),
+                    region.start.line,
+                    region.start.column
                 );
             }
-            message.push_str(&finding.message);
+            // Made visible first, then escaped for the command.
+            message.push_str(&escape::text(&finding.message));
             if let Some(help) = &finding.help {
                 message.push_str("\nhelp: ");
-                message.push_str(help);
+                message.push_str(&escape::text(help));
             }
             writeln!(
                 out,
@@ -111,7 +120,7 @@ fn escape_property(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{self, Fixture};
+    use super::super::fixtures::{self, Fixture, HOSTILE, HOSTILE_ESCAPED};
     use super::*;
     use crate::finding::Finding;
     use crate::source::{SourceFile, Sources, Span};
@@ -182,6 +191,56 @@ mod tests {
             emit(&fixture),
             "::error file=a%2Cb%3Ac.yml,line=1,col=4,endLine=1,endColumn=5,\
              title=ytt/validation::x: 100%25 wrong,%0Areally%0Ahelp: use 50%25\n"
+        );
+    }
+
+    #[test]
+    fn text_from_files_is_escaped_before_the_command_is() {
+        let mut fixture = fixtures::hostile();
+        let out = emit(&fixture);
+        fixtures::assert_nothing_raw(&out, false);
+        let column = HOSTILE.chars().count() + 3;
+        // The file name as a property (`https:` gets its `%3A`), the message
+        // and help with line feeds as `%0A`.
+        assert_eq!(
+            out,
+            format!(
+                "::error file={},line=3,col={column},endLine=3,endColumn={},\
+                 title=ytt/unknown-key::{HOSTILE_ESCAPED} is not declared%0Ain the schema\
+                 %0Ahelp: did you mean {HOSTILE_ESCAPED}?\n",
+                escape_property(&format!("pkg/{HOSTILE_ESCAPED}.yml")),
+                column + 4,
+            )
+        );
+        assert!(out.contains("file=pkg/\\u{1b}]0;pwned\\u{7}"), "{out}");
+
+        // A carriage return, a line feed, `%` and `::` in a message stay in
+        // the one command: the CR shown as `\u{d}`, then `%` escaped before
+        // the line feed is.
+        fixture.findings[0].message = "x\r::error::forged\u{1b}[2K\n%0A::warning::y".into();
+        fixture.findings[0].help = None;
+        let out = emit(&fixture);
+        fixtures::assert_nothing_raw(&out, false);
+        assert_eq!(out.lines().count(), 1, "{out}");
+        assert!(
+            out.ends_with("::x\\u{d}::error::forged\\u{1b}[2K%0A%250A::warning::y\n"),
+            "{out}"
+        );
+
+        // A source that is not a file names itself in the message.
+        let sources = Sources::new();
+        let file = sources.add(SourceFile::new(HOSTILE.into(), None, "x: 1\n".into()));
+        fixture.sources = sources;
+        fixture.findings = vec![Finding::new(
+            &crate::rules::ytt::VALIDATION,
+            Span::new(file, 3, 4),
+            "bad",
+        )];
+        let out = emit(&fixture);
+        fixtures::assert_nothing_raw(&out, false);
+        assert_eq!(
+            out,
+            format!("::error title=ytt/validation::{HOSTILE_ESCAPED}:1:4: bad\n")
         );
     }
 

@@ -235,7 +235,7 @@ impl Emitter for JsonEmitter {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{self, Fixture};
+    use super::super::fixtures::{self, Fixture, HOSTILE};
     use super::*;
     use serde_json::Value;
 
@@ -268,6 +268,25 @@ mod tests {
     #[test]
     fn clean_run() {
         insta::assert_snapshot!(redacted(&fixtures::clean()));
+    }
+
+    #[test]
+    fn text_from_files_is_kept_exactly() {
+        let text = emit_text(&fixtures::hostile());
+        let json: Value = serde_json::from_str(&text).unwrap();
+        let finding = &json["findings"][0];
+        assert_eq!(
+            finding["message"],
+            format!("{HOSTILE} is not declared\nin the schema")
+        );
+        assert_eq!(finding["file"], format!("pkg/{HOSTILE}.yml"));
+        assert_eq!(finding["path"], HOSTILE);
+        assert_eq!(finding["related"][0]["message"], format!("key {HOSTILE}"));
+        assert_eq!(finding["help"], format!("did you mean {HOSTILE}?"));
+        assert_eq!(finding["fix"]["message"], format!("rename {HOSTILE}"));
+        // JSON writes the C0 controls as its own escapes.
+        assert!(!text.contains(['\u{1b}', '\u{7}']), "{text}");
+        assert!(text.contains(r"\u001b]0;pwned\u0007"), "{text}");
     }
 
     #[test]

@@ -18,7 +18,11 @@
 //!   still lists what was checked and is never an empty report.
 //! * Run errors (exit 2) are `error` testcases of a `confvet` testsuite.
 //! * Characters XML 1.0 cannot hold (control characters from a file) are
-//!   replaced by `\u{..}` escapes.
+//!   replaced by `\u{..}` escapes, and so are the ones it discourages (DEL
+//!   and C1, XML 1.0 §2.2), which quick-junit would otherwise drop without
+//!   a trace (it strips what a terminal reads as an escape sequence, such
+//!   as the C1 CSI U+009B). Every other character is kept as it is,
+//!   bidirectional ones included, as in JSON and SARIF.
 
 use super::model::{Emitter, Report, locate};
 use crate::finding::Finding;
@@ -207,11 +211,13 @@ fn unique_names(names: Vec<(String, Option<usize>)>) -> Vec<String> {
 }
 
 /// Text XML 1.0 can hold: characters it forbids (control characters but
-/// tab and line breaks, U+FFFE, U+FFFF) become `\u{..}` escapes.
+/// tab and line breaks, U+FFFE, U+FFFF) and the controls it discourages
+/// (DEL and C1) become `\u{..}` escapes.
 fn xml_text(text: &str) -> String {
     let allowed = |c: char| {
         matches!(c, '\t' | '\n' | '\r')
-            || ('\u{20}'..='\u{D7FF}').contains(&c)
+            || ('\u{20}'..='\u{7E}').contains(&c)
+            || ('\u{A0}'..='\u{D7FF}').contains(&c)
             || ('\u{E000}'..='\u{FFFD}').contains(&c)
             || c >= '\u{10000}'
     };
@@ -430,8 +436,44 @@ mod tests {
     }
 
     #[test]
+    fn text_from_files_gives_well_formed_xml() {
+        use super::super::fixtures::HOSTILE_ESCAPED;
+        let xml = emit(&fixtures::hostile());
+        assert_valid_junit(&xml);
+        // The controls XML 1.0 forbids or discourages are escaped, not
+        // lost; the rest (U+200F, U+202E here) is kept, as in JSON and SARIF.
+        assert!(
+            !xml.contains(['\u{1b}', '\u{7}', '\u{7f}', '\u{9b}']),
+            "{xml}"
+        );
+        let kept = HOSTILE_ESCAPED
+            .replace("\\u{200f}", "\u{200f}")
+            .replace("\\u{202e}", "\u{202e}");
+        assert!(
+            xml.contains(&format!(r#"<testcase name="ytt/unknown-key: {kept}""#)),
+            "{xml}"
+        );
+        // xmllint parses it (well-formed), even without the schema.
+        let file =
+            std::env::temp_dir().join(format!("confvet-junit-hostile-{}.xml", std::process::id()));
+        std::fs::write(&file, &xml).unwrap();
+        let parsed = Command::new("xmllint").arg("--noout").arg(&file).output();
+        let _ = std::fs::remove_file(&file);
+        let parsed = parsed.unwrap_or_else(|err| panic!("xmllint: {err}"));
+        assert!(
+            parsed.status.success(),
+            "{}\n{xml}",
+            String::from_utf8_lossy(&parsed.stderr)
+        );
+    }
+
+    #[test]
     fn characters_xml_cannot_hold_are_escaped() {
         assert_eq!(xml_text("a\u{7}b\tc\u{fffe}"), "a\\u{7}b\tc\\u{fffe}");
+        assert_eq!(
+            xml_text("\u{7f}\u{9b}\u{a0}\u{202e}"),
+            "\\u{7f}\\u{9b}\u{a0}\u{202e}"
+        );
         assert_eq!(xml_text("naïve 名"), "naïve 名");
     }
 }

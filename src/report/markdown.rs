@@ -2,14 +2,18 @@
 //! request comment: a heading with the counts, then one table row per
 //! finding (severity, rule, file:line:column, message and help).
 //!
-//! Cells are escaped so that no text of a finding can change the table:
-//! Markdown punctuation that could start emphasis, code, a link or HTML gets
-//! a backslash (`|` too, which would end the cell), and line breaks become
+//! Text from files is first made visible ([`escape`](super::escape)): a
+//! control or bidirectional character shows as `\u{1b}` (written `\\u{1b}`
+//! in the Markdown), in the table as in a log that prints the file. Cells are
+//! then escaped so that no text of a finding can change the table: Markdown
+//! punctuation that could start emphasis, code, a link or HTML gets a
+//! backslash (`|` too, which would end the cell), and line breaks become
 //! `<br>`. The table stops after [`MAX_ROWS`] rows, or before a row that
 //! would take the output past [`MAX_BYTES`] (GitHub's limit for a step
 //! summary is 1 MiB, and it drops a larger one whole; bytes are counted as
 //! they are written), and then says how many findings it leaves out.
 
+use super::escape;
 use super::model::{Emitter, Report, fixable_line, locate, plural};
 use super::text::summary_line;
 use crate::finding::Severity;
@@ -42,20 +46,22 @@ impl Emitter for MarkdownEmitter {
         let mut shown = 0;
         for finding in report.findings.iter().take(self.max_rows) {
             let (file, region) = locate(report.sources, finding.span);
-            let mut message = finding.message.clone();
+            let mut message = escape::text(&finding.message).into_owned();
             if let Some(help) = &finding.help {
                 message.push_str("\nhelp: ");
-                message.push_str(help);
+                message.push_str(&escape::text(help));
             }
             let row = format!(
                 "| {} | `{}` | {} | {} |\n",
                 finding.severity.as_str(),
                 finding.rule,
-                escape(&format!(
+                escape_cell(&format!(
                     "{}:{}:{}",
-                    file.name, region.start.line, region.start.column
+                    escape::line(&file.name),
+                    region.start.line,
+                    region.start.column
                 )),
-                escape(&message),
+                escape_cell(&message),
             );
             if out.bytes + row.len() + NOTE_BYTES > self.max_bytes {
                 break;
@@ -100,7 +106,7 @@ impl Counted<'_> {
 
 /// Text made safe for a table cell: punctuation that Markdown or HTML could
 /// read as syntax is backslash-escaped, line breaks become `<br>`.
-fn escape(text: &str) -> String {
+fn escape_cell(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -122,7 +128,7 @@ fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{self, Fixture};
+    use super::super::fixtures::{self, Fixture, HOSTILE, HOSTILE_ESCAPED};
     use super::*;
 
     fn render(fixture: &Fixture, max_rows: usize) -> String {
@@ -210,17 +216,44 @@ mod tests {
     }
 
     #[test]
-    fn nothing_in_a_finding_breaks_the_table() {
-        assert_eq!(escape("a | b"), r"a \| b");
+    fn text_from_files_is_escaped() {
+        let text = render(&fixtures::hostile(), MAX_ROWS);
+        fixtures::assert_nothing_raw(&text, false);
+        let column = HOSTILE.chars().count() + 3;
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("| error |"))
+            .unwrap_or_else(|| panic!("no row:\n{text}"));
         assert_eq!(
-            escape("one\r\ntwo\nthree\rfour"),
+            row,
+            format!(
+                "| error | `ytt/unknown-key` | {} | {} |",
+                escape_cell(&format!("pkg/{HOSTILE_ESCAPED}.yml:3:{column}")),
+                escape_cell(&format!(
+                    "{HOSTILE_ESCAPED} is not declared\nin the schema\n\
+                     help: did you mean {HOSTILE_ESCAPED}?"
+                )),
+            )
+        );
+        // Rendered, the backslash of each escape shows.
+        assert!(row.contains(r"\\u{1b}\]0;pwned\\u{7}"), "{row}");
+    }
+
+    #[test]
+    fn nothing_in_a_finding_breaks_the_table() {
+        assert_eq!(escape_cell("a | b"), r"a \| b");
+        assert_eq!(
+            escape_cell("one\r\ntwo\nthree\rfour"),
             "one<br>two<br>three<br>four"
         );
         assert_eq!(
-            escape("<script> *x* `y` [l](u) a\\b &amp;"),
+            escape_cell("<script> *x* `y` [l](u) a\\b &amp;"),
             r"\<script\> \*x\* \`y\` \[l\](u) a\\b \&amp;"
         );
         // Letters, digits, quotes and non-ASCII text stay as they are.
-        assert_eq!(escape("équipe: \"naïve\" <= 5"), "équipe: \"naïve\" \\<= 5");
+        assert_eq!(
+            escape_cell("équipe: \"naïve\" <= 5"),
+            "équipe: \"naïve\" \\<= 5"
+        );
     }
 }

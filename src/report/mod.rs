@@ -1,13 +1,15 @@
 //! Reports: one emitter per output format behind [`Emitter`]. An emitter gets
 //! the complete, sorted list of findings and a small context and writes to
 //! any writer. Emitters know `finding`, `rules` and `source`; never how a
-//! finding was found.
+//! finding was found. The formats people and CI logs read pass the text that
+//! comes from files through `escape` first.
 
 pub(crate) use model::locate;
 pub use model::{CheckedUnit, Emitter, Report, RunError, Summary, plural};
 use std::io::{self, Write};
 
 mod concise;
+mod escape;
 mod github;
 mod json;
 mod junit;
@@ -137,7 +139,9 @@ mod tests {
 
     #[test]
     fn no_emitter_panics_on_any_span() {
-        let text = "a:\té: \"名\"\r\n\n  b: [1\n";
+        // Tabs, wide characters, CRLF, and characters snippets draw as
+        // pictures of another length in bytes (ESC, C1, RLM, a lone CR).
+        let text = "a:\té: \"名\u{1b}\u{9b}\u{200f}\"\r\n\n  b: [1\rx\n";
         let formats = [
             Format::Text,
             Format::Concise,

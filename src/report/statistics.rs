@@ -2,8 +2,10 @@
 //! `ruff check --statistics` shows them: count, rule id, severity and the
 //! rule's summary, most frequent first (then by rule id), then the summary
 //! line. A rule whose findings have two severities (a rule set to warn in one
-//! place) has a row for each.
+//! place) has a row for each. The kinds of documents not checked come from
+//! the files, so they are escaped ([`escape`](super::escape)).
 
+use super::escape;
 use super::model::{Emitter, Report};
 use super::text::summary_line;
 use crate::finding::Severity;
@@ -43,7 +45,8 @@ impl Emitter for StatisticsEmitter {
             let documents = if *count == 1 { "document" } else { "documents" };
             writeln!(
                 out,
-                "note: {count} {documents} of kind {kind} not checked: no Kubernetes schema or CRD knows the kind"
+                "note: {count} {documents} of kind {} not checked: no Kubernetes schema or CRD knows the kind",
+                escape::line(kind),
             )?;
         }
         if !report.unchecked_kinds.is_empty() {
@@ -55,7 +58,7 @@ impl Emitter for StatisticsEmitter {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{self, Fixture};
+    use super::super::fixtures::{self, Fixture, HOSTILE, HOSTILE_ESCAPED};
     use super::*;
 
     fn emit(fixture: &Fixture) -> String {
@@ -65,6 +68,26 @@ mod tests {
     #[test]
     fn counts_per_rule_most_frequent_first() {
         insta::assert_snapshot!(emit(&fixtures::with_findings()));
+    }
+
+    #[test]
+    fn kinds_from_files_are_escaped() {
+        let fixture = fixtures::clean();
+        let kinds = BTreeMap::from([(format!("{HOSTILE} (v1)"), 2)]);
+        let report = Report {
+            unchecked_kinds: &kinds,
+            ..fixture.report()
+        };
+        let mut out = Vec::new();
+        StatisticsEmitter.emit(&mut out, &report).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        fixtures::assert_nothing_raw(&text, false);
+        assert!(
+            text.starts_with(&format!(
+                "note: 2 documents of kind {HOSTILE_ESCAPED} (v1) not checked:"
+            )),
+            "{text}"
+        );
     }
 
     #[test]

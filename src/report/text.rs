@@ -8,17 +8,23 @@
 //! `= help: for further information visit <url>`: the rule's documentation. Spans go through
 //! [`shown_range`](super::shown_range) first, so they are clamped, on character
 //! boundaries, and never end on a line break. annotate-snippets itself
-//! expands tabs (4 columns), counts wide characters, replaces control
-//! characters with visible ones, and draws an empty span as one `^`; each of
-//! those has a snapshot below.
+//! expands tabs (4 columns), counts wide characters and draws an empty span
+//! as one `^`; each of those has a snapshot below.
+//!
+//! Text from the files is escaped first ([`escape`](super::escape)): the
+//! message, labels, help and file names as `\u{1b}`, the snippets' lines
+//! with one visible character for each hidden one (spans moved to match),
+//! so nothing but confvet's own colours reaches the terminal.
 //!
 //! Only display names appear, never a file's path on disk.
 
+use super::escape::{self, SnippetSource};
 use super::model::{Emitter, Report, fixable_line, plural, shown_range};
 use crate::finding::{Applicability, Finding, Severity};
 use crate::rules;
 use crate::source::{FileId, SourceFile, Sources};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -54,17 +60,25 @@ fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> 
             files.push((related.span.file, sources.get(related.span.file)));
         }
     }
+    // What is drawn of each file: its name and its text, escaped.
+    let shown: Vec<(Cow<'_, str>, SnippetSource<'_>)> = files
+        .iter()
+        .map(|(_, file)| (escape::line(&file.name), SnippetSource::new(&file.text)))
+        .collect();
+    let message = escape::text(&finding.message);
+    let label = finding.label.as_deref().map(escape::line);
+    let related_labels: Vec<Cow<'_, str>> = finding
+        .related
+        .iter()
+        .map(|related| escape::line(&related.message))
+        .collect();
 
     let level = match finding.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
     };
-    let mut group = Group::with_title(
-        level
-            .primary_title(finding.message.as_str())
-            .id(finding.rule),
-    );
-    for (index, (id, file)) in files.iter().enumerate() {
+    let mut group = Group::with_title(level.primary_title(message.as_ref()).id(finding.rule));
+    for (index, ((id, file), (name, source))) in files.iter().zip(&shown).enumerate() {
         // A place with no text to show (a symbolic link not followed):
         // where it is, without an empty snippet.
         let nothing_to_mark = finding.label.is_none() || index > 0;
@@ -72,23 +86,31 @@ fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> 
             && nothing_to_mark
             && !finding.related.iter().any(|r| r.span.file == *id)
         {
-            group = group.element(Origin::path(file.name.as_str()).line(1).char_column(1));
+            group = group.element(Origin::path(name.as_ref()).line(1).char_column(1));
             continue;
         }
-        let mut snippet = Snippet::source(file.text.as_str())
+        // A span of the file, where it is in the shown text.
+        let shown_span = |span| {
+            let range = shown_range(&file.text, span);
+            source.offset(range.start)..source.offset(range.end)
+        };
+        let mut snippet = Snippet::source(source.text.as_ref())
             .line_start(1)
-            .path(file.name.as_str());
+            .path(name.as_ref());
         if index == 0 {
-            let mut primary = AnnotationKind::Primary.span(shown_range(&file.text, finding.span));
-            if let Some(label) = &finding.label {
-                primary = primary.label(label.as_str());
+            let mut primary = AnnotationKind::Primary.span(shown_span(finding.span));
+            if let Some(label) = &label {
+                primary = primary.label(label.as_ref());
             }
             snippet = snippet.annotation(primary);
         }
-        for related in finding.related.iter().filter(|r| r.span.file == *id) {
-            let mut context = AnnotationKind::Context.span(shown_range(&file.text, related.span));
-            if !related.message.is_empty() {
-                context = context.label(related.message.as_str());
+        for (related, label) in finding.related.iter().zip(&related_labels) {
+            if related.span.file != *id {
+                continue;
+            }
+            let mut context = AnnotationKind::Context.span(shown_span(related.span));
+            if !label.is_empty() {
+                context = context.label(label.as_ref());
             }
             snippet = snippet.annotation(context);
         }
@@ -106,7 +128,7 @@ fn render_finding(renderer: &Renderer, finding: &Finding, sources: &Sources) -> 
         (None, None) => Vec::new(),
     };
     for line in help {
-        group = group.element(Level::HELP.message(line));
+        group = group.element(Level::HELP.message(escape::text(&line).into_owned()));
     }
     // As clippy does: where the rule is documented, last.
     group = group.element(Level::HELP.message(format!(
@@ -157,7 +179,7 @@ pub(super) fn summary_line(report: &Report<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{self, Fixture};
+    use super::super::fixtures::{self, Fixture, HOSTILE, HOSTILE_ESCAPED, HOSTILE_PICTURED};
     use super::*;
     use crate::report::Summary;
 
@@ -340,6 +362,67 @@ mod tests {
                 "{finding}"
             );
         }
+    }
+
+    #[test]
+    fn text_from_files_is_escaped() {
+        let fixture = fixtures::hostile();
+        let plain = render(&fixture);
+        fixtures::assert_nothing_raw(&plain, false);
+        // The message, file name, label, related message, help, fix and
+        // snippet.
+        for shown in [
+            format!("error[ytt/unknown-key]: {HOSTILE_ESCAPED} is not declared\n"),
+            format!("--> pkg/{HOSTILE_ESCAPED}.yml:3:"),
+            format!("value of {HOSTILE_ESCAPED}\n"),
+            format!("key {HOSTILE_ESCAPED}\n"),
+            format!("= help: did you mean {HOSTILE_ESCAPED}?\n"),
+            format!("= help: fix: rename {HOSTILE_ESCAPED} [fixable with --unsafe-fixes]\n"),
+            format!("3 | {HOSTILE_PICTURED}: oops\n"),
+        ] {
+            assert!(plain.contains(&shown), "{shown}\nnot in\n{plain}");
+        }
+        insta::assert_snapshot!(plain);
+
+        // With colours, confvet's own codes are the only escape sequences.
+        let mut out = Vec::new();
+        TextEmitter { color: true }
+            .emit(&mut out, &fixture.report())
+            .unwrap();
+        let coloured = String::from_utf8(out).unwrap();
+        fixtures::assert_nothing_raw(&coloured, true);
+        assert!(coloured.contains("\u{1b}["), "{coloured}");
+        assert!(coloured.contains(HOSTILE_ESCAPED), "{coloured}");
+    }
+
+    #[test]
+    fn underlines_point_at_escaped_text() {
+        let plain = render(&fixtures::hostile());
+        let lines: Vec<&str> = plain.lines().collect();
+        let source = lines
+            .iter()
+            .position(|l| l.starts_with("3 | "))
+            .unwrap_or_else(|| panic!("no line 3:\n{plain}"));
+        let (source, underline) = (lines[source], lines[source + 1]);
+        // Columns on the screen: every character here is one column wide.
+        let column = |line: &str, needle: &str| {
+            let at = line
+                .find(needle)
+                .unwrap_or_else(|| panic!("{needle:?} not in {line:?}\n{plain}"));
+            line[..at].chars().count()
+        };
+        assert_eq!(column(underline, "^"), column(source, "oops"), "{plain}");
+        assert_eq!(column(underline, "^^^^ "), column(underline, "^"));
+        // `---` under the whole key, one column for each of its characters.
+        assert_eq!(column(underline, "-"), column(source, "␛]0;"), "{plain}");
+        let dashes = underline.chars().filter(|&c| c == '-').count();
+        assert_eq!(dashes, HOSTILE.chars().count(), "{plain}");
+        // The header names the column every other format names.
+        let fixture = fixtures::hostile();
+        let (_, region) = crate::report::locate(&fixture.sources, fixture.findings[0].span);
+        let oops = HOSTILE.chars().count() + 3;
+        assert_eq!(region.start.column, oops);
+        assert!(plain.contains(&format!(".yml:3:{oops}\n")), "{plain}");
     }
 
     #[test]

@@ -40,6 +40,13 @@ rule!(
     fix = Unsafe
 );
 rule!(PARAM_TYPE, "tekton/param-type", Type, Error);
+rule!(
+    LEGACY_REFERENCE,
+    "tekton/legacy-reference",
+    Deprecated,
+    Warning,
+    fix = Unsafe
+);
 rule!(BINDING_TYPE, "tekton/binding-type", Type, Error);
 rule!(
     MISSING_PARAM,
@@ -139,3 +146,10 @@ rule!(
     fix = Unsafe
 );
 rule!(DUPLICATE_ENV, "tekton/duplicate-env", Validation, Warning);
+rule!(
+    UNKNOWN_FIELD,
+    "tekton/unknown-field",
+    UnknownKey,
+    Error,
+    fix = Unsafe
+);

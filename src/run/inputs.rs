@@ -40,16 +40,22 @@ pub struct KeyContext<'a> {
     /// A data-value flag or scenario reads environment variables: findings
     /// may then quote them, and the cache never stores those.
     pub reads_environment: bool,
+    /// The files every unit's key hashes: the data-value flags' files and
+    /// the catalog's. A stored finding may point into them.
+    pub shared_reads: std::collections::HashSet<PathBuf>,
     /// `.git` lookups already made, by directory.
     repositories: std::cell::RefCell<HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 /// A unit's key, and the digests that explain a miss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnitKey {
     pub key: Digest,
     /// Which files the unit read (their paths only).
     pub paths: Digest,
+    /// The files whose content the key hashed: the only files a stored
+    /// finding of the unit may point into (see [`KeyContext::shared_reads`]).
+    pub reads: std::collections::HashSet<PathBuf>,
 }
 
 impl<'a> KeyContext<'a> {
@@ -67,14 +73,20 @@ impl<'a> KeyContext<'a> {
             settings: Digest([0; 16]),
             catalog: Digest([0; 16]),
             reads_environment: false,
+            shared_reads: Default::default(),
             repositories: Default::default(),
         };
-        let (settings, reads_environment) = context.settings_digest(request);
+        let mut shared_reads: std::collections::HashSet<PathBuf> = catalog
+            .iter()
+            .flat_map(|(_, files)| files.iter().cloned())
+            .collect();
+        let (settings, reads_environment) = context.settings_digest(request, &mut shared_reads);
         let catalog = context.catalog_digest(catalog);
         KeyContext {
             settings,
             catalog,
             reads_environment,
+            shared_reads,
             ..context
         }
     }
@@ -108,7 +120,11 @@ impl<'a> KeyContext<'a> {
     }
 
     /// The settings' digest, and whether a flag reads the environment.
-    fn settings_digest(&self, request: &LintRequest) -> (Digest, bool) {
+    fn settings_digest(
+        &self,
+        request: &LintRequest,
+        reads: &mut std::collections::HashSet<PathBuf>,
+    ) -> (Digest, bool) {
         let mut hasher = KeyHasher::new();
         hasher.text(KEY_FORMAT).text(crate::cache::BUILD);
         // The environment is hashed only where a flag reads it.
@@ -141,6 +157,7 @@ impl<'a> KeyContext<'a> {
         for flags in std::iter::once(flags).chain(scenarios) {
             for path in flag_files(flags) {
                 self.file(&mut hasher, &path);
+                reads.insert(crate::source::normalize_path(&path));
             }
         }
         (hasher.finish(), reads_environment)
@@ -177,6 +194,7 @@ impl<'a> KeyContext<'a> {
     ) -> UnitKey {
         let mut hasher = KeyHasher::new();
         let mut paths = KeyHasher::new();
+        let mut reads = std::collections::HashSet::new();
         hasher.part(&self.settings.0);
         hasher.text(unit.system.name()).text(&self.name(&unit.root));
         paths.text(unit.system.name()).text(&self.name(&unit.root));
@@ -189,6 +207,7 @@ impl<'a> KeyContext<'a> {
                     self.file(&mut hasher, &input.path);
                     hasher.text(&input.marks_key());
                     paths.text(&self.name(&input.path));
+                    reads.insert(input.path.clone());
                 }
                 for path in inputs.excluded.iter().chain(&inputs.refused_links) {
                     hasher.text(&self.name(path));
@@ -199,8 +218,24 @@ impl<'a> KeyContext<'a> {
                 for &i in &unit.files {
                     self.file(&mut hasher, &files[i].path);
                     paths.text(&self.name(&files[i].path));
+                    reads.insert(files[i].path.clone());
                 }
             }
+        }
+        // Which of its files discovery kept: ignore files, the
+        // configuration's and the command line's excludes and the roots
+        // decide it, and a ytt package reports findings in those only,
+        // though it reads every file below its root.
+        hasher.text("discovered");
+        paths.text("discovered");
+        for path in unit
+            .files
+            .iter()
+            .map(|&i| &files[i].path)
+            .chain(&unit.other_files)
+        {
+            hasher.text(&self.name(path));
+            paths.text(&self.name(path));
         }
         if unit.system == System::Tekton {
             self.repositories(&mut hasher, unit, files);
@@ -208,6 +243,7 @@ impl<'a> KeyContext<'a> {
         UnitKey {
             key: hasher.finish(),
             paths: paths.finish(),
+            reads,
         }
     }
 

@@ -58,6 +58,38 @@ pub struct LintResult {
 }
 
 impl LintResult {
+    /// The outcomes of runs over parts of the linted paths (each with the
+    /// configuration closest to it) as one run's.
+    pub fn merge(results: Vec<LintResult>, sources: &Sources) -> LintResult {
+        let mut merged = LintResult::default();
+        for result in results {
+            merged.findings.extend(result.findings);
+            merged.units.extend(result.units);
+            merged.errors.extend(result.errors);
+            merged.values.extend(result.values);
+            merged.schemas.extend(result.schemas);
+            for (kind, count) in result.skipped_kinds {
+                *merged.skipped_kinds.entry(kind).or_default() += count;
+            }
+            let summary = &mut merged.summary;
+            summary.files += result.summary.files;
+            summary.units += result.summary.units;
+            summary.errors += result.summary.errors;
+            summary.warnings += result.summary.warnings;
+            summary.suppressed += result.summary.suppressed;
+            if let Some(reuse) = result.reuse {
+                let into = merged.reuse.get_or_insert_with(reuse::Reuse::default);
+                into.units += reuse.units;
+                into.reused += reuse.reused;
+                into.checked.extend(reuse.checked);
+                into.unreadable |= reuse.unreadable;
+            }
+        }
+        sort_findings(&mut merged.findings, sources);
+        number_alike(&mut merged.findings, sources);
+        merged
+    }
+
     /// The outcome of a run stopped by the configuration's own errors.
     pub fn blocked_by(config: &Config, sources: &Sources) -> LintResult {
         let mut findings = config.findings.clone();
@@ -112,8 +144,9 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     options.cache = request
         .cache
-        .as_deref()
-        .map(|dir| Arc::new(crate::cache::Cache::open(dir)));
+        .as_ref()
+        .map(|location| Arc::new(crate::cache::Cache::open(location)));
+    options.cache_folders = Arc::new(crate::cache::CacheFolders::new(request.cache.as_ref()));
     let Discovery {
         files,
         units,
@@ -478,21 +511,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(catalog) = &catalog
         && kubernetes_manifests(request)
     {
-        manifests = resources
-            .iter()
-            .filter(|file| file.resource.manifest && in_scope(file.id))
-            .filter(|file| !package_roots.iter().any(|root| file.path.starts_with(root)))
-            .filter(|file| {
-                request
-                    .shard
-                    .is_none_or(|shard| in_shard(&file.path, cwd, shard))
-            })
-            .collect();
-        // Only the kustomizations beside the manifests this run checks.
-        let patches = kubernetes::kustomize::patch_files(
-            manifests.iter().filter_map(|file| file.path.parent()),
-        );
-        manifests.retain(|file| !patches.contains(&file.path));
+        manifests = manifest_files(request, (&package_roots, &files, &resources), &in_scope, cwd);
         let (findings, lookups) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
         result.findings.extend(findings);
         kubernetes::tree::merge_skipped(&mut result.skipped_kinds, lookups.skipped);
@@ -565,7 +584,12 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     sort_findings(&mut result.findings, sources);
     number_alike(&mut result.findings, sources);
     result.summary = Summary {
-        files: units.iter().map(|u| u.files.len()).sum::<usize>() + manifests.len(),
+        // A Tekton or KubeVirt file is counted with its unit.
+        files: units.iter().map(|u| u.files.len()).sum::<usize>()
+            + manifests
+                .iter()
+                .filter(|file| file.system.is_none())
+                .count(),
         units: units.len(),
         errors: result
             .findings
@@ -612,6 +636,44 @@ fn kubernetes_catalog(
     let schema_paths = config.map_or(&[][..], Config::kubernetes_schemas);
     let catalog = kubernetes::tree::catalog(version, &crd_files, schema_paths, sources, cwd);
     Some(Arc::new(catalog))
+}
+
+/// The files whose plain manifests `--kubernetes` checks, in the shard of
+/// their own path: the files of no system, and the Tekton and KubeVirt
+/// files that hold documents their system does not read (see
+/// `discover::reads_document`). A ytt package outputs its plain files as
+/// they are, unless an overlay of it may change them: those of a package
+/// with overlays are left out, as are kustomize patches (parts of
+/// resources).
+fn manifest_files<'a>(
+    request: &LintRequest,
+    (package_roots, files, resources): (
+        &[PathBuf],
+        &'a [discover::DiscoveredFile],
+        &'a [discover::DiscoveredFile],
+    ),
+    in_scope: &dyn Fn(FileId) -> bool,
+    cwd: &Path,
+) -> Vec<&'a discover::DiscoveredFile> {
+    let holds_others = |file: &&discover::DiscoveredFile| {
+        matches!(file.system, Some(System::Tekton | System::Kubevirt))
+    };
+    let mut manifests: Vec<&discover::DiscoveredFile> = resources
+        .iter()
+        .chain(files.iter().filter(holds_others))
+        .filter(|file| file.resource.manifest && in_scope(file.id))
+        .filter(|file| !package_roots.iter().any(|root| file.path.starts_with(root)))
+        .filter(|file| {
+            request
+                .shard
+                .is_none_or(|shard| in_shard(&file.path, cwd, shard))
+        })
+        .collect();
+    // Only the kustomizations beside the manifests this run checks.
+    let patches =
+        kubernetes::kustomize::patch_files(manifests.iter().filter_map(|file| file.path.parent()));
+    manifests.retain(|file| !patches.contains(&file.path));
+    manifests
 }
 
 /// Whether plain manifests are checked: `--kubernetes`, or `kubernetes:

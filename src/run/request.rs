@@ -34,7 +34,7 @@ pub struct LintRequest {
     pub shard: Option<Shard>,
     /// The cache directory: when set, the scan and links of unchanged
     /// files come from it and what this run learns is written back.
-    pub cache: Option<PathBuf>,
+    pub cache: Option<crate::cache::CacheLocation>,
     /// Keep each ytt package's final data values and schema in the result
     /// (`values`, `schema`); a lint drops them with the package, so memory
     /// does not grow with the tree.

@@ -37,6 +37,9 @@ pub enum Miss {
     /// Its findings could not be stored: a failure, a limit, or a finding in
     /// a command-line value.
     NotStorable,
+    /// Its stored findings named a file the unit does not read: the entry
+    /// is corrupt (or forged) and was ignored.
+    Corrupt,
 }
 
 impl Miss {
@@ -52,6 +55,9 @@ impl Miss {
                 "data values come from environment variables, which the cache never stores"
             }
             Miss::NotStorable => "not stored last time: it failed or hit a limit",
+            Miss::Corrupt => {
+                "its stored findings named a file it does not read, and were ignored as corrupt"
+            }
         }
     }
 }
@@ -106,6 +112,10 @@ pub struct Plan<'a> {
     slots: Vec<Slot>,
     names: Vec<String>,
     misses: Mutex<Vec<(usize, Miss)>>,
+    /// Units whose stored outcome could not be restored.
+    corrupt: Mutex<std::collections::HashSet<usize>>,
+    /// The files every unit may point into (see `KeyContext::shared_reads`).
+    shared_reads: std::collections::HashSet<PathBuf>,
     /// The CRD problems the reused units stored.
     crd_problems: Mutex<Vec<crate::finding::Finding>>,
     /// The ids of the files discovery registered, by path, borrowed.
@@ -132,7 +142,7 @@ impl<'a> Plan<'a> {
         (sources, cwd): (&'a Sources, &'a Path),
     ) -> Option<Plan<'a>> {
         let cache = cache?;
-        let dir = request.cache.as_deref()?;
+        let location = request.cache.as_ref()?;
         if sources.stdin_path().is_some() || request.keep_outputs {
             return None;
         }
@@ -143,7 +153,7 @@ impl<'a> Plan<'a> {
                 catalog_files.iter().map(|f| f.0.clone()).collect(),
             )
         });
-        let context = KeyContext::new(request, cache, cwd, catalog_inputs);
+        let mut context = KeyContext::new(request, cache, cwd, catalog_inputs);
         let slots = units
             .iter()
             .map(|unit| {
@@ -154,6 +164,7 @@ impl<'a> Plan<'a> {
                 Slot::Keyed(context.unit_key(unit, files, inputs))
             })
             .collect();
+        let shared_reads = std::mem::take(&mut context.shared_reads);
         let names = units
             .iter()
             .map(|unit| format!("{} {}", unit.system.name(), display_dir(&unit.key, cwd)))
@@ -164,10 +175,12 @@ impl<'a> Plan<'a> {
             .map(|f| (f.path.as_path(), f.id))
             .collect();
         Some(Plan {
-            results: Results::open(dir),
+            results: Results::open(location),
             slots,
             names,
             misses: Mutex::new(Vec::new()),
+            corrupt: Mutex::new(Default::default()),
+            shared_reads,
             crd_problems: Mutex::new(Vec::new()),
             discovered,
             catalog_files: catalog_files.into_iter().collect(),
@@ -206,7 +219,15 @@ impl<'a> Plan<'a> {
             return None;
         };
         let stored = self.results.get(&key.key)?;
-        let restored = self.with_table(|table| stored.restore(table))?;
+        let reads = |path: &Path| key.reads.contains(path) || self.shared_reads.contains(path);
+        let Some(restored) = self.with_table(|table| stored.restore(table, &reads)) else {
+            self.corrupt
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(index);
+            return None;
+        };
+        self.results.reused(&key.key);
         self.crd_problems
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -271,6 +292,9 @@ impl<'a> Plan<'a> {
     }
 
     fn why_missed(&self, index: usize, key: &UnitKey) -> Miss {
+        if lock_set(&self.corrupt).contains(&index) {
+            return Miss::Corrupt;
+        }
         let Some(previous) = self.results.previous(&self.names[index]) else {
             return Miss::New;
         };
@@ -314,4 +338,10 @@ impl<'a> Plan<'a> {
         self.results.save();
         reuse
     }
+}
+
+fn lock_set(
+    set: &Mutex<std::collections::HashSet<usize>>,
+) -> std::sync::MutexGuard<'_, std::collections::HashSet<usize>> {
+    set.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -10,7 +10,9 @@
 //!
 //! Built on `lsp-server` and `lsp-types`, the crates rust-analyzer and ruff
 //! use: a synchronous message loop over stdio (or memory, for tests), with
-//! the protocol's types, and nothing else.
+//! the protocol's types, and nothing else. The stdio transport is our own
+//! (`transport`): a frame it cannot read is answered with an error and the
+//! server goes on.
 
 // lsp-types' `Uri` caches its parse inside itself, which clippy takes for
 // a mutable key; its hash and equality never change, and the protocol's
@@ -20,6 +22,7 @@
 pub mod actions;
 pub mod convert;
 mod navigation;
+pub mod transport;
 pub mod worker;
 pub mod workspace;
 
@@ -30,12 +33,12 @@ use crossbeam_channel::{Receiver, Sender, select};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
     Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidChangeWorkspaceFolders,
-    DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Notification as _,
+    DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Exit, Notification as _,
     PublishDiagnostics,
 };
 use lsp_types::request::{
     CodeActionRequest, Completion, DocumentDiagnosticRequest, GotoDefinition, HoverRequest,
-    RegisterCapability, Request as _,
+    Initialize, RegisterCapability, Request as _, Shutdown,
 };
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
@@ -84,12 +87,36 @@ impl Checked {
     }
 }
 
+/// How a session ended, which decides the process's exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// `shutdown`, then `exit` or the end of input: status 0.
+    ShutDown,
+    /// `exit` without `shutdown` before it (at any time, before
+    /// `initialize` too): status 1, as the protocol says.
+    ExitWithoutShutdown,
+    /// The input ended before `shutdown`: the client went away without
+    /// asking, counted as `exit` without `shutdown`: status 1.
+    InputClosed,
+}
+
+impl Ending {
+    /// The process's exit status.
+    pub fn status(self) -> u8 {
+        match self {
+            Ending::ShutDown => 0,
+            Ending::ExitWithoutShutdown | Ending::InputClosed => 1,
+        }
+    }
+}
+
 /// Serve on standard input and output until the client exits.
-pub fn run_stdio() -> Result<(), String> {
-    let (connection, threads) = Connection::stdio();
-    serve(&connection)?;
+pub fn run_stdio() -> Result<Ending, String> {
+    let (connection, threads) = transport::stdio().map_err(|e| e.to_string())?;
+    let ending = serve(&connection)?;
     drop(connection);
-    threads.join().map_err(|e| e.to_string())
+    threads.join().map_err(|e| e.to_string())?;
+    Ok(ending)
 }
 
 /// The server's capabilities.
@@ -124,13 +151,13 @@ fn capabilities() -> ServerCapabilities {
     }
 }
 
-/// Initialize, then answer until `shutdown` and `exit`.
-pub fn serve(connection: &Connection) -> Result<(), String> {
+/// Initialize, then answer until `exit` or the end of input.
+pub fn serve(connection: &Connection) -> Result<Ending, String> {
     let capabilities = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
-    let params = connection
-        .initialize(capabilities)
-        .map_err(|e| e.to_string())?;
-    let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
+    let params = match handshake(connection, capabilities) {
+        Ok(params) => params,
+        Err(ending) => return Ok(ending),
+    };
     #[allow(deprecated)] // root_uri: clients without workspace folders send it
     let mut folders: Vec<PathBuf> = params
         .workspace_folders
@@ -170,9 +197,77 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
         server.watch_files();
     }
     server.flush(connection);
-    let result = server.serve(connection, &done);
+    let ending = server.serve(connection, &done);
     server.forget_buffers();
-    result
+    Ok(ending)
+}
+
+/// Wait for `initialize` and answer it with `capabilities`. Before it,
+/// requests are refused with `ServerNotInitialized` and notifications
+/// dropped, as the protocol says; `exit` or the end of input ends the
+/// session. `initialized` is not waited for: it is dropped with the other
+/// notifications the loop does not use.
+fn handshake(
+    connection: &Connection,
+    capabilities: serde_json::Value,
+) -> Result<InitializeParams, Ending> {
+    loop {
+        let Ok(message) = connection.receiver.recv() else {
+            return Err(Ending::InputClosed);
+        };
+        let answer = match message {
+            Message::Request(request) if request.method == Initialize::METHOD => {
+                match serde_json::from_value::<InitializeParams>(request.params) {
+                    Ok(params) => {
+                        let result = serde_json::json!({ "capabilities": capabilities });
+                        let _ = connection
+                            .sender
+                            .send(Response::new_ok(request.id, result).into());
+                        return Ok(params);
+                    }
+                    // The client may try again.
+                    Err(error) => Response::new_err(
+                        request.id,
+                        ErrorCode::InvalidParams as i32,
+                        error.to_string(),
+                    ),
+                }
+            }
+            Message::Request(request) => Response::new_err(
+                request.id,
+                ErrorCode::ServerNotInitialized as i32,
+                format!("{} before initialize", request.method),
+            ),
+            Message::Notification(notification) if notification.method == Exit::METHOD => {
+                return Err(Ending::ExitWithoutShutdown);
+            }
+            Message::Notification(_) | Message::Response(_) => continue,
+        };
+        // The client is gone: the loop ends when its messages do.
+        let _ = connection.sender.send(answer.into());
+    }
+}
+
+/// After `shutdown`: wait for `exit` (or the end of input), refusing
+/// requests, as the protocol says.
+fn shut_down(connection: &Connection) -> Ending {
+    loop {
+        match connection.receiver.recv() {
+            Err(_) => return Ending::ShutDown,
+            Ok(Message::Notification(notification)) if notification.method == Exit::METHOD => {
+                return Ending::ShutDown;
+            }
+            Ok(Message::Request(request)) => {
+                let refused = Response::new_err(
+                    request.id,
+                    ErrorCode::InvalidRequest as i32,
+                    format!("{} after shutdown", request.method),
+                );
+                let _ = connection.sender.send(refused.into());
+            }
+            Ok(_) => {}
+        }
+    }
 }
 
 struct Server {
@@ -192,26 +287,24 @@ struct Server {
 }
 
 impl Server {
-    fn serve(
-        &mut self,
-        connection: &Connection,
-        done: &Receiver<worker::Done>,
-    ) -> Result<(), String> {
+    fn serve(&mut self, connection: &Connection, done: &Receiver<worker::Done>) -> Ending {
         loop {
             select! {
                 recv(connection.receiver) -> message => {
-                    let Ok(message) = message else { return Ok(()) };
+                    let Ok(message) = message else { return Ending::InputClosed };
                     match message {
+                        Message::Request(request) if request.method == Shutdown::METHOD => {
+                            self.outbox.push(Response::new_ok(request.id, ()).into());
+                            self.flush(connection);
+                            return shut_down(connection);
+                        }
                         Message::Request(request) => {
-                            if connection
-                                .handle_shutdown(&request)
-                                .map_err(|e| e.to_string())?
-                            {
-                                return Ok(());
-                            }
                             if let Some(response) = self.answer(request) {
                                 self.outbox.push(response.into());
                             }
+                        }
+                        Message::Notification(notification) if notification.method == Exit::METHOD => {
+                            return Ending::ExitWithoutShutdown;
                         }
                         Message::Notification(notification) => self.notified(notification),
                         Message::Response(_) => {}

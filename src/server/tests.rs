@@ -34,7 +34,7 @@ spec:
 /// The client's end, with the server answering on a thread.
 struct Client {
     connection: Connection,
-    server: Option<std::thread::JoinHandle<Result<(), String>>>,
+    server: Option<std::thread::JoinHandle<Result<Ending, String>>>,
     next_id: i32,
 }
 
@@ -148,7 +148,7 @@ impl Client {
         self.request("shutdown", serde_json::Value::Null);
         self.notify("exit", serde_json::Value::Null);
         let ended = self.server.take().unwrap().join().unwrap();
-        assert_eq!(ended, Ok(()));
+        assert_eq!(ended, Ok(Ending::ShutDown));
     }
 }
 
@@ -631,5 +631,91 @@ fn closing_an_unsaved_schema_rechecks_the_values_files_of_its_package() {
     );
     assert!(client.diagnostics_of(&values).diagnostics.is_empty());
     client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The server's end of a memory connection, serving on a thread, and the
+/// client's end.
+fn serving() -> (Connection, std::thread::JoinHandle<Result<Ending, String>>) {
+    let (server, client) = Connection::memory();
+    (client, std::thread::spawn(move || serve(&server)))
+}
+
+fn error_code(connection: &Connection) -> Option<i32> {
+    match connection
+        .receiver
+        .recv_timeout(std::time::Duration::from_secs(60))
+    {
+        Ok(Message::Response(response)) => response.error.map(|e| e.code),
+        other => panic!("not a response: {other:?}"),
+    }
+}
+
+#[test]
+fn exit_without_shutdown_ends_the_session_with_status_1() {
+    let dir = scratch("exit");
+    let mut client = Client::start(&dir);
+    client.notify("exit", serde_json::Value::Null);
+    let ended = client.server.take().unwrap().join().unwrap();
+    assert_eq!(ended, Ok(Ending::ExitWithoutShutdown));
+    assert_eq!(Ending::ExitWithoutShutdown.status(), 1);
+    assert_eq!(Ending::ShutDown.status(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn before_initialize_requests_are_refused_and_exit_ends_the_session_with_status_1() {
+    let (client, server) = serving();
+    let hover = Request::new(RequestId::from(1), "textDocument/hover".into(), json!({}));
+    client.sender.send(hover.into()).unwrap();
+    assert_eq!(
+        error_code(&client),
+        Some(ErrorCode::ServerNotInitialized as i32)
+    );
+    // Initialize params that do not parse: refused, and it may be tried
+    // again.
+    let broken = Request::new(
+        RequestId::from(2),
+        "initialize".into(),
+        json!({"capabilities": 5}),
+    );
+    client.sender.send(broken.into()).unwrap();
+    assert_eq!(error_code(&client), Some(ErrorCode::InvalidParams as i32));
+    let exit = Notification::new("exit".into(), serde_json::Value::Null);
+    client.sender.send(exit.into()).unwrap();
+    assert_eq!(server.join().unwrap(), Ok(Ending::ExitWithoutShutdown));
+}
+
+#[test]
+fn after_shutdown_requests_are_refused_and_the_end_of_input_is_a_clean_end() {
+    let dir = scratch("shutdown");
+    let mut client = Client::start(&dir);
+    assert_eq!(
+        client.request("shutdown", serde_json::Value::Null),
+        serde_json::Value::Null
+    );
+    let hover = Request::new(RequestId::from(99), "textDocument/hover".into(), json!({}));
+    client.connection.sender.send(hover.into()).unwrap();
+    assert_eq!(
+        error_code(&client.connection),
+        Some(ErrorCode::InvalidRequest as i32)
+    );
+    let server = client.server.take().unwrap();
+    drop(client);
+    assert_eq!(server.join().unwrap(), Ok(Ending::ShutDown));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_end_of_input_before_shutdown_ends_the_session_with_status_1() {
+    let (client, server) = serving();
+    drop(client);
+    assert_eq!(server.join().unwrap(), Ok(Ending::InputClosed));
+    let dir = scratch("input-closed");
+    let mut client = Client::start(&dir);
+    let server = client.server.take().unwrap();
+    drop(client);
+    assert_eq!(server.join().unwrap(), Ok(Ending::InputClosed));
+    assert_eq!(Ending::InputClosed.status(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }

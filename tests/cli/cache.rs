@@ -66,14 +66,196 @@ fn no_cache_writes_nothing() {
 }
 
 #[test]
-fn the_cache_directory_is_never_linted() {
+fn a_folder_merely_named_like_the_cache_is_linted_and_never_taken_over() {
     let dir = repo();
     dir.write(
         ".confvet-cache/bad.yml",
         "apiVersion: tekton.dev/v1\nkind: Task\nmetadata: [\n",
     );
+    for _ in 0..2 {
+        let all = lint(&dir, &["."]);
+        assert!(
+            all.iter().any(|f| f.contains(".confvet-cache/bad.yml")),
+            "{all:?}"
+        );
+        // confvet does not write its cache (and its tag, which would hide
+        // the folder from the next run) into a folder the checkout brought.
+        assert!(!dir.path().join(".confvet-cache/CACHEDIR.TAG").exists());
+        assert!(!dir.path().join(".confvet-cache/index.json").exists());
+    }
+}
+
+#[test]
+fn the_cache_folder_this_machine_made_is_known_by_its_tag_and_skipped() {
+    let dir = TempDir::new("cache-tag");
+    // A ytt package rooted at the current directory: its cache folder is
+    // inside it, and `ytt -f .` would read every file there.
+    dir.write("schema.yml", "#@data/values-schema\n---\nport: 0\n");
+    dir.write("values.yml", "#@data/values\n---\nport: oops\n");
+    let cold = lint(&dir, &["."]);
+    assert!(!cold.is_empty());
+    let tag = dir.read(".confvet-cache/CACHEDIR.TAG");
+    assert!(
+        tag.starts_with("Signature: 8a477f597d28d172789f06886806bc55"),
+        "{tag}"
+    );
+    let run = run_in(
+        dir.path(),
+        &["lint", "--format", "json", ".", "--explain-cache"],
+    );
+    assert!(
+        run.stderr.contains("cache: 1 of 1 units reused"),
+        "the cache's own files became inputs of the package: {}",
+        run.stderr
+    );
+    // The same tag copied into another folder does not verify there.
+    dir.write("copy/CACHEDIR.TAG", &tag);
+    dir.write("copy/values.yml", "#@data/values\n---\nport: worse\n");
     let all = lint(&dir, &["."]);
-    assert!(!all.iter().any(|f| f.contains(".confvet-cache")), "{all:?}");
+    assert!(all.iter().any(|f| f.contains("copy/values.yml")), "{all:?}");
+}
+
+/// A lint as run on a machine whose user cache folder is `home`.
+fn lint_on_machine(dir: &TempDir, home: &TempDir, extra: &[&str]) -> common::Run {
+    let mut args = vec!["lint", "--format", "json", "."];
+    args.extend_from_slice(extra);
+    let home = home.path().to_string_lossy().into_owned();
+    common::run_env(dir.path(), &args, &[("XDG_CACHE_HOME", home.as_str())])
+}
+
+/// `body` sealed as the cache file `name` with the key of the machine
+/// whose user cache folder is `home` (the layout `cache::trust` writes).
+fn reseal(home: &TempDir, name: &str, body: &str) -> String {
+    let key: [u8; 32] = std::fs::read(home.path().join("confvet/machine-key"))
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let mut hasher = blake3::Hasher::new_keyed(&key);
+    hasher.update(&(name.len() as u64).to_le_bytes());
+    hasher.update(name.as_bytes());
+    hasher.update(body.as_bytes());
+    format!("confvet-seal-1 {}\n{body}", hasher.finalize().to_hex())
+}
+
+/// The JSON body of a sealed cache file.
+fn body_of(sealed: &str) -> &str {
+    sealed.split_once('\n').unwrap().1
+}
+
+#[test]
+fn a_cache_the_checkout_brought_is_never_believed() {
+    let dir = repo();
+    let (ours, theirs) = (TempDir::new("machine-a"), TempDir::new("machine-b"));
+    let cold = lint(&dir, &[".", "--no-cache"]);
+    assert!(cold.iter().any(|f| f.contains("missing-param")), "{cold:?}");
+    // The attacker's machine checks the tree, empties the stored findings,
+    // seals the store again with its own key, and commits the folder.
+    let run = lint_on_machine(&dir, &theirs, &[]);
+    assert_eq!(run.code, 1);
+    let results = dir.path().join(".confvet-cache/results.json");
+    let stored = std::fs::read_to_string(&results).unwrap();
+    let mut store: serde_json::Value = serde_json::from_str(body_of(&stored)).unwrap();
+    for entry in store["entries"].as_object_mut().unwrap().values_mut() {
+        entry["findings"] = serde_json::json!([]);
+    }
+    let emptied = store.to_string();
+    std::fs::write(&results, reseal(&theirs, "results.json", &emptied)).unwrap();
+    // Where the key is the one that sealed it, the forgery works: the test
+    // can fail.
+    let run = lint_on_machine(&dir, &theirs, &[]);
+    assert_eq!(
+        (run.code, findings(&run.json()).len()),
+        (0, 0),
+        "{}",
+        run.stderr
+    );
+    // This machine (another key) believes none of it, in CI and out.
+    for ci in ["", "true"] {
+        let home = ours.path().to_string_lossy().into_owned();
+        let run = common::run_env(
+            dir.path(),
+            &["lint", "--format", "json", ".", "--explain-cache"],
+            &[("XDG_CACHE_HOME", home.as_str()), ("CI", ci)],
+        );
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        let warm: Vec<String> = findings(&run.json())
+            .iter()
+            .map(|f| format!("{} {}:{} {}", f["rule"], f["file"], f["line"], f["message"]))
+            .collect();
+        assert_eq!(warm, cold);
+        assert!(run.stderr.contains("could not be read"), "{}", run.stderr);
+        // It was checked, and this machine's own cache replaced the forgery.
+        std::fs::write(&results, reseal(&theirs, "results.json", &emptied)).unwrap();
+    }
+    // A store edited without a new seal is not believed by its own machine.
+    std::fs::write(&results, format!("{}{}", &stored[..80], &emptied)).unwrap();
+    let run = lint_on_machine(&dir, &theirs, &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+}
+
+#[test]
+fn a_stored_finding_cannot_choose_the_file_that_is_shown() {
+    let outside = TempDir::new("cache-outside");
+    outside.write("outside-secret.txt", "SECRET-MARKER-LINE\n".repeat(20));
+    let dir = TempDir::new("cache-entry-path");
+    let repo_dir = dir.path().join("repo");
+    std::fs::create_dir_all(repo_dir.join("ci")).unwrap();
+    std::fs::write(repo_dir.join("ci/task.yml"), TASK).unwrap();
+    std::fs::write(repo_dir.join("ci/pipeline.yml"), PIPELINE).unwrap();
+    // The operator names the cache folder (believed as it is, as CI restores
+    // it): even so an entry may only point into the files its unit read.
+    let cache = outside.path().join("cache");
+    let cache_dir = cache.to_string_lossy().into_owned();
+    let env = [("CONFVET_CACHE_DIR", cache_dir.as_str())];
+    let run = common::run_env(&repo_dir, &["lint", "."], &env);
+    assert_eq!(run.code, 1);
+    let results = cache.join("results.json");
+    let stored = std::fs::read_to_string(&results).unwrap();
+    let secret = outside.path().join("outside-secret.txt");
+    let relative = format!(
+        "../../{}/outside-secret.txt",
+        outside.path().file_name().unwrap().to_string_lossy()
+    );
+    for path in [relative.as_str(), secret.to_str().unwrap()] {
+        let forged = stored.replace(
+            "\"path\":\"ci/pipeline.yml\"",
+            &format!("\"path\":{:?}", path),
+        );
+        assert_ne!(forged, stored);
+        std::fs::write(&results, &forged).unwrap();
+        let run = common::run_env(&repo_dir, &["lint", ".", "--explain-cache"], &env);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(!run.stdout.contains("SECRET-MARKER"), "{}", run.stdout);
+        assert!(run.stdout.contains("ci/pipeline.yml"), "{}", run.stdout);
+        assert!(run.stderr.contains("ignored as corrupt"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn an_edit_that_puts_the_old_modification_time_back_is_seen() {
+    let dir = repo();
+    let bad = lint(&dir, &["."]);
+    assert!(bad.iter().any(|f| f.contains("missing-param")), "{bad:?}");
+    // `cp -p`, `touch -r`, `rsync -a`: the same size, the old time.
+    let task = dir.path().join("ci/task.yml");
+    let modified = std::fs::metadata(&task).unwrap().modified().unwrap();
+    // Renamed in as many bytes: the Pipeline's reference no longer resolves.
+    let fixed = TASK.replace("name: build", "name: buile");
+    assert_eq!(fixed.len(), TASK.len());
+    std::fs::write(&task, &fixed).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&task)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let cold = lint(&dir, &[".", "--no-cache"]);
+    assert_ne!(cold, bad, "the edit changes the findings");
+    assert_eq!(lint(&dir, &["."]), cold);
+    assert_eq!(
+        lint(&dir, &["ci/pipeline.yml"]),
+        lint(&dir, &["ci/pipeline.yml", "--no-cache"])
+    );
 }
 
 const SCHEMA: &str = "#@data/values-schema\n---\nport: 0\nname: app\n";

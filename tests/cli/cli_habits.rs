@@ -265,3 +265,28 @@ fn a_closed_pipe_ends_quietly() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn ruffs_spellings_of_the_format_and_output_flags_are_taken() {
+    let dir = two_systems();
+    // `--output-format json` as ruff spells it: JSON on standard output,
+    // not a text report written to a file named `json`.
+    let run = run_in(dir.path(), &["lint", "--output-format", "json", "."]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(!findings(&run.json()).is_empty());
+    assert!(!dir.path().join("json").exists());
+    let run = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "--output-format",
+            "sarif",
+            "--output-file",
+            "out.sarif",
+            ".",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let sarif: serde_json::Value = serde_json::from_str(&dir.read("out.sarif")).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+}

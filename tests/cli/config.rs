@@ -120,6 +120,50 @@ fn the_config_is_found_upward_and_a_rule_turned_off_disappears() {
 }
 
 #[test]
+fn each_path_takes_the_configuration_closest_to_it() {
+    // Two packages, each with its own configuration, and none at the root.
+    let values = "#@data/values\n---\nreplicas: 50\n";
+    let project = Project::new(
+        "closest",
+        &[
+            ("a/.confvet.yaml", "rules:\n  ytt/validation: off\n"),
+            ("a/pkg/schema.yml", SCHEMA),
+            ("a/pkg/values.yml", values),
+            ("b/.confvet.yaml", "rules:\n  ytt/validation: warning\n"),
+            ("b/pkg/schema.yml", SCHEMA),
+            ("b/pkg/values.yml", values),
+        ],
+    );
+    let warning = format!(
+        "b/pkg/values.yml:3 {}",
+        REPLICAS_ERROR.replace("error", "warning")
+    );
+    // `lint a/` from the root takes `a/.confvet.yaml`, not the (missing)
+    // root one.
+    assert_eq!(project.lint("", &["a"]), (0, vec![]));
+    assert_eq!(project.lint("", &["b"]), (0, vec![warning.clone()]));
+    // Both at once, each with its own; a file named alone (as pre-commit
+    // names them) too.
+    assert_eq!(project.lint("", &["a", "b"]), (0, vec![warning.clone()]));
+    assert_eq!(
+        project.lint("", &["a/pkg/values.yml", "b/pkg/values.yml"]),
+        (0, vec![warning])
+    );
+    // `--statistics` says which file applied to which paths.
+    let output = Command::new(BIN)
+        .args(["lint", "--statistics", "a", "b"])
+        .current_dir(&project.0)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("configuration a/.confvet.yaml applies to a")
+            && stderr.contains("configuration b/.confvet.yaml applies to b"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn config_flag_overrides_the_search_and_a_rule_set_to_warning_passes() {
     let project = bad_package("override", "rules:\n  ytt/validation: off\n");
     project.write("ci/confvet.yaml", "rules:\n  ytt/*: warning\n");

@@ -299,3 +299,99 @@ fn fix_and_diff_refuse_standard_input_and_a_baseline_update() {
         texts(dir.path()).keys()
     );
 }
+
+/// The fix of the findings that repairs a validations annotation's commas.
+fn comma_fix(findings: &[Value]) -> &Value {
+    findings
+        .iter()
+        .map(|f| &f["fix"])
+        .find(|f| {
+            f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("trailing comma"))
+        })
+        .expect("the comma fix")
+}
+
+/// A fix that makes rules apply changes what the Template does: the comma
+/// repair of a validations annotation is unsafe, and says which
+/// VirtualMachines the rules it makes apply would reject.
+#[test]
+fn a_repair_that_makes_rules_apply_is_unsafe_and_says_what_will_fail() {
+    let dir = TempDir::new("fix-kubevirt-rules");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixes");
+    copy_case(
+        &fixtures.join("kubevirt-annotation-rules-reject"),
+        dir.path(),
+    )
+    .unwrap();
+    let findings = lint_json(dir.path());
+    let fix = comma_fix(&findings);
+    assert_eq!(fix["applicability"], "unsafe", "{fix}");
+    let message = fix["message"].as_str().unwrap();
+    assert!(
+        message.contains("reject 1 VirtualMachine of the linted files: `small-vm`"),
+        "{message}"
+    );
+    // `--fix` alone leaves it; `--unsafe-fixes` makes it, and the rule then
+    // rejects the VM, as the message said.
+    let before = texts(dir.path());
+    run_in(dir.path(), &["lint", "--no-cache", "--fix", "."]);
+    assert_eq!(texts(dir.path()), before);
+    run_in(
+        dir.path(),
+        &["lint", "--no-cache", "--fix", "--unsafe-fixes", "."],
+    );
+    let after = lint_json(dir.path());
+    assert!(
+        after.iter().any(|f| f["rule"] == "kubevirt/validation"
+            || f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("requires more memory"))),
+        "{after:?}"
+    );
+
+    // Where no VM breaks the rules, the fix says so, and is still unsafe.
+    let clean = TempDir::new("fix-kubevirt-rules-clean");
+    copy_case(&fixtures.join("kubevirt-annotation"), clean.path()).unwrap();
+    let findings = lint_json(clean.path());
+    let fix = comma_fix(&findings);
+    assert_eq!(fix["applicability"], "unsafe", "{fix}");
+    assert!(
+        fix["message"]
+            .as_str()
+            .unwrap()
+            .contains("no VirtualMachine of the linted files breaks them"),
+        "{fix}"
+    );
+}
+
+/// `--diff` shows only what `--fix` would write: a fix of a file named
+/// through a symbolic link (which `--fix` never writes through) is left
+/// out of both, with a note.
+#[cfg(unix)]
+#[test]
+fn a_linked_file_is_neither_diffed_nor_fixed() {
+    let dir = TempDir::new("fix-link");
+    let task = "apiVersion: tekton.dev/v1\nkind: Task\nmetadata:\n  name: t\nspec:\n  steps:\n    - name: s\n      image: alpine # confvet: ignore[tekton/param-reference] why\n";
+    dir.write("real/task.yaml", task);
+    std::fs::create_dir_all(dir.path().join("ci")).unwrap();
+    std::os::unix::fs::symlink("../real/task.yaml", dir.path().join("ci/task.yaml")).unwrap();
+    let args = ["lint", "--no-cache", "ci/task.yaml"];
+    let json = run_in(dir.path(), &[&args[..], &["--format", "json"]].concat());
+    assert!(
+        json.stdout.contains("confvet/unused-suppression"),
+        "the linked file is linted, with a fix: {}",
+        json.stdout
+    );
+    let diff = run_in(dir.path(), &[&args[..], &["--diff"]].concat());
+    assert!(!diff.stdout.contains("+++"), "{}", diff.stdout);
+    assert!(
+        diff.stderr.contains("not a regular file"),
+        "{}",
+        diff.stderr
+    );
+    let fix = run_in(dir.path(), &[&args[..], &["--fix"]].concat());
+    assert!(fix.stderr.contains("not a regular file"), "{}", fix.stderr);
+    assert_eq!(dir.read("real/task.yaml"), task);
+}

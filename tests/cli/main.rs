@@ -4,6 +4,7 @@
 
 mod baseline;
 mod cache;
+mod cache_differential;
 mod changed_since;
 mod cli_habits;
 #[path = "../common/mod.rs"]
@@ -746,6 +747,9 @@ fn the_bundled_examples_show_every_system() {
             "ytt/validation examples/shop/config/values.yml:5:16 -",
             "ytt/validation examples/shop/config/values.yml:7:15 -",
             "ytt/validation examples/shop/config/values.yml:11:14 -",
+            // The scenario of `examples/.confvet.yaml`, the configuration
+            // closest to `examples`.
+            "ytt/validation examples/shop/prod-values.yml:1:11 -",
             "tekton/param-reference examples/tekton/build-task.yaml:29:21 declared: repository, tag",
             "tekton/missing-keys examples/tekton/pipeline.yaml:15:11 -",
             "tekton/result-reference examples/tekton/pipeline.yaml:22:37 declared: digest",

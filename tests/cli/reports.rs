@@ -236,3 +236,99 @@ fn statistics_count_findings_per_rule_and_keep_the_exit_code() {
          6 errors, 0 warnings in 2 files\n"
     );
 }
+
+/// A YAML key whose escapes give a terminal title (OSC 0 … BEL), a
+/// hyperlink (OSC 8), a C1 CSI, DEL and a right-to-left override.
+const HOSTILE_KEY: &str = "\u{1b}]0;pwned\u{7}\u{1b}]8;;https://evil.example/\u{1b}\\click\
+                           \u{1b}]8;;\u{1b}\\\u{9b}31m\u{7f}\u{202e}lmy.exe";
+
+/// The characters of the hostile package no terminal may get raw.
+const RAW: [char; 6] = [
+    '\u{1b}', '\u{7}', '\u{9b}', '\u{7f}', '\u{202e}', '\u{200f}',
+];
+
+/// What an attacker's pull request adds: a ytt package with the hostile key
+/// (written with YAML escapes), a key holding a raw right-to-left mark, and
+/// a data-values file whose name holds ESC, BEL and an override; beside it,
+/// a schema whose string holds the raw bytes (a syntax error, so its line is
+/// shown in a snippet).
+fn hostile_package() -> TempDir {
+    let dir = TempDir::new("hostile-text");
+    dir.write("pkg/schema.yml", "#@data/values-schema\n---\nname: \"\"\n");
+    dir.write(
+        "pkg/values.yml",
+        "#@data/values\n---\nname: x\n\
+         \"\\e]0;pwned\\a\\e]8;;https://evil.example/\\e\\\\click\\e]8;;\\e\\\\\\x9b31m\\x7f\\u202elmy.exe\": 1\n",
+    );
+    dir.write("pkg/marks.yml", "#@data/values\n---\nrl\u{200f}m: 1\n");
+    dir.write(
+        "pkg/more\u{1b}]0;t\u{7}\u{202e}.yml",
+        "#@data/values\n---\nother: 2\n",
+    );
+    dir.write(
+        "raw/schema.yml",
+        "#@data/values-schema\n---\nname: \"\u{1b}]0;raw\u{7} \u{9b} \u{7f}\"\n",
+    );
+    dir
+}
+
+#[test]
+fn formats_for_terminals_show_what_files_hide_escaped() {
+    let dir = hostile_package();
+    let title = r"\u{1b}]0;pwned\u{7}\u{1b}]8;;https://evil.example/\u{1b}\click";
+    let rest = r"\u{1b}]8;;\u{1b}\\u{9b}31m\u{7f}\u{202e}lmy.exe is not declared";
+    let name = r"pkg/more\u{1b}]0;t\u{7}\u{202e}.yml";
+    let mark = r"rl\u{200f}m is not declared";
+    // Markdown writes each backslash and bracket escaped.
+    let in_markdown = |text: &str| text.replace('\\', r"\\").replace(']', r"\]");
+    for format in ["text", "concise", "github", "markdown"] {
+        let run = run_in(dir.path(), &["lint", "pkg", "raw", "--format", format]);
+        assert_eq!(run.code, 1, "{format}: {}", run.stderr);
+        for c in RAW {
+            assert!(
+                !run.stdout.contains(c),
+                "{format}: {c:?} written raw:\n{}",
+                run.stdout
+            );
+        }
+        for shown in [title, rest, name, mark] {
+            let shown = if format == "markdown" {
+                in_markdown(shown)
+            } else {
+                shown.to_string()
+            };
+            assert!(
+                run.stdout.contains(&shown),
+                "{format}: {shown} not in\n{}",
+                run.stdout
+            );
+        }
+    }
+
+    // Snippets show a picture for each hidden character, so underlines
+    // still fit: `rl�m` is four columns, and so is its `^^^^`.
+    let text = run_in(dir.path(), &["lint", "pkg", "raw", "--format", "text"]).stdout;
+    for shown in [
+        "3 | rl�m: 1\n  | ^^^^ unknown key\n",
+        "3 | name: \"␛]0;raw␇ � ␡\"\n",
+        "4 | \"\\e]0;pwned\\a",
+    ] {
+        assert!(text.contains(shown), "{shown} not in\n{text}");
+    }
+
+    // JSON carries the characters as they are (in its own escapes).
+    let json = run_in(dir.path(), &["lint", "pkg", "raw", "--format", "json"]).json();
+    let found = findings(&json);
+    let messages: Vec<&str> = found.iter().filter_map(|f| f["message"].as_str()).collect();
+    assert!(
+        messages.contains(&format!("{HOSTILE_KEY} is not declared in the schema").as_str()),
+        "{messages:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|f| f["file"] == "pkg/more\u{1b}]0;t\u{7}\u{202e}.yml"),
+        "{json:#}"
+    );
+    assert!(found.iter().any(|f| f["path"] == "rl\u{200f}m"), "{json:#}");
+}

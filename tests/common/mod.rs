@@ -162,6 +162,22 @@ pub fn findings(json: &Value) -> &Vec<Value> {
     json["findings"].as_array().expect("findings array")
 }
 
+/// Copy the regular files and folders below `from` into `to` (links left
+/// out).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let kind = entry.file_type().unwrap();
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 /// Copy a conformance case or corpus package, leaving out its `expect.yml`
 /// (as ytt's `--file-mark expect.yml:exclude=true` does).
 pub fn copy_case(from: &Path, to: &Path) -> std::io::Result<()> {

@@ -8,24 +8,10 @@
 //! renders (an unsafe fix may change them). The counts are printed
 //! (`cargo test --test corpus fixes -- --nocapture`).
 
-use crate::common::{TempDir, run_in, skipped_without_shared};
+use crate::common::{TempDir, copy_tree, run_in, skipped_without_shared};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let kind = entry.file_type().unwrap();
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// Every regular file below `dir`, by path relative to it, as bytes.
 fn contents(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

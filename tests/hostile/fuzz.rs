@@ -1,12 +1,13 @@
 //! Fuzzing on stable: property tests (proptest, fixed seeds) that feed the
-//! YAML parser, the KubeVirt JSON and JSONPath parsers, and whole lint runs
-//! of Tekton files and ytt packages (which exercise `$(…)` references, the
-//! ytt code translation and Starlark evaluation) with arbitrary text and
-//! with mutants of real inputs. Each asserts what a user relies on: no
-//! panic (a caught one shows as `confvet/internal`), no hang, memory that
-//! stays bounded. `CONFVET_FUZZ_CASES` raises the number of cases for a
-//! longer local run; `CONFVET_FUZZ_SECONDS` runs each target for that long
-//! instead (fresh seeds batch after batch) and prints how many inputs it ran.
+//! YAML parser, the KubeVirt JSON and JSONPath parsers, whole lint runs of
+//! Tekton files and ytt packages (which exercise `$(…)` references, the ytt
+//! code translation and Starlark evaluation), and the language server's
+//! frame reader with arbitrary text and with mutants of real inputs. Each
+//! asserts what a user relies on: no panic (a caught one shows as
+//! `confvet/internal`), no hang, memory that stays bounded.
+//! `CONFVET_FUZZ_CASES` raises the number of cases for a longer local run;
+//! `CONFVET_FUZZ_SECONDS` runs each target for that long instead (fresh
+//! seeds batch after batch) and prints how many inputs it ran.
 
 use crate::common;
 
@@ -15,11 +16,14 @@ use crate::tekton_support;
 use confvet::check::kubevirt::{json, jsonpath};
 use confvet::check::ytt::translate::{parse_guarded, translate};
 use confvet::run::{LintRequest, lint};
+use confvet::server::transport::{FrameError, MessageReader};
 use confvet::source::{FileId, Sources};
 use confvet::yaml::{ParseOptions, parse_file};
+use lsp_server::Message;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use starlark::syntax::Dialect;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tekton_support::Scratch;
@@ -204,7 +208,12 @@ enum Edit {
 }
 
 fn edits() -> impl Strategy<Value = Vec<Edit>> {
-    let token = prop::sample::select(TOKENS).prop_map(str::to_string);
+    edits_with(TOKENS)
+}
+
+/// Edits that insert `tokens` or printable noise, delete or duplicate.
+fn edits_with(tokens: &'static [&'static str]) -> impl Strategy<Value = Vec<Edit>> {
+    let token = prop::sample::select(tokens).prop_map(str::to_string);
     let noise = "[ -~\n]{0,8}";
     let insert = (
         any::<usize>(),
@@ -600,6 +609,320 @@ fn ytt_rules() {
         lint_files(&dir, &[("schema.yml", &schema), ("t.yml", &template)])
     });
     assert_peak_memory_bounded();
+}
+
+/// The hostile tests' allocator: the system's, noting the largest single
+/// allocation each thread asks for, so that a test can tell that the
+/// server's frame reader never allocated what a frame only declared.
+struct LargestAllocation;
+
+thread_local! {
+    static LARGEST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl LargestAllocation {
+    fn note(size: usize) {
+        // A const-initialised cell without a destructor: no allocation.
+        let _ = LARGEST.try_with(|largest| largest.set(largest.get().max(size)));
+    }
+
+    /// Run `f`; what it returns and the largest allocation it made.
+    fn during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+        let saved = LARGEST.with(|largest| largest.replace(0));
+        let result = f();
+        let largest = LARGEST.with(|largest| largest.replace(saved.max(largest.get())));
+        (result, largest)
+    }
+}
+
+// SAFETY: every call is passed to `System` unchanged; the note only writes
+// the current thread's cell.
+unsafe impl std::alloc::GlobalAlloc for LargestAllocation {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        Self::note(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        Self::note(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        Self::note(new_size);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: LargestAllocation = LargestAllocation;
+
+/// Messages a client sends, as frame bodies.
+const LSP_MESSAGES: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"processId":null}}"#,
+    r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+    r##"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///p/values.yml","languageId":"yaml","version":1,"text":"#@data/values\n---\nreplicas: 50\né: \"x\"\n"}}}"##,
+    r#"{"jsonrpc":"2.0","id":"h-2","method":"textDocument/hover","params":{"textDocument":{"uri":"file:///p/values.yml"},"position":{"line":2,"character":3}}}"#,
+    r#"{"jsonrpc":"2.0","id":"confvet-register","result":null}"#,
+    r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}"#,
+    r#"{"jsonrpc":"2.0","id":4,"method":"shutdown"}"#,
+    r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}"#,
+];
+
+/// JSON that is no message.
+const NOT_MESSAGES: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+    r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#,
+    r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#,
+    r#"[{"jsonrpc":"2.0","method":"initialized"}]"#,
+    "null",
+    "\"text\"",
+];
+
+/// Pieces of headers and bodies, and lengths around the limit.
+const FRAME_TOKENS: &[&str] = &[
+    "Content-Length: ",
+    "content-length:",
+    "CONTENT-LENGTH :",
+    "Content-Type: application/vscode-jsonrpc; charset=utf-8",
+    "\r\n",
+    "\n",
+    "\r",
+    "\r\n\r\n",
+    ": ",
+    ":",
+    " ",
+    "0",
+    "2",
+    "17",
+    "-1",
+    "+5",
+    "60000000",
+    "67108864",
+    "67108865",
+    "99999999999",
+    "18446744073709551615",
+    "99999999999999999999999",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    "{}",
+    "{\"jsonrpc\":\"2.0\"",
+    ",\"id\":1",
+    ",\"method\":\"exit\"",
+    "}\r\n",
+    "\u{0}",
+    "é",
+    "\u{feff}",
+];
+
+/// A frame whose header is whole: it must give its message or one error.
+#[derive(Debug, Clone)]
+enum WholeFrame {
+    /// `LSP_MESSAGES[i]`, its header written in style `style`.
+    Message(usize, u8),
+    /// A body that is not JSON (a raw control character is never JSON).
+    NotJson(Vec<u8>),
+    /// `NOT_MESSAGES[i]`.
+    NotAMessage(usize),
+}
+
+/// A piece of a stream of frames.
+#[derive(Debug, Clone)]
+enum FramePiece {
+    Whole(WholeFrame),
+    /// A frame of `LSP_MESSAGES` with edits anywhere, header included.
+    Mutated(String),
+    /// `FRAME_TOKENS` run together.
+    Tokens(String),
+    Bytes(Vec<u8>),
+}
+
+/// `body` framed, the header in one of the styles clients write.
+fn framed(body: &[u8], style: u8) -> Vec<u8> {
+    let header = match style % 4 {
+        0 => format!("Content-Length: {}\r\n\r\n", body.len()),
+        1 => format!("content-length:{}\n\n", body.len()),
+        2 => format!(
+            "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        ),
+        _ => format!("\r\nContent-Length:  {} \r\n\r\n", body.len()),
+    };
+    [header.as_bytes(), body].concat()
+}
+
+impl WholeFrame {
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            WholeFrame::Message(i, style) => framed(LSP_MESSAGES[*i].as_bytes(), *style),
+            WholeFrame::NotJson(bytes) => {
+                framed(&[bytes.as_slice(), b"\x01".as_slice()].concat(), 0)
+            }
+            WholeFrame::NotAMessage(i) => framed(NOT_MESSAGES[*i].as_bytes(), 0),
+        }
+    }
+}
+
+impl FramePiece {
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            FramePiece::Whole(whole) => whole.bytes(),
+            FramePiece::Mutated(text) | FramePiece::Tokens(text) => text.as_bytes().to_vec(),
+            FramePiece::Bytes(bytes) => bytes.clone(),
+        }
+    }
+}
+
+fn frame_pieces() -> impl Strategy<Value = Vec<FramePiece>> {
+    let whole = prop_oneof![
+        3 => (0..LSP_MESSAGES.len(), any::<u8>()).prop_map(|(i, s)| WholeFrame::Message(i, s)),
+        1 => prop::collection::vec(any::<u8>(), 0..40).prop_map(WholeFrame::NotJson),
+        1 => (0..NOT_MESSAGES.len()).prop_map(WholeFrame::NotAMessage),
+    ];
+    let mutated = (0..LSP_MESSAGES.len(), edits_with(FRAME_TOKENS)).prop_map(|(i, edits)| {
+        let frame = String::from_utf8(framed(LSP_MESSAGES[i].as_bytes(), 0)).unwrap_or_default();
+        FramePiece::Mutated(mutate(&frame, &edits))
+    });
+    let tokens = prop::collection::vec(prop::sample::select(FRAME_TOKENS), 1..12)
+        .prop_map(|t| FramePiece::Tokens(t.concat()));
+    let bytes = prop::collection::vec(any::<u8>(), 0..64).prop_map(FramePiece::Bytes);
+    prop::collection::vec(
+        prop_oneof![4 => whole.prop_map(FramePiece::Whole), 3 => mutated, 2 => tokens, 1 => bytes],
+        1..12,
+    )
+}
+
+/// All the reader gives for `stream`, and the largest allocation it made.
+/// It must end within one result per byte (each consumes some).
+fn read_frames(stream: &[u8]) -> Result<(Vec<Result<Message, FrameError>>, usize), TestCaseError> {
+    let ((results, ended), largest) = LargestAllocation::during(|| {
+        let mut reader = MessageReader::new(stream);
+        let mut results = Vec::new();
+        for _ in 0..=stream.len() + 1 {
+            match reader.read_message() {
+                Ok(None) => return (results, true),
+                Ok(Some(message)) => results.push(Ok(message)),
+                Err(error) => results.push(Err(error)),
+            }
+        }
+        (results, false)
+    });
+    prop_assert!(ended, "the reader did not end: {} results", results.len());
+    Ok((results, largest))
+}
+
+#[test]
+fn server_frames() {
+    fuzz("server_frames", &frame_pieces(), 9, 3000, |pieces| {
+        // Any stream: the reader ends, never fails on its input (only I/O
+        // errors stop it), and holds no more than it was sent: a declared
+        // length, up to 18446744073709551615, is never allocated.
+        let stream: Vec<u8> = pieces.iter().flat_map(FramePiece::bytes).collect();
+        let (results, largest) = read_frames(&stream)?;
+        for result in &results {
+            if let Err(error) = result {
+                prop_assert!(
+                    error.refusal().is_some() || matches!(error, FrameError::Truncated { .. }),
+                    "{error}"
+                );
+            }
+        }
+        prop_assert!(
+            largest <= 64 * 1024 + 4 * stream.len(),
+            "{largest} bytes allocated at once for a stream of {}",
+            stream.len()
+        );
+        // Whole frames alone: each gives its message, or one error.
+        let wholes: Vec<&WholeFrame> = pieces
+            .iter()
+            .filter_map(|p| match p {
+                FramePiece::Whole(whole) => Some(whole),
+                _ => None,
+            })
+            .collect();
+        let stream: Vec<u8> = wholes.iter().flat_map(|w| w.bytes()).collect();
+        let (results, _) = read_frames(&stream)?;
+        prop_assert_eq!(results.len(), wholes.len(), "{:?}", results);
+        for (whole, result) in wholes.iter().zip(&results) {
+            match (whole, result) {
+                (WholeFrame::Message(i, _), Ok(message)) => {
+                    let expected: Message = serde_json::from_str(LSP_MESSAGES[*i])
+                        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                    prop_assert_eq!(
+                        serde_json::to_value(message).ok(),
+                        serde_json::to_value(expected).ok()
+                    );
+                }
+                (WholeFrame::NotJson(_), Err(error)) => {
+                    prop_assert_eq!(error.refusal().map(|r| r.error.code), Some(-32700));
+                }
+                (WholeFrame::NotAMessage(_), Err(error)) => {
+                    prop_assert_eq!(error.refusal().map(|r| r.error.code), Some(-32600));
+                }
+                (whole, result) => prop_assert!(false, "{whole:?} gave {result:?}"),
+            }
+        }
+        Ok(())
+    });
+    assert_peak_memory_bounded();
+}
+
+/// A length declared but not sent is not allocated; one above the limit
+/// is discarded in the input's small chunks as it streams, and the frame
+/// after it is read.
+#[test]
+fn server_frames_hold_only_the_bytes_that_arrive() {
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#;
+    let next = framed(request.as_bytes(), 0);
+    // 60 MiB declared (within the limit), three bytes sent.
+    let declared = b"Content-Length: 62914560\r\n\r\nabc".as_slice();
+    let (results, largest) = read_frames(declared).expect("ends");
+    assert!(
+        matches!(
+            results.as_slice(),
+            [Err(FrameError::Truncated {
+                declared: 62914560,
+                received: 3
+            })]
+        ),
+        "{results:?}"
+    );
+    assert!(largest < 64 * 1024, "{largest} bytes allocated at once");
+    // 70 MiB declared and sent, generated as it is read.
+    let size: u64 = 70 * 1024 * 1024;
+    let stream = std::io::Cursor::new(format!("Content-Length: {size}\r\n\r\n"))
+        .chain(std::io::repeat(b' ').take(size))
+        .chain(std::io::Cursor::new(next));
+    let ((first, second, end), largest) = LargestAllocation::during(|| {
+        let mut reader = MessageReader::new(std::io::BufReader::new(stream));
+        (
+            reader.read_message(),
+            reader.read_message(),
+            reader.read_message(),
+        )
+    });
+    assert!(
+        matches!(first, Err(FrameError::TooLarge { declared }) if declared == size),
+        "{first:?}"
+    );
+    assert!(
+        matches!(&second, Ok(Some(Message::Request(r))) if r.method == "shutdown"),
+        "{second:?}"
+    );
+    assert!(matches!(end, Ok(None)), "{end:?}");
+    assert!(largest < 64 * 1024, "{largest} bytes allocated at once");
 }
 
 /// The process's peak memory stays far below what a runaway input takes

@@ -143,7 +143,10 @@ impl Catalog {
         let builtin = self.version.schemas();
         if let Some(root) = builtin.kind(api_version, kind) {
             let origin = Origin::Builtin(self.version);
-            let violations = validate_against(document, &builtin.set, root);
+            let mut violations = validate_against(document, &builtin.set, root);
+            if builtin.resets_status(api_version, kind) {
+                drop_status(&mut violations);
+            }
             return report(violations, &origin, api_version, kind, sources, findings);
         }
         let group = api_version.split_once('/').map_or("", |(group, _)| group);
@@ -156,10 +159,13 @@ impl Catalog {
         let tree = tree.as_deref().and_then(OnceLock::get);
         for crds in [Some(local), tree].into_iter().flatten() {
             match crds.lookup(api_version, kind) {
-                Some(CrdLookup::Schema(crd, root)) => {
+                Some(CrdLookup::Schema(crd, version, root)) => {
                     let mut violations = validate_against(document, &crds.set, root);
                     if crd.keeps_unknown_fields {
                         violations.retain(|v| v.class != ViolationClass::UnknownField);
+                    }
+                    if version.status_subresource {
+                        drop_status(&mut violations);
                     }
                     return report(
                         violations,
@@ -179,7 +185,10 @@ impl Catalog {
         }
         let bundled = super::schema::bundled();
         if let Some(root) = bundled.kind(api_version, kind) {
-            let violations = validate_against(document, &bundled.set, root);
+            let mut violations = validate_against(document, &bundled.set, root);
+            if bundled.resets_status(api_version, kind) {
+                drop_status(&mut violations);
+            }
             return report(
                 violations,
                 &Origin::Bundled,
@@ -204,6 +213,21 @@ pub fn as_warnings(findings: &mut [Finding]) {
     for finding in findings {
         finding.severity = crate::finding::Severity::Warning;
     }
+}
+
+/// Drop the violations inside a document's top-level `status`, which the
+/// API server drops on create and update of a kind with the status
+/// subresource (its controller writes it through that subresource). Its
+/// strict decoding still refuses an unknown field there, and a built-in
+/// kind's decoding a value of the wrong type; but a `status` in a manifest
+/// is a copy of what a cluster wrote (an export), whose fields a newer
+/// version of the kind than the schema's explains better than a mistake:
+/// nothing there is judged.
+fn drop_status(violations: &mut Vec<Violation>) {
+    violations.retain(|violation| {
+        let path = violation.path.as_str();
+        !(path == "status" || path.starts_with("status.") || path.starts_with("status["))
+    });
 }
 
 /// Each violation as a finding of its rule.

@@ -36,12 +36,17 @@ pub struct CrdVersion {
     /// The definition of the version's schema in the set; None when the
     /// CRD gives none (its resources are then not checked).
     pub schema: Option<u32>,
+    /// The version has the status subresource (`subresources: {status:
+    /// {}}`): the API server drops a resource's `status` on create and
+    /// update instead of validating it. A JSON Schema does not say, so its
+    /// kinds are taken to have it (their status is not judged).
+    pub status_subresource: bool,
 }
 
 /// What a set of definitions says about an `apiVersion` and `kind`.
 pub enum CrdLookup<'a> {
-    /// Checked against this definition.
-    Schema(&'a CrdKind, u32),
+    /// Checked against this version's definition.
+    Schema(&'a CrdKind, &'a CrdVersion, u32),
     /// The kind is defined, and the version is not served.
     NotServed(&'a CrdKind),
     /// Defined without a schema, or twice, differently: not checked.
@@ -110,11 +115,12 @@ pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
     };
     let is_v1beta1 =
         string(document, "apiVersion").as_deref() == Some("apiextensions.k8s.io/v1beta1");
-    // v1beta1: one schema for every version, and one version may be
-    // named alone.
+    // v1beta1: one schema (and one set of subresources) for every
+    // version, and one version may be named alone.
     let shared = child(spec, "validation").and_then(|v| child(v, "openAPIV3Schema"));
-    // (name, served, schema) of each version the CRD lists.
-    let mut listed: Vec<(String, bool, Option<&Node>)> = Vec::new();
+    let shared_status = has_status_subresource(spec);
+    // (name, served, schema, status subresource) of each version listed.
+    let mut listed: Vec<(String, bool, Option<&Node>, bool)> = Vec::new();
     if let Some(Value::Array(items)) = child(spec, "versions").map(|v| &v.value) {
         for version in items.iter().map(|i| &i.value) {
             let Some(name) = string(version, "name") else {
@@ -127,13 +133,14 @@ pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
                 Some(ScalarValue::Bool(false))
             );
             let own = child(version, "schema").and_then(|s| child(s, "openAPIV3Schema"));
-            listed.push((name, served, own.or(shared)));
+            let status = has_status_subresource(version) || shared_status;
+            listed.push((name, served, own.or(shared), status));
         }
     }
     if listed.is_empty()
         && let Some(name) = string(spec, "version")
     {
-        listed.push((name, true, shared));
+        listed.push((name, true, shared, shared_status));
     }
     let keeps_unknown_fields = is_v1beta1
         && !matches!(
@@ -159,8 +166,8 @@ pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
         problems: Vec::new(),
     };
     let mut digest = crate::finding::Fnv64::new();
-    for (name, served, schema) in listed {
-        digest.write(&format!("{name} {served}"));
+    for (name, served, schema, status_subresource) in listed {
+        digest.write(&format!("{name} {served} {status_subresource}"));
         let schema = schema.and_then(|node| {
             let json = crate::yaml::emit::to_json(node);
             digest.write(&json.to_string());
@@ -170,6 +177,7 @@ pub fn read_crd(document: &Node) -> Result<ReadKind, Box<Finding>> {
             name,
             served,
             schema,
+            status_subresource,
         });
     }
     read.digest = digest.0;
@@ -227,6 +235,7 @@ pub fn read_json_schema(
         name: version,
         served: true,
         schema,
+        status_subresource: true,
     });
     Ok(read)
 }
@@ -256,6 +265,11 @@ impl ReadKind {
     /// does not read as one.
     fn definition(&mut self, mut json: Json, at: Span, version: &str) -> Option<u32> {
         normalize(&mut json);
+        if self.crd.from_json_schema {
+            // JSON Schema reads an object schema without properties as any
+            // object, where a CRD's structural schema keeps no field.
+            free_bare_objects(&mut json);
+        }
         match serde_json::from_value::<Schema>(json) {
             Ok(mut schema) => {
                 // The API server adds `apiVersion`, `kind` and `metadata` to
@@ -320,7 +334,7 @@ impl CrdSetBuilder {
                 .map(|(key, (crd, _))| (key, crd))
                 .collect(),
             ambiguous: self.ambiguous,
-            set: SchemaSet::compiled(self.definitions, true),
+            set: SchemaSet::compiled(self.definitions, true).structural(),
         };
         (set, self.problems)
     }
@@ -338,10 +352,12 @@ impl CrdSet {
         let crd = self.kinds.get(&key)?;
         Some(
             match crd.versions.iter().find(|v| v.name == version && v.served) {
-                Some(CrdVersion {
-                    schema: Some(index),
-                    ..
-                }) => CrdLookup::Schema(crd, *index),
+                Some(
+                    served @ CrdVersion {
+                        schema: Some(index),
+                        ..
+                    },
+                ) => CrdLookup::Schema(crd, served, *index),
                 Some(_) => CrdLookup::Unchecked,
                 None => CrdLookup::NotServed(crd),
             },
@@ -409,6 +425,46 @@ fn normalize(json: &mut Json) {
     for key in ["items", "additionalProperties", "not"] {
         if let Some(child) = map.get_mut(key) {
             normalize(child);
+        }
+    }
+}
+
+/// Whether a CRD version (or a v1beta1 CRD's spec) declares the status
+/// subresource: `subresources.status` is there, `{}` as it always is.
+fn has_status_subresource(node: &Node) -> bool {
+    child(node, "subresources")
+        .and_then(|subresources| child(subresources, "status"))
+        .is_some_and(|status| {
+            !matches!(
+                status.as_scalar().map(|s| &s.resolved),
+                Some(ScalarValue::Null)
+            )
+        })
+}
+
+/// Make every object schema of a JSON Schema that declares no fields
+/// (`type: object` alone) keep unknown fields, as JSON Schema reads it.
+fn free_bare_objects(json: &mut Json) {
+    let Some(map) = json.as_object_mut() else {
+        return;
+    };
+    let bare = map.get("type").and_then(Json::as_str) == Some("object")
+        && !map.contains_key("properties")
+        && !map.contains_key("additionalProperties");
+    if bare {
+        map.insert(
+            "x-kubernetes-preserve-unknown-fields".into(),
+            Json::Bool(true),
+        );
+    }
+    for key in ["properties", "patternProperties", "definitions", "$defs"] {
+        if let Some(Json::Object(children)) = map.get_mut(key) {
+            children.values_mut().for_each(free_bare_objects);
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(child) = map.get_mut(key) {
+            free_bare_objects(child);
         }
     }
 }

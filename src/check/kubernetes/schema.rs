@@ -9,7 +9,7 @@
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{LazyLock, OnceLock};
 
 /// One node of an OpenAPI v3 schema, with what validation reads and nothing
@@ -132,6 +132,13 @@ pub struct SchemaSet {
     /// Whether documents are decoded into Go structs, as the built-in kinds
     /// are: `null` is then the zero value of any field, never an error.
     pub null_is_zero: bool,
+    /// Whether these are custom resources' structural schemas, which the
+    /// API server applies itself: an object schema without properties
+    /// keeps no field (it is pruned, and refused under strict field
+    /// validation), and a quantity is matched against controller-gen's
+    /// pattern. A built-in kind's object without properties is free-form
+    /// (`RawExtension`), and its quantities are decoded by apimachinery.
+    pub structural: bool,
 }
 
 impl SchemaSet {
@@ -170,7 +177,15 @@ impl SchemaSet {
             raw: Vec::new(),
             compiled: definitions.into_iter().map(OnceLock::from).collect(),
             null_is_zero,
+            structural: false,
         }
+    }
+
+    /// This set, read as custom resources' structural schemas (see
+    /// [`SchemaSet::structural`]).
+    pub fn structural(mut self) -> SchemaSet {
+        self.structural = true;
+        self
     }
 }
 
@@ -180,6 +195,11 @@ pub struct BuiltinSchemas {
     pub set: SchemaSet,
     /// (group, version, kind) to the definition of its top-level object.
     kinds: HashMap<(String, String, String), u32>,
+    /// The (group, kind) pairs served with the status subresource, when
+    /// the data lists them (the bundled kinds); None for the built-in
+    /// kinds, where every kind with a `status` has it or computes its
+    /// status itself (see [`BuiltinSchemas::resets_status`]).
+    status_subresource: Option<HashSet<(String, String)>>,
 }
 
 impl BuiltinSchemas {
@@ -190,6 +210,21 @@ impl BuiltinSchemas {
         self.kinds
             .get(&(group.to_string(), version.to_string(), kind.to_string()))
             .copied()
+    }
+
+    /// Whether the API server drops a document's `status` on create and
+    /// update rather than validating it: the kind has the status
+    /// subresource. Every built-in kind with a `status` does, in the
+    /// OpenAPI of 1.35 (paths `.../{name}/status`), except those that are
+    /// no stored resource: the reviews (`TokenReview`,
+    /// `SubjectAccessReview` and the like), whose status the server
+    /// computes and writes over the request's, and `Scale`, `TokenRequest`
+    /// and `Status`, which no manifest creates.
+    pub fn resets_status(&self, api_version: &str, kind: &str) -> bool {
+        let group = api_version.split_once('/').map_or("", |(group, _)| group);
+        self.status_subresource
+            .as_ref()
+            .is_none_or(|kinds| kinds.contains(&(group.to_string(), kind.to_string())))
     }
 
     /// How many kinds this version serves.
@@ -203,6 +238,10 @@ impl BuiltinSchemas {
 #[derive(Deserialize)]
 struct DataFile {
     kinds: Vec<(String, String, String, u32)>,
+    /// (group, kind) of the kinds with the status subresource, where the
+    /// file lists them (`bundled.json`).
+    #[serde(default)]
+    status_subresource: Option<Vec<(String, String)>>,
     #[serde(borrow)]
     definitions: Vec<&'static RawValue>,
 }
@@ -264,15 +303,25 @@ impl Version {
 /// `null_is_zero` holds for them too: the API server prunes `null` from a
 /// custom resource's field that is not `nullable` rather than refusing it,
 /// and Carvel's aggregated API decodes `Package`s into Go structs.
+///
+/// `structural` holds as well: they are CRDs' schemas (for `Package` and
+/// `PackageMetadata`, those of the CRDs that store them, made from the Go
+/// types the aggregated API decodes, where an object without fields keeps
+/// none either).
 pub fn bundled() -> &'static BuiltinSchemas {
     static BUNDLED: OnceLock<BuiltinSchemas> = OnceLock::new();
-    BUNDLED.get_or_init(|| load(include_str!("data/bundled.json")))
+    BUNDLED.get_or_init(|| {
+        let mut schemas = load(include_str!("data/bundled.json"));
+        schemas.set.structural = true;
+        schemas
+    })
 }
 
 fn load(text: &'static str) -> BuiltinSchemas {
     // Shipped data, read by the tests of every version: it always parses.
     let file: DataFile = serde_json::from_str(text).unwrap_or(DataFile {
         kinds: Vec::new(),
+        status_subresource: None,
         definitions: Vec::new(),
     });
     let compiled = file.definitions.iter().map(|_| OnceLock::new()).collect();
@@ -281,11 +330,15 @@ fn load(text: &'static str) -> BuiltinSchemas {
             raw: file.definitions,
             compiled,
             null_is_zero: true,
+            structural: false,
         },
         kinds: file
             .kinds
             .into_iter()
             .map(|(group, version, kind, index)| ((group, version, kind), index))
             .collect(),
+        status_subresource: file
+            .status_subresource
+            .map(|kinds| kinds.into_iter().collect()),
     }
 }

@@ -253,7 +253,15 @@ fn quantities_are_strings_of_their_format_or_numbers() {
             "spec.template.spec.containers[0].resources.limits[memory]"
         )
     );
-    assert!(message.starts_with("invalid quantity \"1GB\": quantities must match"));
+    assert!(
+        message.starts_with("\"1GB\" is not a quantity: unit \"GB\" is not one of Ki, Mi"),
+        "{message}"
+    );
+    // apimachinery trims a quantity and reads a missing number as 0.
+    for taken in ["memory: \" 1Gi \"", "memory: Gi"] {
+        let text = DEPLOYMENT.replacen("memory: 1Gi", taken, 1);
+        assert_eq!(violations(&text), vec![], "{taken}");
+    }
 }
 
 #[test]
@@ -674,4 +682,167 @@ fn an_enum_value_in_the_wrong_case_is_written_as_declared() {
         fixed("imagePullPolicy: IfNotPresent", "imagePullPolicy: Alwayz"),
         None
     );
+}
+
+/// A set of one custom resource's structural schema (as a CRD's), with
+/// `properties` for its top level.
+fn structural(properties: &str) -> SchemaSet {
+    let schema = format!(
+        r#"{{"type":"object","properties":{{"metadata":{{"type":"object"}},{properties}}}}}"#
+    );
+    let schema: Schema = serde_json::from_str(&schema).expect("schema");
+    SchemaSet::compiled(vec![schema], true).structural()
+}
+
+#[test]
+fn a_structural_object_without_properties_keeps_no_field() {
+    let set = structural(
+        r#""marker":{"type":"object"},
+           "free":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
+           "kept":{"type":"array","x-kubernetes-preserve-unknown-fields":true,
+                   "items":{"type":"object"}},
+           "template":{"type":"object","x-kubernetes-embedded-resource":true,
+                       "properties":{"metadata":{"type":"object"}}}"#,
+    );
+    let text = "\
+metadata: {name: a, labels: {x: y}}
+marker: {}
+free: {any: [1]}
+kept: [{any: 1}]
+template: {apiVersion: v1, kind: Pod, metadata: {name: p}}
+";
+    assert_eq!(custom_violations(&set, text), vec![]);
+    assert_eq!(
+        custom_violations(&set, "marker: {enabled: true}\ntemplate: {spec: {}}\n"),
+        vec![
+            expect(UnknownField, "marker.enabled", "unknown field \"enabled\""),
+            expect(UnknownField, "template.spec", "unknown field \"spec\""),
+        ]
+    );
+    // A built-in kind's object without properties is free-form.
+    let set = custom(r#"{"type":"object","properties":{"raw":{"type":"object"}}}"#);
+    assert_eq!(custom_violations(&set, "raw: {anything: 1}\n"), vec![]);
+}
+
+#[test]
+fn an_int_or_string_keeps_its_pattern_and_a_string_every_constraint() {
+    let set = structural(&format!(
+        r#""memory":{{"x-kubernetes-int-or-string":true,"pattern":{pattern:?}}},
+           "name":{{"type":"string","maxLength":5,"pattern":"^[a-z]+$"}}"#,
+        pattern = super::formats::QUANTITY_PATTERN
+    ));
+    assert_eq!(
+        custom_violations(&set, "memory: 512Mi\nname: abc\n"),
+        vec![]
+    );
+    assert_eq!(custom_violations(&set, "memory: 512\n"), vec![]);
+    let units = "Ki, Mi, Gi, Ti, Pi, Ei, n, u, m, k, M, G, T, P, E or an exponent such as e3";
+    assert_eq!(
+        custom_violations(&set, "memory: 512MB\nname: ABCDEFG\n"),
+        vec![
+            expect(
+                Format,
+                "memory",
+                &format!("\"512MB\" is not a quantity: unit \"MB\" is not one of {units}")
+            ),
+            expect(Format, "name", "must be no more than 5 characters, is 7"),
+            expect(Format, "name", "does not match the pattern \"^[a-z]+$\""),
+        ]
+    );
+}
+
+#[test]
+fn a_bundled_quantity_is_matched_as_the_pattern_matches_it() {
+    // A VirtualMachine is a custom resource: `Gi` alone, which
+    // apimachinery reads as 0, does not match controller-gen's pattern.
+    let text = VIRTUAL_MACHINE.replace("memory: 64M", "memory: Gi");
+    assert_ne!(text, VIRTUAL_MACHINE);
+    let found = only_bundled(&text);
+    assert_eq!(
+        found.message,
+        "\"Gi\" is not a quantity: it has no number before its unit \"Gi\""
+    );
+}
+
+#[test]
+fn which_kinds_reset_their_status() {
+    let bundled = schema::bundled();
+    assert!(bundled.resets_status("kubevirt.io/v1", "VirtualMachine"));
+    assert!(!bundled.resets_status("kubevirt.io/v1", "VirtualMachineInstance"));
+    assert!(bundled.resets_status("packaging.carvel.dev/v1alpha1", "PackageInstall"));
+    let builtin = Version::newest().schemas();
+    assert!(builtin.resets_status("apps/v1", "Deployment"));
+    assert!(builtin.resets_status("v1", "Service"));
+}
+
+/// The (rule, path) of each finding the catalog makes of `text`'s
+/// documents, the CRDs among them defining kinds for the others.
+fn catalog_findings(text: &str) -> Vec<(&'static str, String)> {
+    let sources = crate::source::Sources::new();
+    let id = sources.add(crate::source::SourceFile::new(
+        "resources.yaml".into(),
+        None,
+        text.to_string(),
+    ));
+    let set = parse_file(id, text, &ParseOptions::default()).expect("parses");
+    let documents: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
+    let catalog = Catalog::new(
+        Version::newest(),
+        crd_files::CrdFiles::index(Vec::new(), &sources),
+    );
+    (catalog
+        .check(&documents, &sources, &mut Lookups::default())
+        .into_iter())
+    .map(|f| (f.rule, f.path.unwrap_or_default()))
+    .collect()
+}
+
+/// A CRD of kind `Gadget`, version `v1`, with `subresources` as given.
+fn gadget_crd(subresources: &str) -> String {
+    format!(
+        "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: gadgets.example.com}}
+spec:
+  group: example.com
+  names: {{kind: Gadget, plural: gadgets}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true{subresources}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          status:
+            type: object
+            properties:
+              phase: {{type: string, enum: [Ready]}}
+---
+apiVersion: example.com/v1
+kind: Gadget
+metadata: {{name: g}}
+status: {{phase: Broken}}
+"
+    )
+}
+
+#[test]
+fn status_is_checked_only_where_the_server_keeps_it() {
+    let enum_at_status = vec![("kubernetes/enum", "status.phase".to_string())];
+    assert_eq!(catalog_findings(&gadget_crd("")), enum_at_status);
+    let status = "\n    subresources: {status: {}}";
+    assert_eq!(catalog_findings(&gadget_crd(status)), vec![]);
+    let none = "\n    subresources: {status: null}";
+    assert_eq!(catalog_findings(&gadget_crd(none)), enum_at_status);
+    let service = "\
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {ports: [{port: 80}]}
+status: {loadBalancer: {ingress: [{ports: [{port: 80}]}]}}
+";
+    assert_eq!(catalog_findings(service), vec![]);
 }

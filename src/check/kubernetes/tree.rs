@@ -6,7 +6,7 @@ pub use super::catalog::merge_skipped;
 use super::catalog::{Catalog, Lookups};
 use super::crd_files::{CrdFile, CrdFiles};
 use super::schema::Version;
-use crate::discover::{DiscoveredFile, MAX_FILE_BYTES};
+use crate::discover::{DiscoveredFile, MAX_FILE_BYTES, reads_document};
 use crate::finding::Finding;
 use crate::source::{Sources, display_name};
 use crate::yaml::Node;
@@ -87,9 +87,10 @@ fn schema_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     found
 }
 
-/// Check plain manifests (files of no system holding Kubernetes resources)
-/// against the catalog, each file on its own: the findings, and the kinds
-/// no schema knows.
+/// Check plain manifests against the catalog, each file on its own: files
+/// of no system holding Kubernetes resources, and the documents of a
+/// Tekton or KubeVirt file that its system does not read (each at its own
+/// place in the file). The findings, and the kinds no schema knows.
 pub fn check_manifests(
     catalog: &Catalog,
     files: &[&DiscoveredFile],
@@ -101,12 +102,16 @@ pub fn check_manifests(
             sources.load([file.id]);
             let parsed = file.parse_now(sources);
             let mut lookups = Lookups::default();
-            let findings = match &parsed.parsed {
-                Ok(set) => {
-                    let documents: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
+            let findings = match (&parsed.parsed, file.system) {
+                (Ok(set), system) => {
+                    let documents: Vec<&Node> = (set.docs.iter().map(|d| &d.value))
+                        .filter(|d| system.is_none_or(|system| !reads_document(system, d)))
+                        .collect();
                     catalog.check(&documents, sources, &mut lookups)
                 }
-                Err(finding) => vec![(**finding).clone()],
+                // The file's system reports why it does not parse.
+                (Err(_), Some(_)) => Vec::new(),
+                (Err(finding), None) => vec![(**finding).clone()],
             };
             sources.evict([file.id]);
             (findings, lookups)

@@ -5,7 +5,7 @@
 //! (what `kubectl` reads), and every violation keeps the span of its node.
 //! Where the server's verdict is not certain, nothing is reported.
 
-use super::formats::{base64_error, quantity_error};
+use super::formats::{QUANTITY_PATTERN, QuantityReading, base64_error, quantity_problem};
 use super::schema::{AdditionalProperties, Schema, SchemaSet, Type};
 use crate::source::Span;
 use crate::yaml::{MapItem, Node, ScalarValue, Value};
@@ -121,7 +121,7 @@ impl<'a> Walk<'a> {
             return;
         }
         if schema.int_or_string {
-            self.int_or_string(node, path);
+            self.int_or_string(node, schema, path);
         } else if schema.format.as_deref() == Some("quantity") {
             self.quantity(node, path);
         } else {
@@ -156,10 +156,18 @@ impl<'a> Walk<'a> {
         );
     }
 
-    fn int_or_string(&mut self, node: &Node, path: &str) {
+    /// An integer or a string, the string held to the schema's string
+    /// constraints: a custom resource's int-or-string keeps its `pattern`
+    /// (controller-gen's quantity pattern on every `resource.Quantity`).
+    fn int_or_string(&mut self, node: &Node, schema: &Schema, path: &str) {
         match &node.value {
             Value::Scalar(scalar) => match &scalar.resolved {
-                ScalarValue::Int(_) | ScalarValue::Str(_) => {}
+                ScalarValue::Int(_) => {}
+                ScalarValue::Str(text) => {
+                    for problem in string_problems(text, schema) {
+                        self.report(node.span, path, ViolationClass::Format, problem);
+                    }
+                }
                 ScalarValue::Float(f) if f.fract() == 0.0 => {}
                 _ => self.wrong_type(node, "integer or string", path),
             },
@@ -168,16 +176,23 @@ impl<'a> Walk<'a> {
     }
 
     fn quantity(&mut self, node: &Node, path: &str) {
+        // A built-in kind's quantity is decoded by apimachinery; a custom
+        // resource's is matched against controller-gen's pattern.
+        let reading = if self.set.structural {
+            QuantityReading::Pattern
+        } else {
+            QuantityReading::Decoded
+        };
         match &node.value {
             Value::Scalar(scalar) => match &scalar.resolved {
                 ScalarValue::Int(_) | ScalarValue::Float(_) => {}
                 ScalarValue::Str(text) => {
-                    if let Some(why) = quantity_error(text) {
+                    if let Some(why) = quantity_problem(text, reading) {
                         self.report(
                             node.span,
                             path,
                             ViolationClass::Format,
-                            format!("invalid quantity {text:?}: {why}"),
+                            format!("{text:?} is not a quantity: {why}"),
                         );
                     }
                 }
@@ -188,6 +203,9 @@ impl<'a> Walk<'a> {
     }
 
     fn object(&mut self, node: &Node, items: &[MapItem], schema: &'a Schema, path: &mut String) {
+        // A custom resource's top level is a resource whatever its schema
+        // says (the API server prunes it as one).
+        let resource = schema.embedded_resource || (self.set.structural && path.is_empty());
         for name in &schema.required {
             if !items.iter().any(|item| item.key.text == *name) {
                 self.report(
@@ -202,9 +220,13 @@ impl<'a> Walk<'a> {
             Some(AdditionalProperties::Schema(extra)) => Some(Some(extra.as_ref())),
             Some(AdditionalProperties::Allowed(true)) => Some(None),
             Some(AdditionalProperties::Allowed(false)) => None,
-            // No properties and no additionalProperties: a free-form object
-            // (RawExtension, FieldsV1).
-            None if schema.preserve_unknown_fields || schema.properties.is_none() => Some(None),
+            None if schema.preserve_unknown_fields => Some(None),
+            // No properties and no additionalProperties: a built-in kind's
+            // free-form object (RawExtension, FieldsV1); a custom
+            // resource's structural schema keeps no field there, and the
+            // API server prunes them (refuses them, under strict field
+            // validation).
+            None if schema.properties.is_none() && !self.set.structural => Some(None),
             None => None,
         };
         for item in items {
@@ -212,6 +234,15 @@ impl<'a> Walk<'a> {
             let declared = schema.properties.as_ref().and_then(|p| p.get(name));
             let length = path.len();
             match (declared, extra) {
+                (Some(field), _) if resource && is_resource_field(name) => {
+                    // Pruning passes over an embedded resource's type and
+                    // object meta (the server reads `metadata` as
+                    // ObjectMeta, whatever the schema declares).
+                    push_field(path, name);
+                    let before = self.violations.len();
+                    self.node(&item.value, field, path);
+                    self.keep_known_fields_from(before);
+                }
                 (Some(field), _) => {
                     push_field(path, name);
                     self.node(&item.value, field, path);
@@ -221,7 +252,7 @@ impl<'a> Walk<'a> {
                     self.node(&item.value, values, path);
                 }
                 (None, Some(None)) => {}
-                (None, None) if schema.embedded_resource && is_resource_field(name) => {}
+                (None, None) if resource && is_resource_field(name) => {}
                 (None, None) => {
                     push_field(path, name);
                     self.unknown_field(item, schema, path);
@@ -296,14 +327,29 @@ impl<'a> Walk<'a> {
         path: &mut String,
     ) {
         if let Some(each) = &schema.items {
+            let before = self.violations.len();
             for (index, item) in items.iter().enumerate() {
                 let length = path.len();
                 path.push_str(&format!("[{index}]"));
                 self.node(&item.value, each, path);
                 path.truncate(length);
             }
+            if schema.preserve_unknown_fields {
+                // The items of a list that keeps unknown fields keep
+                // theirs too (the API server's pruning skips them).
+                self.keep_known_fields_from(before);
+            }
         }
         self.bounds(node, schema, path);
+    }
+
+    /// Drop the unknown fields found since violation `from`.
+    fn keep_known_fields_from(&mut self, from: usize) {
+        let mut at = 0;
+        self.violations.retain(|violation| {
+            at += 1;
+            at <= from || violation.class != ViolationClass::UnknownField
+        });
     }
 
     /// `minItems`/`maxItems`, `minProperties`/`maxProperties`.
@@ -385,15 +431,15 @@ impl<'a> Walk<'a> {
             }
             return;
         }
-        let problem = match value {
-            ScalarValue::Str(text) => string_problem(text, schema),
-            ScalarValue::Int(n) => {
-                number_problem(*n as f64, schema).or_else(|| width_problem(*n, schema))
-            }
-            ScalarValue::Float(f) => number_problem(*f, schema),
-            _ => None,
+        let problems = match value {
+            ScalarValue::Str(text) => string_problems(text, schema),
+            ScalarValue::Int(n) => (number_problem(*n as f64, schema).into_iter())
+                .chain(width_problem(*n, schema))
+                .collect(),
+            ScalarValue::Float(f) => number_problem(*f, schema).into_iter().collect(),
+            _ => Vec::new(),
         };
-        if let Some(message) = problem {
+        for message in problems {
             self.report(node.span, path, ViolationClass::Format, message);
         }
     }
@@ -468,28 +514,39 @@ fn same_value(allowed: &serde_json::Value, value: &ScalarValue) -> bool {
     }
 }
 
-fn string_problem(text: &str, schema: &Schema) -> Option<String> {
+/// Every string constraint `text` breaks, as the API server lists them
+/// all.
+fn string_problems(text: &str, schema: &Schema) -> Vec<String> {
+    let mut problems = Vec::new();
     let length = text.chars().count() as u64;
     if let Some(max) = schema.max_length.filter(|max| length > *max) {
-        return Some(format!(
+        problems.push(format!(
             "must be no more than {max} characters, is {length}"
         ));
     }
     if let Some(min) = schema.min_length.filter(|min| length < *min) {
-        return Some(format!("must be at least {min} characters, is {length}"));
+        problems.push(format!("must be at least {min} characters, is {length}"));
     }
     if let Some(pattern) = &schema.pattern
         && let Some(regex) = pattern.regex()
         && !regex.is_match(text)
     {
-        return Some(format!("does not match the pattern {:?}", pattern.source));
+        // controller-gen's quantity pattern says little to a reader: say
+        // what makes the text no quantity.
+        let why = (pattern.source == QUANTITY_PATTERN)
+            .then(|| quantity_problem(text, QuantityReading::Pattern))
+            .flatten();
+        problems.push(match why {
+            Some(why) => format!("{text:?} is not a quantity: {why}"),
+            None => format!("does not match the pattern {:?}", pattern.source),
+        });
     }
-    match schema.format.as_deref() {
-        Some("byte") => {
-            base64_error(text).map(|at| format!("illegal base64 data at input byte {at}"))
-        }
-        _ => None,
+    if schema.format.as_deref() == Some("byte")
+        && let Some(at) = base64_error(text)
+    {
+        problems.push(format!("illegal base64 data at input byte {at}"));
     }
+    problems
 }
 
 fn number_problem(n: f64, schema: &Schema) -> Option<String> {

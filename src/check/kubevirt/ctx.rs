@@ -15,7 +15,22 @@ pub(super) struct Ctx<'s> {
     sources: &'s Sources,
     files: HashMap<u32, Arc<SourceFile>>,
     pub(super) parsed: HashMap<(u32, u32), Parsed>,
+    /// Annotations that are JSON once their commas are repaired: the rules
+    /// the repair would make apply, and what they would do.
+    pub(super) repaired: HashMap<(u32, u32), Repaired>,
     pub(super) out: Vec<Finding>,
+}
+
+/// What repairing an annotation's commas would change: its rules start to
+/// apply. The comma fix is therefore unsafe, and says which
+/// VirtualMachines the rules would reject.
+pub(super) struct Repaired {
+    pub(super) rules: Vec<annotation::Rule>,
+    /// The VirtualMachines (by name, or file and line) the rules would
+    /// reject, in the order met.
+    pub(super) rejects: Vec<String>,
+    /// The findings (indices into `out`) that carry the comma fix.
+    fixed_by: Vec<usize>,
 }
 
 impl<'s> Ctx<'s> {
@@ -24,6 +39,7 @@ impl<'s> Ctx<'s> {
             sources,
             files: HashMap::new(),
             parsed: HashMap::new(),
+            repaired: HashMap::new(),
             out: Vec::new(),
         }
     }
@@ -53,6 +69,19 @@ impl<'s> Ctx<'s> {
                 &crate::rules::kubevirt::RULE
             };
             let fix = if p.syntax { comma_fix(&src, a) } else { None };
+            if fix.is_some()
+                && let Some(rules) = repaired_rules(a.text)
+            {
+                self.repaired
+                    .entry(a.id())
+                    .or_insert_with(|| Repaired {
+                        rules,
+                        rejects: Vec::new(),
+                        fixed_by: Vec::new(),
+                    })
+                    .fixed_by
+                    .push(self.out.len());
+            }
             self.out.push(
                 Finding::new(rule, span, p.message.clone())
                     .with_related(a.key_span, "in this validations annotation")
@@ -63,8 +92,73 @@ impl<'s> Ctx<'s> {
     }
 }
 
+impl Ctx<'_> {
+    /// Say in each comma fix what it changes: the repaired rules start to
+    /// apply, and reject the VirtualMachines named. A fix that makes rules
+    /// apply changes what the Template does, so it is never safe.
+    pub(super) fn finish_repairs(&mut self) {
+        for repaired in self.repaired.values() {
+            let count = repaired.rules.len();
+            let rules = if count == 1 { "rule" } else { "rules" };
+            let effect = match repaired.rejects.as_slice() {
+                [] => format!(
+                    "then its {count} {rules} apply; no VirtualMachine of the linted files breaks them"
+                ),
+                names => {
+                    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+                    let more = names.len().saturating_sub(shown.len());
+                    format!(
+                        "then its {count} {rules} apply, and reject {} VirtualMachine{} of the linted files: {}{}",
+                        names.len(),
+                        if names.len() == 1 { "" } else { "s" },
+                        shown.join(", "),
+                        if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        }
+                    )
+                }
+            };
+            for &index in &repaired.fixed_by {
+                let Some(fix) = self.out.get_mut(index).and_then(|f| f.fix.as_mut()) else {
+                    continue;
+                };
+                fix.applicability = crate::edit::Applicability::Unsafe;
+                fix.message = format!("{}: {effect}", fix.message);
+            }
+        }
+    }
+}
+
+/// The rules of an annotation once its commas are repaired; None when the
+/// repaired text still gives no rules.
+fn repaired_rules(text: &str) -> Option<Vec<annotation::Rule>> {
+    let mut repaired = text.to_string();
+    let mut commas = repair::commas(text)?;
+    // From the end, so each offset still points where it did.
+    commas.sort_by_key(|c| std::cmp::Reverse(comma_offset(*c)));
+    for comma in commas {
+        match comma {
+            Comma::Trailing(off) if repaired.is_char_boundary(off) => {
+                repaired.remove(off);
+            }
+            Comma::Missing(off) if repaired.is_char_boundary(off) => repaired.insert(off, ','),
+            _ => return None,
+        }
+    }
+    annotation::parse(&repaired).rules
+}
+
+fn comma_offset(comma: Comma) -> usize {
+    match comma {
+        Comma::Trailing(off) | Comma::Missing(off) => off,
+    }
+}
+
 /// The fix of an annotation that is not JSON for commas only, each edit
-/// made on the file's bytes where they are the JSON text's.
+/// made on the file's bytes where they are the JSON text's (safe here; see
+/// [`Ctx::finish_repairs`] for why it ends unsafe).
 fn comma_fix(src: &SourceFile, a: &Annot) -> Option<Fix> {
     let commas = repair::commas(a.text)?;
     let bytes = src.text.as_bytes();

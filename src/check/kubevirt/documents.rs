@@ -13,16 +13,30 @@ pub(super) const SKIP_KEY: &str = "vm.kubevirt.io/skip-validations";
 pub(super) const VM_RULES_KEY: &str = "vm.kubevirt.io/validations";
 
 pub(super) fn is_template(doc: &Node) -> bool {
-    text(doc, "kind") == Some("Template")
-        && matches!(
-            text(doc, "apiVersion"),
-            Some("template.openshift.io/v1" | "v1")
-        )
+    names_template(
+        text(doc, "apiVersion").unwrap_or(""),
+        text(doc, "kind").unwrap_or(""),
+    )
 }
 
 pub(super) fn is_vm(doc: &Node) -> bool {
-    text(doc, "kind") == Some("VirtualMachine")
-        && text(doc, "apiVersion").is_some_and(|a| a.starts_with("kubevirt.io/"))
+    names_virtual_machine(
+        text(doc, "apiVersion").unwrap_or(""),
+        text(doc, "kind").unwrap_or(""),
+    )
+}
+
+/// Whether a resource of `api_version` and `kind` is a Template the check
+/// reads (discovery asks too: the other documents of a KubeVirt file are
+/// plain resources).
+pub(crate) fn names_template(api_version: &str, kind: &str) -> bool {
+    kind == "Template" && matches!(api_version, "template.openshift.io/v1" | "v1")
+}
+
+/// Whether a resource of `api_version` and `kind` is a VirtualMachine the
+/// check reads.
+pub(crate) fn names_virtual_machine(api_version: &str, kind: &str) -> bool {
+    kind == "VirtualMachine" && api_version.starts_with("kubevirt.io/")
 }
 
 /// The template key from one map (labels or annotations).

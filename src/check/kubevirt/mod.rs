@@ -14,7 +14,7 @@
 pub mod annotation;
 mod convert;
 mod ctx;
-mod documents;
+pub(crate) mod documents;
 mod eval;
 pub mod json;
 pub mod jsonpath;
@@ -137,6 +137,7 @@ pub fn check_unit(
         crate::check::kubernetes::catalog::as_warnings(&mut found);
         ctx.out.extend(found);
     }
+    ctx.finish_repairs();
     ctx.out
 }
 

@@ -75,24 +75,17 @@ pub(super) fn check_vm(
             }
         }
     };
-    let Some(rules) = ctx.parsed.get(&annot.id()).and_then(|p| p.rules.clone()) else {
-        return;
-    };
     let Some(tpl_item) = child(vm, "spec").and_then(|s| item(s, "template")) else {
         return;
     };
     if tpl_item.value.is_null() {
         return;
     }
-    let root = V {
-        node: Some(&tpl_item.value),
-        kind: K::S(T::Template),
-        anchor: tpl_item.key_span,
-        in_domain: false,
-        cpu_default: false,
-        reference: false,
-        default_text: None,
+    let Some(rules) = ctx.parsed.get(&annot.id()).and_then(|p| p.rules.clone()) else {
+        would_reject(ctx, annot, vm, tpl_item);
+        return;
     };
+    let root = template_root(tpl_item);
     let src = ctx.src(annot.file);
     let mut seen = HashSet::new();
     for (index, rule) in rules.iter().enumerate() {
@@ -111,5 +104,60 @@ pub(super) fn check_vm(
                 ctx.out.push(f);
             }
         }
+    }
+}
+
+/// The root a rule is evaluated from: the VM's `spec.template`.
+fn template_root<'n>(tpl_item: &'n crate::yaml::MapItem) -> V<'n> {
+    V {
+        node: Some(&tpl_item.value),
+        kind: K::S(T::Template),
+        anchor: tpl_item.key_span,
+        in_domain: false,
+        cpu_default: false,
+        reference: false,
+        default_text: None,
+    }
+}
+
+/// An annotation that does not parse for its commas only: whether the
+/// rules its repair makes apply would reject `vm`, for the comma fix to
+/// say (see `Ctx::finish_repairs`). Nothing is reported here.
+fn would_reject(ctx: &mut Ctx, annot: &Annot, vm: &Node, tpl_item: &crate::yaml::MapItem) {
+    if !ctx.repaired.contains_key(&annot.id()) {
+        return;
+    }
+    let vm_src = ctx.src(tpl_item.key_span.file);
+    let Some(repaired) = ctx.repaired.get(&annot.id()) else {
+        return;
+    };
+    let root = template_root(tpl_item);
+    let rejects = repaired.rules.iter().any(|rule| {
+        let mut eval = RuleEval {
+            rule,
+            rule_span: annot.key_span,
+            vm_file: tpl_item.key_span.file,
+            vm_src: vm_src.clone(),
+            out: Vec::new(),
+        };
+        eval.run(&root);
+        eval.out
+            .iter()
+            .any(|f| f.severity == crate::finding::Severity::Error)
+    });
+    if !rejects {
+        return;
+    }
+    let name = child(vm, "metadata")
+        .and_then(|m| crate::yaml::node::text(m, "name"))
+        .map(|n| format!("`{n}`"))
+        .unwrap_or_else(|| {
+            let line = vm_src.line_col(tpl_item.key_span.start as usize).line;
+            format!("{}:{line}", vm_src.name)
+        });
+    if let Some(repaired) = ctx.repaired.get_mut(&annot.id())
+        && !repaired.rejects.contains(&name)
+    {
+        repaired.rejects.push(name);
     }
 }

@@ -4,6 +4,7 @@
 //! checks (`refs`, `values`, `decls`, …) and the walker in `walk` all depend
 //! on it and not on each other.
 
+use super::lighthouse::Fills;
 use super::model::{Scope, Tasks, siblings};
 use crate::finding::{Finding, Severity};
 use crate::source::{FileId, SourceFile, Sources, Span};
@@ -34,6 +35,11 @@ pub(super) struct Ctx<'s> {
     /// inline (`pipelinesascode.tekton.dev/task*` annotations): PaC embeds
     /// the Tasks its taskRefs name as inline specs before Tekton sees it.
     pub(super) pac_inlines: bool,
+    /// The document is a PipelineRun Lighthouse runs, which gives it (and
+    /// maybe its pipeline tasks) the params of [`INJECTED`].
+    ///
+    /// [`INJECTED`]: super::lighthouse::INJECTED
+    pub(super) lighthouse: Option<Fills>,
 }
 
 impl<'s> Ctx<'s> {
@@ -49,6 +55,7 @@ impl<'s> Ctx<'s> {
             passed: None,
             expr_offsets: None,
             pac_inlines: false,
+            lighthouse: None,
         }
     }
 

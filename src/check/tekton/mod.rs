@@ -5,13 +5,16 @@
 //! by which references between them resolve; `ctx` the state a document is
 //! checked with; `walk` walks a document, deciding which strings are scanned,
 //! in which scope and context; `decls` checks declarations, `refs`
-//! expressions, `values` bindings, `triggers` Tekton Triggers. This file only
-//! sorts a unit's documents and dispatches each to its check.
+//! expressions, `values` bindings, `triggers` Tekton Triggers, `shape` each
+//! document's fields against Tekton's API types. This file only sorts a
+//! unit's documents and dispatches each to its check.
 
 mod ctx;
 mod decls;
 mod graph;
 mod hints;
+mod legacy;
+mod lighthouse;
 pub mod links;
 mod model;
 pub mod navigate;
@@ -20,7 +23,9 @@ pub mod pac_text;
 mod refs;
 mod rename;
 mod runtime;
+mod shape;
 mod syntax;
+mod trigger_legacy;
 mod triggers;
 mod values;
 mod volumes;
@@ -38,6 +43,25 @@ use model::{Doc, Docs, Scope};
 use rayon::prelude::*;
 use std::path::Path;
 
+/// Whether the document reaches Tekton decoded by another program first:
+/// Pipelines-as-Code (a file of `.tekton/`, or one with its annotations)
+/// and Lighthouse (a PipelineRun it runs) read a run into Tekton's Go
+/// types with Kubernetes' lenient decoder and create it from them, so an
+/// unknown field is dropped there, never refused by the webhook: the
+/// document's shape is not checked.
+fn decoded_leniently(doc: &crate::yaml::Node, path: &Path) -> bool {
+    let in_tekton_folder = path.components().any(|c| c.as_os_str() == ".tekton");
+    let pac_annotated = child(doc, "metadata")
+        .and_then(|m| child(m, "annotations"))
+        .is_some_and(|a| match &a.value {
+            crate::yaml::Value::Map(entries) => entries
+                .iter()
+                .any(|it| it.key.text.starts_with("pipelinesascode.tekton.dev/")),
+            _ => false,
+        });
+    in_tekton_folder || pac_annotated || lighthouse::fills(doc, Some(path)).is_some()
+}
+
 /// Check the Tekton files of a unit linted from `root` (spec § 2.1 resolves
 /// `resolver: git` paths against the repository that holds them).
 pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> Vec<Finding> {
@@ -51,6 +75,9 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
             Ok(set) => {
                 for d in &set.docs {
                     let n = &d.value;
+                    if !decoded_leniently(n, &f.path) {
+                        out.extend(shape::check(n, sources));
+                    }
                     if let Some(kind) = triggers::kind(n) {
                         trig.push(Doc {
                             file: f.id,
@@ -128,6 +155,7 @@ fn check_doc(index: usize, docs: &Docs, sources: &Sources) -> Vec<Finding> {
             }
             "TaskRun" => ctx.run(spec, docs, "Task"),
             _ => {
+                ctx.lighthouse = lighthouse::fills(d.node, docs.path(d.file));
                 ctx.run_param_results(spec);
                 ctx.run(spec, docs, "Pipeline");
             }

@@ -2,6 +2,7 @@
 //! declarations, and the documents of a unit with the rule by which a
 //! `taskRef`/`pipelineRef` resolves to one of them (spec § 2.1).
 
+use super::lighthouse::{Fills, INJECTED, fills};
 use super::syntax::{PRef, exprs, parse_param_ref};
 use crate::source::FileId;
 use crate::yaml::node::{child, item, text};
@@ -73,6 +74,10 @@ pub(super) enum Cx {
     Elem,
     /// The scalar value of a binding: an isolated whole array or object.
     Bind,
+    /// The scalar value of a Step's StepAction param: an isolated whole
+    /// array or object, written with or without `[*]` (upstream substitutes
+    /// the exact `$(params.a)` there with the value itself, spec § 10).
+    StepBind,
 }
 
 /// The items of a sequence node (none for anything else).
@@ -217,6 +222,12 @@ impl<'a> Docs<'a> {
                 "PipelineRun" => child(spec, "pipelineSpec"),
                 _ => None,
             };
+            // Lighthouse binds its params to the pipeline tasks of a run's
+            // inline pipelineSpec too.
+            let injected = match fills(d.node, self.paths.get(&d.file).copied()) {
+                Some(Fills { tasks: true }) => &INJECTED[..],
+                _ => &[],
+            };
             if let Some(p) = pipeline {
                 for sect in ["tasks", "finally"] {
                     for t in items(child(p, sect)) {
@@ -225,6 +236,7 @@ impl<'a> Docs<'a> {
                         };
                         if let Some(target) = self.resolve_index(r, "Task", d.file) {
                             let mut names = names_of(child(t, "params"));
+                            names.extend(injected.iter().map(|n| n.to_string()));
                             if let Some(m) = child(t, "matrix") {
                                 names.extend(names_of(child(m, "params")));
                                 for inc in items(child(m, "include")) {
@@ -246,6 +258,11 @@ impl<'a> Docs<'a> {
         }
         self.callers = callers;
         self
+    }
+
+    /// The file `file` on disk, when known.
+    pub fn path(&self, file: FileId) -> Option<&'a Path> {
+        self.paths.get(&file).copied()
     }
 
     /// What each call site in view that resolves to document `index` binds.

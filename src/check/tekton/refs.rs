@@ -3,6 +3,7 @@
 //! where in the file an expression sits.
 
 use super::ctx::{Ctx, ExprOffsets};
+use super::legacy::{At, Legacy, legacy_form};
 use super::model::{Cx, Param, Scope, Tasks, Ty};
 use super::rename::rename_fix;
 use super::syntax::openings;
@@ -93,6 +94,7 @@ fn misplaced_whole(
         Cx::Str => false,
         Cx::Elem => ty == Ty::Arr && isolated,
         Cx::Bind => isolated && (star || plain_ok),
+        Cx::StepBind => isolated,
     };
     if allowed {
         None
@@ -163,6 +165,28 @@ fn judge_param_ref(scope: &Scope, body: &str, cx: Cx, isolated: bool) -> Option<
     }
     let what = misplaced_whole(cx, p.ty, isolated, star, false)?;
     Verdict::new(&rules::tekton::PARAM_TYPE, format!("{what} {expr}"))
+}
+
+/// T1 for `$(inputs.params…)`, the v1alpha1 form of the `params…` body
+/// `params_body`: its name is not in scope. The rest of what T-rules judge
+/// is left to the warning about the form.
+fn judge_legacy_param(scope: &Scope, body: &str, params_body: &str) -> Option<Verdict> {
+    let Some(PRef::Ok { name, .. }) = parse_param_ref(params_body) else {
+        return None;
+    };
+    if scope.contains_key(&name) {
+        return None;
+    }
+    let verdict = Verdict::undeclared(
+        &rules::tekton::PARAM_REFERENCE,
+        format!("non-existent variable $({body})"),
+        &name,
+        scope.keys(),
+    );
+    verdict.map(|v| Verdict {
+        unbound: Some(name),
+        ..v
+    })
 }
 
 /// The parts of a task result reference body, or None when malformed (P5):
@@ -415,7 +439,7 @@ impl Ctx<'_> {
         for (index, &(off, body)) in all.iter().enumerate() {
             // Millions of references in one string (a file of 64 MiB is one
             // line) would make millions of findings, of which 100 are shown.
-            if made == MAX_FINDINGS_PER_STRING
+            if made >= MAX_FINDINGS_PER_STRING
                 && let Some(rule) = last_rule
             {
                 let span = self.expr_span(n, off);
@@ -433,7 +457,36 @@ impl Ctx<'_> {
                 return;
             }
             let isolated = off == 0 && body.len() + 3 == s.text.len();
-            let verdict = if is_result_ref(body, "tasks.") {
+            let legacy = legacy_form(body);
+            if let Some(form) = &legacy {
+                let fits = match form {
+                    &Legacy::Param(params_body) => {
+                        judge_param_ref(scope, params_body, cx, isolated).is_none()
+                    }
+                    Legacy::Resource => false,
+                };
+                let at = At {
+                    node: n,
+                    off,
+                    path,
+                    scope,
+                    fits,
+                };
+                self.legacy_reference(&at, body, form);
+                last_rule = Some(&rules::tekton::LEGACY_REFERENCE);
+                made += 1;
+            }
+            let verdict = if let Some(form) = &legacy {
+                // The webhook does not read these forms; in a Task an
+                // undeclared name is judged as outside its fields, in a
+                // Pipeline the text stays as it is anyway.
+                match form {
+                    &Legacy::Param(params_body) if self.passed.is_some() => {
+                        judge_legacy_param(scope, body, params_body)
+                    }
+                    _ => None,
+                }
+            } else if is_result_ref(body, "tasks.") {
                 let tasks = self.tasks.as_ref();
                 tasks.and_then(|t| judge_result_ref(t, body, cx, isolated))
             } else if is_result_ref(body, "finally.") {
@@ -450,22 +503,21 @@ impl Ctx<'_> {
             // warning, when no run passes it or it is a typo of a declared
             // param (then the help names that param).
             let mut typo = None;
+            let unchecked = legacy.is_some() || !webhook_checked(path);
             let why = match (&v.unbound, self.passed.as_ref()) {
-                (Some(name), Some(passed)) if !webhook_checked(path) => {
-                    match passed.undeclared(name) {
-                        Some(why) => Some(why),
-                        None => {
-                            let Some(near) = passed.near_typo(name, scope) else {
-                                continue;
-                            };
-                            let why = format!(
-                                "\"{near}\" is declared, and a misspelled name stays literal unless a run passes it"
-                            );
-                            typo = Some(near);
-                            Some(why)
-                        }
+                (Some(name), Some(passed)) if unchecked => match passed.undeclared(name) {
+                    Some(why) => Some(why),
+                    None => {
+                        let Some(near) = passed.near_typo(name, scope) else {
+                            continue;
+                        };
+                        let why = format!(
+                            "\"{near}\" is declared, and a misspelled name stays literal unless a run passes it"
+                        );
+                        typo = Some(near);
+                        Some(why)
                     }
-                }
+                },
                 _ => None,
             };
             let span = self.expr_span(n, off);

@@ -11,9 +11,10 @@
 //! the resource is unknown and the pairing is not checked.
 
 use super::ctx::Ctx;
-use super::model::{Doc, Docs, items, named, repositories, value_strings};
+use super::model::{Doc, Docs, items, named, repositories};
 use super::refs::exprs;
 use super::rename::rename_fix;
+use super::trigger_legacy::legacy_fix;
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Fix};
 use crate::rules;
@@ -246,6 +247,7 @@ impl Ctx<'_> {
         {
             let rpath = format!("{path}.resourcetemplates[{i}]");
             self.tt_refs(rt, &rpath, &declared);
+            self.stray_legacy_params(rt, &rpath, &declared.set);
             self.created_run(rt, &rpath, &declared, docs);
         }
     }
@@ -311,8 +313,9 @@ impl Ctx<'_> {
     }
 
     /// A PipelineRun or TaskRun the template creates (at `path`), checked
-    /// against its Pipeline or Task as any run; `$(params.x)` of a declared
-    /// template param in its param values is left unsubstituted.
+    /// against its Pipeline or Task as any run; an undeclared `$(params.x)`
+    /// in its inline spec, x a template param, is the legacy form (the rest
+    /// of the template is `trigger_legacy`'s).
     fn created_run(&mut self, rt: &Node, path: &str, declared: &Declared, docs: &Docs) {
         if !matches!(
             text(rt, "apiVersion"),
@@ -333,12 +336,6 @@ impl Ctx<'_> {
             run.run_param_results(spec);
         }
         run.run(spec, docs, callee);
-        for (i, b) in items(child(spec, "params")).into_iter().enumerate() {
-            let Some(v) = child(b, "value") else { continue };
-            for (n, vp, _) in value_strings(v, &format!("spec.params[{i}].value")) {
-                run.legacy_params(n, &vp, declared);
-            }
-        }
         for mut f in run.out {
             // An undeclared `$(params.x)` anywhere in the run, with x a
             // template param: written for Triggers before v0.8, which
@@ -363,30 +360,6 @@ impl Ctx<'_> {
                 None => path.to_string(),
             });
             self.out.push(f);
-        }
-    }
-
-    /// `$(params.x)` with x a template param: Triggers substitutes only
-    /// `$(tt.params.x)` since v0.8 (tektoncd/triggers 288a03f), and a run's
-    /// param values are not substituted by Tekton Pipelines either.
-    fn legacy_params(&mut self, n: &Node, path: &str, declared: &Declared) {
-        let Some(s) = n.as_scalar() else { return };
-        for (off, body) in exprs(&s.text) {
-            let Some(name) = body.strip_prefix("params.") else {
-                continue;
-            };
-            if !declared.set.contains(name) {
-                continue;
-            }
-            let span = self.expr_span(n, off);
-            self.out.push(
-                Finding::new(&rules::tekton::TRIGGER_LEGACY_PARAM, span,
-                    format!("$({body}) is not substituted by Tekton Triggers: the run gets the text as it is"),
-                )
-                .with_path(path.to_string())
-                .with_help(format!("write $(tt.params.{name})"))
-                .with_fix(legacy_fix(self.sources, span, body)),
-            );
         }
     }
 
@@ -625,15 +598,6 @@ impl Ctx<'_> {
         }
         known.then_some(bound)
     }
-}
-
-/// `$(params.x)` → `$(tt.params.x)`: safe, since Triggers substitutes the
-/// second form with the very value the author meant the first to get.
-fn legacy_fix(sources: &Sources, span: Span, body: &str) -> Option<Fix> {
-    let old = format!("$({body})");
-    let new = format!("$(tt.{body})");
-    let edit = crate::check::edits::replace_once(sources, span, &old, &new)?;
-    Fix::safe(format!("write {new}"), vec![edit])
 }
 
 #[cfg(test)]

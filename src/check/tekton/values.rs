@@ -40,6 +40,8 @@ pub(super) struct CallSite<'p> {
     pub path: &'p str,
     /// Params the pipeline task's `matrix` supplies.
     pub matrix: Vec<String>,
+    /// Params a trigger system gives the call when it runs it (Lighthouse).
+    pub injected: &'static [&'static str],
     /// The callee's spec, when known: a binding it does not declare may
     /// still be used there (spec § 6.3).
     pub spec: Option<&'p Node>,
@@ -51,6 +53,7 @@ impl<'p> CallSite<'p> {
             span,
             path,
             matrix: Vec::new(),
+            injected: &[],
             spec: None,
         }
     }
@@ -204,7 +207,10 @@ impl Ctx<'_> {
         }
         let Some(callee) = callee else { return };
         for d in callee {
-            if seen.contains(&d.name) || site.matrix.contains(&d.name) {
+            if seen.contains(&d.name)
+                || site.matrix.contains(&d.name)
+                || site.injected.contains(&d.name.as_str())
+            {
                 continue;
             }
             match &d.default {

@@ -3,7 +3,10 @@
 //! and where call sites bind params to their callee (spec § 8).
 
 use super::ctx::{Ctx, Passed};
-use super::model::{Cx, Decl, Docs, PipelineTask, Scope, Tasks, items, names_of, value_strings};
+use super::lighthouse::{Fills, INJECTED};
+use super::model::{
+    Cx, Decl, Docs, Param, PipelineTask, Scope, Tasks, Ty, items, names_of, value_strings,
+};
 use super::refs::{exprs, is_result_ref};
 use super::values::{CallSite, decl_scope, value_scope};
 use crate::rules;
@@ -94,15 +97,22 @@ impl Ctx<'_> {
                     }
                     let p = format!("{path}.{k}");
                     // steps[].params[].value binds a StepAction's param: a
-                    // whole array or object `$(params.x[*])` is a value there.
+                    // whole array or object is a value there, `$(params.x)`
+                    // as `$(params.x[*])` (spec § 10), and the items of an
+                    // array value are as in `args`.
                     let is_step_binding = k == "value"
                         && path.contains(".steps[")
                         && path
                             .rsplit('.')
                             .next()
                             .is_some_and(|last| last.starts_with("params["));
-                    if is_step_binding && matches!(it.value.value, Value::Scalar(_)) {
-                        self.check_str(&it.value, &p, scope, Cx::Bind);
+                    if is_step_binding {
+                        for (n, np, cx) in value_strings(&it.value, &p) {
+                            match cx {
+                                Cx::Bind => self.check_str(n, &np, scope, Cx::StepBind),
+                                _ => self.walk_task(n, &np, scope, cx == Cx::Elem),
+                            }
+                        }
                         continue;
                     }
                     let e = matches!(k, "command" | "args")
@@ -239,6 +249,12 @@ impl Ctx<'_> {
                 }
             }
         }
+        // Lighthouse binds its params to each pipeline task of a run's
+        // inline pipelineSpec.
+        let injected: &'static [&'static str] = match self.lighthouse {
+            Some(Fills { tasks: true }) => &INJECTED,
+            _ => &[],
+        };
         let callee = if let Some(ts) = child(t, "taskSpec") {
             (!is_custom(ts)).then(|| {
                 let inner = if inner_bind {
@@ -248,6 +264,7 @@ impl Ctx<'_> {
                 };
                 let mut names = names_of(params);
                 names.extend(matrix.iter().cloned());
+                names.extend(injected.iter().map(|n| n.to_string()));
                 let passed = Passed::Names(names);
                 let path = format!("{tpath}.taskSpec");
                 (self.task_spec(ts, &path, &inner, false, passed), Some(ts))
@@ -263,6 +280,7 @@ impl Ctx<'_> {
             span: item(t, "name").map_or(t.span, |it| it.key_span),
             path: &site_path,
             matrix,
+            injected,
             spec: callee_spec,
         };
         let bpath = format!("{tpath}.params");
@@ -304,7 +322,18 @@ impl Ctx<'_> {
     pub(super) fn run(&mut self, spec: &Node, docs: &Docs, callee_kind: &str) {
         let params = child(spec, "params");
         let empty = Scope::new();
-        let outer = value_scope(params, &empty);
+        let mut outer = value_scope(params, &empty);
+        // Lighthouse adds its params to the run's when it starts it.
+        let injected: &'static [&'static str] = match self.lighthouse {
+            Some(_) if callee_kind == "Pipeline" => &INJECTED,
+            _ => &[],
+        };
+        for name in injected {
+            outer.entry(name.to_string()).or_insert(Param {
+                ty: Ty::Str,
+                keys: None,
+            });
+        }
         let (spec_key, ref_key) = match callee_kind {
             "Task" => ("taskSpec", "taskRef"),
             _ => ("pipelineSpec", "pipelineRef"),
@@ -328,6 +357,7 @@ impl Ctx<'_> {
         let (callee, callee_spec) = callee.map_or((None, None), |(d, s)| (Some(d), s));
         let site = CallSite {
             spec: callee_spec,
+            injected,
             ..CallSite::new(site_span, &site_path)
         };
         self.bindings(params, "spec.params", callee.as_deref(), &site, &empty);

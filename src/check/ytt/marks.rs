@@ -564,6 +564,7 @@ fn list_files(
         return Ok(vec![(name, given.to_path_buf())]);
     }
     let mut found = Vec::new();
+    let cache_folders = crate::cache::CacheFolders::default();
     let mut pending = vec![given.to_path_buf()];
     while let Some(dir) = pending.pop() {
         // lint's walk reports a folder it cannot read.
@@ -578,11 +579,11 @@ fn list_files(
                 continue;
             };
             if kind.is_dir() {
-                // lint never looks into version control's own folders.
-                let is_vcs = [".git", ".hg", ".svn", ".jj", ".confvet-cache"]
-                    .iter()
-                    .any(|name| entry.file_name() == *name);
-                if refuse || !is_vcs {
+                // lint never looks into version control's own folders, nor
+                // into a cache folder confvet made (known by its tag).
+                let skipped =
+                    crate::source::is_vcs_dir(&entry.file_name()) || cache_folders.holds(&path);
+                if refuse || !skipped {
                     pending.push(path);
                 }
                 continue;

@@ -222,6 +222,32 @@ fn related_locations_are_linked_from_the_message() {
 }
 
 #[test]
+fn text_from_files_is_kept_exactly_and_valid() {
+    use super::super::fixtures::HOSTILE;
+    let sarif = emit(&fixtures::hostile());
+    assert_valid_sarif(&sarif);
+    let result = &sarif["runs"][0]["results"][0];
+    // The message's only change is SARIF's own: brackets escaped, as they
+    // would start a link.
+    assert_eq!(
+        result["message"]["text"],
+        format!(
+            "{0} is not declared\nin the schema\nhelp: did you mean {0}?\n[key {0}](1)",
+            escape_brackets(HOSTILE)
+        )
+    );
+    assert_eq!(result["properties"]["path"], HOSTILE);
+    assert_eq!(
+        result["relatedLocations"][0]["message"]["text"],
+        format!("key {HOSTILE}")
+    );
+    assert_eq!(
+        result["fixes"][0]["description"]["text"],
+        format!("rename {HOSTILE}")
+    );
+}
+
+#[test]
 fn brackets_in_messages_are_escaped_so_they_are_not_links() {
     assert_eq!(escape_brackets("a [b](1) c"), r"a \[b\](1) c");
     assert_eq!(escape_brackets(r"x\[0]"), r"x\\\[0\]");
