@@ -511,7 +511,12 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(catalog) = &catalog
         && kubernetes_manifests(request)
     {
-        manifests = manifest_files(request, (&package_roots, &files, &resources), &in_scope, cwd);
+        manifests = manifest_files(
+            request,
+            (&package_roots, &files, &resources),
+            &in_scope,
+            cwd,
+        );
         let (findings, lookups) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
         result.findings.extend(findings);
         kubernetes::tree::merge_skipped(&mut result.skipped_kinds, lookups.skipped);
@@ -662,7 +667,11 @@ fn manifest_files<'a>(
         .iter()
         .chain(files.iter().filter(holds_others))
         .filter(|file| file.resource.manifest && in_scope(file.id))
-        .filter(|file| !package_roots.iter().any(|root| file.path.starts_with(root)))
+        // A ytt package's plain files are its own (adopted in discovery);
+        // a Tekton or KubeVirt file in it stays its system's.
+        .filter(|file| {
+            file.system.is_some() || !package_roots.iter().any(|root| file.path.starts_with(root))
+        })
         .filter(|file| {
             request
                 .shard
