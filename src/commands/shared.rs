@@ -76,6 +76,7 @@ pub fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         ),
         inputs: None,
         kubernetes: None,
+        plain_manifests: false,
     }
 }
 

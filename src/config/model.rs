@@ -126,6 +126,7 @@ impl Config {
             cache: None,
             cache_folders: Default::default(),
             named_only: false,
+            workspace: false,
         }
     }
 

@@ -27,7 +27,7 @@ pub use self::units::{in_ytt_lib, name_in_ytt_lib};
 pub use self::walk::{absolutize, exclude_filter, link_not_followed};
 
 use self::read::read_and_parse;
-use self::units::{Grouping, deepest_root, group_units_cached};
+use self::units::{Grouping, adopt_plain_files, deepest_root, group_units_cached};
 use self::walk::{Walked, file_context_root, is_yaml_name, walk};
 use crate::error::{Doing, Error};
 use crate::source::{Sources, display_name, resolves_below};
@@ -142,28 +142,18 @@ pub fn discover_with(
                 read_and_parse(p, sources, cwd, parse, options.cache.as_deref()).transpose()
             })
             .collect();
-        let ytt_off = options.systems_off.contains(&System::Ytt);
-        for file in read {
-            match file {
-                Err(error) => discovery.errors.push(error),
-                Ok(file) => match file.system {
-                    Some(system) if options.systems_off.contains(&system) => {}
-                    Some(_) => discovery.files.push(file),
-                    None if !ytt_off || file.resource.crd || file.resource.manifest => {
-                        discovery.resources.push(file)
-                    }
-                    None => {}
-                },
-            }
-        }
+        let plain = sort_read(&mut discovery, read, options);
         let grouping = Grouping {
             start,
             root,
             may_claim_root: *is_explicit,
+            is_workspace: options.workspace,
             paths: (&yaml_paths, &other_paths),
             declared_roots: &options.package_roots,
         };
+        let first_unit = discovery.units.len();
         group_units_cached(&mut discovery, &grouping, options.cache.as_deref());
+        adopt_plain_files(&mut discovery, first_unit, plain);
         // A link below a ytt package is the package's to judge, as ytt
         // judges links among its input files.
         let ytt_roots: Vec<&Path> = discovery
@@ -225,4 +215,38 @@ pub fn discover_with(
         });
     }
     discovery
+}
+
+/// The files read from one root put in their places: a system's in
+/// `discovery.files`, resources other checks read in
+/// `discovery.resources`; the YAML of no system is given back, to become
+/// the plain files of the ytt packages it sits in once they are known.
+fn sort_read(
+    discovery: &mut Discovery,
+    read: Vec<Result<DiscoveredFile, Error>>,
+    options: &DiscoverOptions,
+) -> Vec<DiscoveredFile> {
+    let ytt_off = options.systems_off.contains(&System::Ytt);
+    let mut plain = Vec::new();
+    for file in read {
+        match file {
+            Err(error) => discovery.errors.push(error),
+            Ok(file) => match file.system {
+                Some(system) if options.systems_off.contains(&system) => {}
+                Some(_) => discovery.files.push(file),
+                None => {
+                    let is_resource = file.resource.crd
+                        || file.resource.manifest
+                        || (!ytt_off && file.resource.carvel_package);
+                    if is_resource {
+                        discovery.resources.push(file.clone());
+                    }
+                    if !ytt_off {
+                        plain.push(file);
+                    }
+                }
+            },
+        }
+    }
+    plain
 }

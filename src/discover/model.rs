@@ -40,7 +40,7 @@ impl System {
 }
 
 /// One file that a check may look at.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct DiscoveredFile {
     pub id: FileId,
     /// Absolute path.
@@ -153,4 +153,8 @@ pub struct DiscoverOptions {
     /// files and names them all (the language server, which keeps the
     /// workspace's units between keystrokes).
     pub named_only: bool,
+    /// The folder walked is an editor's workspace, not one given as `ytt
+    /// -f DIR` is: a package climbed to it goes back down to the folder
+    /// that holds its files.
+    pub workspace: bool,
 }

@@ -73,9 +73,6 @@ fn read_file(
             crd: record.is_crd,
             manifest: record.is_manifest,
         };
-        if system.is_none() && !resource.any() {
-            return Ok(None);
-        }
         return Ok(Some(DiscoveredFile {
             id: sources.add_unread(name, path.to_path_buf()),
             path: path.to_path_buf(),
@@ -163,14 +160,12 @@ fn read_file(
         cache.record_scan(path, stamp, hash, record);
     }
     let system = if force_ytt { Some(System::Ytt) } else { system };
-    // A file named on the command line is classified as the walk would
-    // classify it: a Helm template or any other YAML that no system reads is
-    // skipped, not reported. A Carvel Package resource is read for the ytt
-    // package it ships, a CRD for its kinds and a manifest for
-    // `--kubernetes` (system None).
-    if system.is_none() && !resource.any() {
-        return Ok(None);
-    }
+    // A file of no system is kept too: a Carvel Package resource is read
+    // for the ytt package it ships, a CRD for its kinds, a manifest for
+    // `--kubernetes`, and any plain YAML below a ytt package is one of the
+    // package's files (`ytt -f` reads it). Grouping drops the rest, as a
+    // file named on the command line that no system reads (a Helm
+    // template) is skipped, not reported.
     // The walk keeps no text of a file parsed later: its unit reads it again
     // when it is checked, so memory does not grow with the tree (standard
     // input, which cannot be read twice, is kept).

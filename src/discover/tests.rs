@@ -64,6 +64,50 @@ fn an_annotation_is_named_by_its_whole_first_word() {
 }
 
 #[test]
+fn a_package_takes_the_plain_yaml_below_it_that_ytt_outputs() {
+    let dir = std::env::temp_dir().join(format!("confvet-plain-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = [
+        ("pkg/values.yml", "#@data/values\n---\na: 1\n"),
+        ("pkg/upstream/deployment.yml", "kind: Deployment\n"),
+        ("pkg/notes.yaml", "a: [1, 2\n"),
+        ("pkg/helpers.lib.yml", "b: 1\n"),
+        ("pkg/_ytt_lib/lib/plain.yml", "c: 1\n"),
+        ("other/plain.yml", "d: 1\n"),
+    ];
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let sources = Sources::new();
+    let discovery = discover_with(
+        &[dir.join("pkg"), dir.join("other")],
+        &sources,
+        &dir,
+        &ParseOptions::default(),
+        &DiscoverOptions::default(),
+    );
+    let members: Vec<String> = discovery
+        .units
+        .iter()
+        .flat_map(|unit| &unit.files)
+        .map(|&i| sources.name(discovery.files[i].id))
+        .collect();
+    // In ytt's order; not the library file, the private library's file or
+    // the YAML of no package.
+    assert_eq!(
+        members,
+        [
+            "pkg/notes.yaml",
+            "pkg/upstream/deployment.yml",
+            "pkg/values.yml"
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_tekton_or_kubevirt_file_holding_other_resources_is_a_manifest_too() {
     let manifest = |text: &str| scan(text).resource.manifest;
     assert!(!manifest("apiVersion: tekton.dev/v1\nkind: Task\n"));

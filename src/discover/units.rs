@@ -34,27 +34,37 @@ fn library_owner(path: &Path, root: &Path) -> Option<PathBuf> {
     None
 }
 
-/// For each anchor directory, the highest directory up to `root` (or below
-/// it, unless `may_claim_root`) whose subtree holds no blocker outside the
-/// anchor's own subtree.
-fn climb(
-    anchors: &BTreeSet<PathBuf>,
-    blockers: &BTreeSet<PathBuf>,
-    root: &Path,
-    may_claim_root: bool,
-) -> BTreeSet<PathBuf> {
-    // Blockers in each directory's subtree, counted once through their
-    // ancestors: the climb is then linear in the tree depth.
+/// Each folder in `dirs` counted in every folder above it up to `root`:
+/// how many of them each subtree holds, so a climb is linear in the depth.
+fn count_below<'a>(dirs: &'a BTreeSet<PathBuf>, root: &Path) -> HashMap<&'a Path, usize> {
     let mut below: HashMap<&Path, usize> = HashMap::new();
-    for blocker in blockers {
-        for ancestor in blocker.ancestors() {
+    for dir in dirs {
+        for ancestor in dir.ancestors() {
             *below.entry(ancestor).or_default() += 1;
             if ancestor == root {
                 break;
             }
         }
     }
-    let count = |dir: &Path| below.get(dir).copied().unwrap_or(0);
+    below
+}
+
+/// For each anchor directory, the highest directory up to `root` (or below
+/// it, unless `may_claim_root`) whose subtree holds no blocker outside the
+/// anchor's own subtree. A root that already renders on its own does not
+/// climb into a folder where something else renders on its own, or that
+/// adds only plain YAML ([`Outputs::stays_out`]): sibling folders that each
+/// render (`examples/a/`, `examples/b/`) are separate packages, as each is
+/// `ytt -f`'s input; a folder of data values alone still climbs to the
+/// templates it feeds.
+fn climb(
+    anchors: &BTreeSet<PathBuf>,
+    (blockers, outputs): (&BTreeSet<PathBuf>, &Outputs),
+    root: &Path,
+    may_claim_root: bool,
+) -> BTreeSet<PathBuf> {
+    let blockers_below = count_below(blockers, root);
+    let count = |dir: &Path| blockers_below.get(dir).copied().unwrap_or(0);
     let mut tops = BTreeSet::new();
     for dir in anchors {
         let own = count(dir);
@@ -62,7 +72,12 @@ fn climb(
         while top != root {
             let Some(parent) = top.parent() else { break };
             let holds_other = count(parent) > own;
-            if holds_other || !parent.starts_with(root) || (parent == root && !may_claim_root) {
+            let meets_other_output = outputs.renders_below(&top) && outputs.stays_out(parent, &top);
+            if holds_other
+                || meets_other_output
+                || !parent.starts_with(root)
+                || (parent == root && !may_claim_root)
+            {
                 break;
             }
             top = parent.to_path_buf();
@@ -72,10 +87,105 @@ fn climb(
     tops
 }
 
-/// Each of `roots` lowered to the deepest folder that holds every one of
-/// `paths` whose deepest root it is (a root holding none stays).
+/// What each folder below `root` holds that ytt reads, to tell a folder
+/// that renders on its own (a package, or one example among others) from
+/// a part of a package (data values alone, overlays alone, plain upstream
+/// YAML alone). A folder renders when it holds a ytt template (a YAML file
+/// that is no data values, schema, overlay or library), or an overlay with
+/// plain YAML it can edit.
+#[derive(Default)]
+struct Outputs {
+    /// Per folder: (templates, overlays, plain YAML files, data values and
+    /// schema files) in its subtree.
+    below: HashMap<PathBuf, [usize; 4]>,
+    /// The same, of the files directly in the folder.
+    direct: HashMap<PathBuf, [usize; 4]>,
+    children: HashMap<PathBuf, BTreeSet<PathBuf>>,
+}
+
+impl Outputs {
+    fn new(files: &[DiscoveredFile], root: &Path, yaml_paths: &[PathBuf]) -> Outputs {
+        let ytt: Vec<&DiscoveredFile> = files
+            .iter()
+            .filter(|f| f.system == Some(System::Ytt) && library_owner(&f.path, root).is_none())
+            .filter(|f| {
+                let name = f.path.file_name().map(|n| n.to_string_lossy());
+                !name.is_some_and(|n| n.ends_with(".lib.yml") || n.ends_with(".lib.yaml"))
+            })
+            .collect();
+        let ytt_paths: HashSet<&Path> = ytt.iter().map(|f| f.path.as_path()).collect();
+        let mut outputs = Outputs::default();
+        for file in &ytt {
+            let what = if file.has_values || file.has_schema {
+                3
+            } else {
+                usize::from(file.has_overlay)
+            };
+            outputs.add(&file.path, what, root);
+        }
+        for path in yaml_paths {
+            if !ytt_paths.contains(path.as_path()) && library_owner(path, root).is_none() {
+                outputs.add(path, 2, root);
+            }
+        }
+        outputs
+    }
+
+    fn add(&mut self, path: &Path, what: usize, root: &Path) {
+        let Some(folder) = path.parent() else { return };
+        self.direct.entry(folder.to_path_buf()).or_default()[what] += 1;
+        let mut child: Option<&Path> = None;
+        for dir in folder.ancestors() {
+            self.below.entry(dir.to_path_buf()).or_default()[what] += 1;
+            if let Some(child) = child {
+                self.children
+                    .entry(dir.to_path_buf())
+                    .or_default()
+                    .insert(child.to_path_buf());
+            }
+            if dir == root {
+                break;
+            }
+            child = Some(dir);
+        }
+    }
+
+    fn renders([templates, overlays, plain, _]: [usize; 4]) -> bool {
+        templates > 0 || (overlays > 0 && plain > 0)
+    }
+
+    /// Whether the subtree of `dir` renders on its own.
+    fn renders_below(&self, dir: &Path) -> bool {
+        self.below.get(dir).is_some_and(|c| Self::renders(*c))
+    }
+
+    /// Whether a root at `top`, which renders on its own, stays out of
+    /// `parent`: the parent holds, beside `top`, files or a folder that
+    /// render on their own (another package or example), or plain YAML
+    /// and nothing of ytt (other resources, which the package's overlays
+    /// were not written for). Climbing goes on to gather the parts of a
+    /// package that do not render alone (an overlay folder, data values).
+    fn stays_out(&self, parent: &Path, top: &Path) -> bool {
+        let counts = |dir: &Path| self.below.get(dir).copied().unwrap_or_default();
+        let (all, own) = (counts(parent), counts(top));
+        let [templates, overlays, plain, parts] = [0, 1, 2, 3].map(|i| all[i] - own[i]);
+        let renders_beside = self.direct.get(parent).is_some_and(|c| Self::renders(*c))
+            || self.children.get(parent).is_some_and(|children| {
+                children
+                    .iter()
+                    .any(|child| child != top && self.renders_below(child))
+            });
+        renders_beside || (plain > 0 && templates + overlays + parts == 0)
+    }
+}
+
+/// Each of `roots` but `given` lowered to the deepest folder that holds
+/// every one of `paths` whose deepest root it is (a root holding none
+/// stays). `given`, the folder lint was given, stays: `ytt -f DIR` roots
+/// the package at DIR, however deep its files sit.
 fn settle_roots<'a>(
     roots: &BTreeSet<PathBuf>,
+    given: Option<&Path>,
     paths: impl Iterator<Item = &'a PathBuf>,
 ) -> BTreeSet<PathBuf> {
     let index = by_hash(roots);
@@ -94,7 +204,7 @@ fn settle_roots<'a>(
     roots
         .iter()
         .map(|r| match lowest.get(r.as_path()) {
-            Some(common) if common.starts_with(r) => common.clone(),
+            Some(common) if common.starts_with(r) && Some(r.as_path()) != given => common.clone(),
             _ => r.clone(),
         })
         .collect()
@@ -124,6 +234,8 @@ pub(super) struct Grouping<'a> {
     pub root: &'a Path,
     /// The root was named as a directory: a package may be rooted at it.
     pub may_claim_root: bool,
+    /// The root is an editor's workspace ([`super::DiscoverOptions::workspace`]).
+    pub is_workspace: bool,
     /// The YAML files and the other files the walk found.
     pub paths: (&'a [PathBuf], &'a [PathBuf]),
     pub declared_roots: &'a [PathBuf],
@@ -186,7 +298,10 @@ fn grouping_key(files: &[DiscoveredFile], grouping: &Grouping<'_>) -> Digest {
     let mut hasher = KeyHasher::new();
     let bytes = |p: &Path| p.as_os_str().as_encoded_bytes().to_vec();
     hasher.part(&bytes(grouping.root));
-    hasher.part(&[u8::from(grouping.may_claim_root)]);
+    hasher.part(&[
+        u8::from(grouping.may_claim_root),
+        u8::from(grouping.is_workspace),
+    ]);
     for file in files {
         hasher.part(&bytes(&file.path));
         let system = file.system.map_or("", System::name);
@@ -221,6 +336,7 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
         start,
         root,
         may_claim_root,
+        is_workspace,
         paths: (yaml_paths, other_paths),
         declared_roots,
     } = *grouping;
@@ -254,7 +370,8 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
         .filter(|d| !extends_above(d))
         .cloned()
         .collect();
-    let mut package_roots = climb(&schema_dirs, &schema_dirs, root, may_claim_root);
+    let outputs = Outputs::new(files, root, yaml_paths);
+    let mut package_roots = climb(&schema_dirs, (&schema_dirs, &outputs), root, may_claim_root);
     // Packages without a schema are anchored at their data-values files;
     // their roots climb past other folders, never past a schema or another
     // data-values folder.
@@ -265,7 +382,12 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
         .filter(|d| deepest_root(d, &package_roots).is_none())
         .collect();
     let mut blockers: BTreeSet<PathBuf> = values_dirs.union(&schema_dirs).cloned().collect();
-    package_roots.extend(climb(&values_dirs, &blockers, root, may_claim_root));
+    package_roots.extend(climb(
+        &values_dirs,
+        (&blockers, &outputs),
+        root,
+        may_claim_root,
+    ));
     // Templates with no package above them are anchored at their folders,
     // whose roots climb past folders of plain YAML only: an overlay in
     // `config/overlays/` is written for the plain documents of
@@ -279,7 +401,7 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
         .filter_map(|f| f.path.parent().map(Path::to_path_buf))
         .collect();
     blockers.extend(template_dirs.iter().cloned());
-    let template_roots = climb(&template_dirs, &blockers, root, may_claim_root);
+    let template_roots = climb(&template_dirs, (&blockers, &outputs), root, may_claim_root);
     // A folder of templates inside another's root is part of it, as `ytt
     // -f` of the outer folder reads it.
     package_roots.extend(
@@ -292,8 +414,11 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
     // A root climbed through folders that hold nothing but the folder
     // below goes back down to the deepest folder holding all its files:
     // `ytt -f` is pointed at the folder with the files, and absolute loads
-    // (`/values.star`) name files from there.
-    let mut package_roots = settle_roots(&package_roots, yaml_paths.iter().chain(other_paths));
+    // (`/values.star`) name files from there. Not below the folder lint
+    // was given, which is where `ytt -f DIR` roots it.
+    let given = (may_claim_root && !is_workspace).then_some(root);
+    let mut package_roots =
+        settle_roots(&package_roots, given, yaml_paths.iter().chain(other_paths));
     // A declared package is one package, as `ytt -f DIR` sees it: packages
     // found inside it become part of it.
     let declared: Vec<&PathBuf> = declared_roots
@@ -343,14 +468,7 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
     }
     drop(unit_roots);
     for (unit_root, mut members) in ytt_units {
-        let all = &discovery.files;
-        members.sort_by(|&a, &b| {
-            let ra = all[a].path.strip_prefix(&unit_root).unwrap_or(&all[a].path);
-            let rb = all[b].path.strip_prefix(&unit_root).unwrap_or(&all[b].path);
-            ra.as_os_str()
-                .as_encoded_bytes()
-                .cmp(rb.as_os_str().as_encoded_bytes())
-        });
+        sort_members(&mut members, &discovery.files, &unit_root);
         let other_files = others_by_unit.remove(&unit_root).unwrap_or_default();
         discovery.units.push(Unit {
             system: System::Ytt,
@@ -370,5 +488,66 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
                 key: root.to_path_buf(),
             });
         }
+    }
+}
+
+/// A ytt package's members in ytt's order: by path relative to its root,
+/// in byte order.
+fn sort_members(members: &mut [usize], files: &[DiscoveredFile], root: &Path) {
+    let relative = |i: usize| {
+        let path = &files[i].path;
+        path.strip_prefix(root).unwrap_or(path).as_os_str()
+    };
+    members.sort_by(|&a, &b| {
+        relative(a)
+            .as_encoded_bytes()
+            .cmp(relative(b).as_encoded_bytes())
+    });
+}
+
+/// The plain YAML files (of no system) below the ytt packages among
+/// `discovery.units[first_unit..]` join the deepest of them: `ytt -f ROOT`
+/// reads and outputs every YAML file below ROOT, `#@` or not, and its
+/// overlays apply to them. Not a private library's (read only when the
+/// library is used) nor a `.lib.yml` (only loaded, evaluated with the
+/// package's library files). The others are dropped.
+pub(super) fn adopt_plain_files(
+    discovery: &mut Discovery,
+    first_unit: usize,
+    plain: Vec<DiscoveredFile>,
+) {
+    let packages: HashMap<PathBuf, usize> = discovery.units[first_unit..]
+        .iter()
+        .enumerate()
+        .filter(|(_, unit)| unit.system == System::Ytt)
+        .map(|(offset, unit)| (unit.root.clone(), first_unit + offset))
+        .collect();
+    if packages.is_empty() {
+        return;
+    }
+    let mut adopted: BTreeSet<usize> = BTreeSet::new();
+    for file in plain {
+        let Some(unit) = file
+            .path
+            .ancestors()
+            .skip(1)
+            .find_map(|dir| packages.get(dir).copied())
+        else {
+            continue;
+        };
+        let root = &discovery.units[unit].root;
+        let name = file.path.file_name().map(|n| n.to_string_lossy());
+        let is_library_file =
+            name.is_some_and(|n| n.ends_with(".lib.yml") || n.ends_with(".lib.yaml"));
+        if is_library_file || library_owner(&file.path, root).is_some() {
+            continue;
+        }
+        discovery.units[unit].files.push(discovery.files.len());
+        discovery.files.push(file);
+        adopted.insert(unit);
+    }
+    for unit in adopted {
+        let unit = &mut discovery.units[unit];
+        sort_members(&mut unit.files, &discovery.files, &unit.root);
     }
 }

@@ -244,6 +244,14 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         ))));
         return result;
     }
+    // The roots of every ytt package, whatever the shard: the YAML below
+    // one is the package's, checked as its output (a private library's as
+    // what the package renders with it).
+    let package_roots: Vec<PathBuf> = units
+        .iter()
+        .filter(|u| u.system == System::Ytt)
+        .map(|u| u.root.clone())
+        .collect();
     if let Some(shard) = request.shard {
         units.retain(|unit| in_shard(&unit.key, cwd, shard));
     }
@@ -298,6 +306,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     let ytt_config = Arc::new(request.config.clone());
     let ytt_settings = Arc::new(YttSettings {
         kubernetes: catalog.clone(),
+        plain_manifests: kubernetes_manifests(request),
         ..request.ytt.clone()
     });
     let outcomes: Vec<(PackageOutcome, Option<drift::SchemaExport>)> = units
@@ -493,11 +502,20 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .push(refused_link(&link, &root, sources, cwd));
         }
     }
+    // Plain manifests (`--kubernetes`), in the shard of their own path. The
+    // plain files of a ytt package are checked as what the package renders
+    // (its overlays may change them, its libraries are evaluated): they
+    // are left out here, as are kustomize patches (parts of resources).
     let mut manifests: Vec<&discover::DiscoveredFile> = Vec::new();
     if let Some(catalog) = &catalog
         && kubernetes_manifests(request)
     {
-        manifests = manifest_files(request, (&units, &files, &resources), &in_scope, cwd);
+        manifests = manifest_files(
+            request,
+            (&package_roots, &files, &resources),
+            &in_scope,
+            cwd,
+        );
         let (findings, lookups) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
         result.findings.extend(findings);
         kubernetes::tree::merge_skipped(&mut result.skipped_kinds, lookups.skipped);
@@ -633,19 +651,14 @@ fn kubernetes_catalog(
 /// resources).
 fn manifest_files<'a>(
     request: &LintRequest,
-    (units, files, resources): (
-        &[discover::Unit],
+    (package_roots, files, resources): (
+        &[PathBuf],
         &'a [discover::DiscoveredFile],
         &'a [discover::DiscoveredFile],
     ),
     in_scope: &dyn Fn(FileId) -> bool,
     cwd: &Path,
 ) -> Vec<&'a discover::DiscoveredFile> {
-    let overlaid: Vec<&Path> = units
-        .iter()
-        .filter(|u| u.system == System::Ytt && u.files.iter().any(|&i| files[i].has_overlay))
-        .map(|u| u.root.as_path())
-        .collect();
     let holds_others = |file: &&discover::DiscoveredFile| {
         matches!(file.system, Some(System::Tekton | System::Kubevirt))
     };
@@ -653,7 +666,11 @@ fn manifest_files<'a>(
         .iter()
         .chain(files.iter().filter(holds_others))
         .filter(|file| file.resource.manifest && in_scope(file.id))
-        .filter(|file| !overlaid.iter().any(|root| file.path.starts_with(root)))
+        // A ytt package's plain files are its own (adopted in discovery);
+        // a Tekton or KubeVirt file in it stays its system's.
+        .filter(|file| {
+            file.system.is_some() || !package_roots.iter().any(|root| file.path.starts_with(root))
+        })
         .filter(|file| {
             request
                 .shard

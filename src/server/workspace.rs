@@ -83,7 +83,10 @@ impl WorkspaceUnits {
     /// into `memo` too, for the navigators.
     pub fn build(root: &Path, config: Option<&Config>, memo: &WorkspaceMemo) -> WorkspaceUnits {
         let sources = Sources::new();
-        let options = config.map(Config::discover_options).unwrap_or_default();
+        let options = discover::DiscoverOptions {
+            workspace: true,
+            ..config.map(Config::discover_options).unwrap_or_default()
+        };
         let discovery = discover::discover_with(
             &[root.to_path_buf()],
             &sources,

@@ -25,7 +25,7 @@ fn local_cases() {
     run_suite(
         "local",
         &root,
-        &["tekton", "kubernetes"],
+        &["tekton", "kubernetes", "ytt"],
         MustPass::All,
         Verdict::Lint,
         Compare::Exact,

@@ -179,7 +179,9 @@ fn templates_without_a_package_take_the_plain_yaml_beside_them() {
 
 /// A package found below folders that hold nothing else is rooted at the
 /// folder with its files, where `ytt -f` is pointed: an absolute load
-/// (`/values.star`) names a file there, not in a folder above.
+/// (`/values.star`) names a file there, not in a folder above. Not below
+/// a folder lint is given, though: that is the root, as `ytt -f DIR`
+/// (and `confvet render DIR`) root it.
 #[test]
 fn a_package_is_rooted_at_the_folder_that_holds_its_files() {
     let dir = TempDir::new("settled-root");
@@ -198,10 +200,17 @@ fn a_package_is_rooted_at_the_folder_that_holds_its_files() {
     );
     // A sibling package keeps the walk from climbing past `packages/`.
     dir.write("packages/other/config.yml", "---\nnum: #@ 1\n");
-    for root in [".", "packages", "packages/app", config] {
+    for root in [".", "packages", config] {
         let (code, files) = files_with_findings(&dir, &["lint", root, "--format", "json"]);
         assert_eq!((code, files), (0, Vec::<String>::new()), "lint {root}");
     }
+    // `ytt -f packages/app` finds no `/values.star` there: nor does lint.
+    let run = run_in(dir.path(), &["lint", "packages/app", "--format", "concise"]);
+    assert!(
+        run.stdout.contains("cannot load /values.star"),
+        "{}",
+        run.stdout
+    );
     let run = run_in(dir.path(), &["render", "--each-package", "packages"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(

@@ -147,11 +147,11 @@ fn lint_applies_marks_relative_to_each_package_root() {
         stdout.contains("pkg/extra.txt:3:7: error[ytt/type-mismatch]"),
         "{stdout}"
     );
-    // Linting the folder above, the package is still rooted at the folder
-    // that holds its files (`ytt -f pkg`), and marks name files from there.
-    let (code, stdout, stderr) = lint(".", "extra.txt:type=yaml-template");
+    // Linting the folder above, which holds nothing else, the package is
+    // rooted there, as `ytt -f .` roots it: marks name files from there.
+    let (code, stdout, stderr) = lint(".", "pkg/extra.txt:type=yaml-template");
     assert_eq!(code, 1, "{stdout}{stderr}");
-    let (code, _, stderr) = lint(".", "pkg/extra.txt:type=yaml-template");
+    let (code, _, stderr) = lint(".", "extra.txt:type=yaml-template");
     assert_eq!(code, 2, "{stderr}");
     // Excluded, a broken template is not rendered.
     dir.write("pkg/broken.yml", "#@ fail(\"broken\")\na: 1\n");
@@ -169,6 +169,73 @@ fn lint_applies_marks_relative_to_each_package_root() {
     assert_eq!(code, 1, "{stdout}");
     assert!(!stdout.contains("unused-suppression"), "{stdout}");
     assert!(stdout.contains("in 4 files"), "{stdout}");
+}
+
+/// A folder whose only entry is the package's folder (the GitOps layout
+/// `config/tap-install/.tanzu-managed/`): `ytt -f config/tap-install`
+/// roots the package at `tap-install`, and so do `render`, `values` and
+/// `lint`; a mark names `.tanzu-managed/x.yml` in each, and an error
+/// names the package's root as given.
+#[test]
+fn every_command_roots_a_folder_of_one_folder_where_ytt_does() {
+    let dir = TempDir::new("marks-one-folder");
+    dir.write(
+        "config/tap-install/.tanzu-managed/values.yml",
+        "#@data/values\n---\nteam: blue\n",
+    );
+    dir.write(
+        "config/tap-install/.tanzu-managed/x.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nname: #@ data.values.team\n",
+    );
+    dir.write(
+        "config/tap-install/.tanzu-managed/broken.yml",
+        "#@ fail(\"not excluded\")\na: 1\n",
+    );
+    let excluded = ".tanzu-managed/broken.yml:exclude=true";
+    for command in ["render", "values", "lint"] {
+        let run = confvet(
+            &dir,
+            command,
+            "config/tap-install",
+            &["--file-mark", excluded],
+        );
+        assert_eq!(run.code, 0, "{command}: {}{}", run.stdout, run.stderr);
+        // Named from the folder below, the mark matches nothing, as in ytt.
+        let run = confvet(
+            &dir,
+            command,
+            "config/tap-install",
+            &["--file-mark", "broken.yml:exclude=true"],
+        );
+        assert_eq!(run.code, 2, "{command}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(
+                "Expected file mark 'broken.yml:exclude=true' to match at least one file by path"
+            ),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+    let run = confvet(
+        &dir,
+        "lint",
+        "config/tap-install",
+        &["--file-mark", "broken.yml:exclude=true"],
+    );
+    assert!(
+        run.stderr
+            .contains("ytt packages here: config/tap-install)"),
+        "{}",
+        run.stderr
+    );
+    // Given the folder itself, the package is rooted there.
+    let run = confvet(
+        &dir,
+        "lint",
+        "config/tap-install/.tanzu-managed",
+        &["--file-mark", "broken.yml:exclude=true"],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
 }
 
 #[cfg(unix)]

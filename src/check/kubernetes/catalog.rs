@@ -205,10 +205,10 @@ impl Catalog {
     }
 }
 
-/// Findings of documents whose final values a consumer gives (a ytt
-/// package rendered with its own defaults, a Template's objects before it
-/// is processed): warnings, as a template that fails with the package's
-/// defaults is one.
+/// Findings of documents whose final values a consumer gives (what a ytt
+/// package's templates and overlays render with its own defaults, a
+/// Template's objects before it is processed): warnings, as a template
+/// that fails with the package's defaults is one.
 pub fn as_warnings(findings: &mut [Finding]) {
     for finding in findings {
         finding.severity = crate::finding::Severity::Warning;

@@ -110,7 +110,7 @@ pub(crate) fn check_package_exporting(
     for file in files {
         match &file.parsed {
             Ok(set) => parsed.push(set),
-            Err(finding) => findings.push((**finding).clone()),
+            Err(finding) => findings.push(package::unparsed(finding, file, root, sources)),
         }
     }
     if !findings.is_empty() {
@@ -132,7 +132,7 @@ pub(crate) fn check_package_exporting(
     // A file marked `type=yaml-plain` is read as plain YAML: it holds no
     // schema, no data values and no code.
     let marked = |file: &DiscoveredFile| settings.inputs.as_ref().and_then(|i| i.get(&file.path));
-    let is_plain = |file: &DiscoveredFile| marked(file).is_some_and(|f| !f.is_template());
+    let is_plain = |file: &DiscoveredFile| is_marked_plain(settings, file);
     // In a private library, by the name ytt gives the file when the input
     // files are known.
     let in_private = |file: &DiscoveredFile| match marked(file) {
@@ -522,23 +522,21 @@ pub(crate) fn check_package_exporting(
             renderer.with_libraries(evaluate_library, &given);
             outcome.rendered = Some(renderer.check(&templates, sources, findings));
             // What the package renders, checked against Kubernetes schemas
-            // when it all rendered: a partial output, before its overlays,
-            // is not what ytt would give.
+            // when it all rendered, overlays applied: a partial output, or
+            // one before its overlays, is not what ytt would give.
             if exported.is_none()
                 && !settings.library.is_library
                 && render_failures(findings) == failures_before
+                && !findings
+                    .iter()
+                    .any(|f| f.is(&rules::ytt::OVERLAY_UNCHECKED))
                 && let (Some(catalog), Some(rendered)) = (&settings.kubernetes, &outcome.rendered)
             {
-                let documents: Vec<&Node> = rendered
-                    .iter()
-                    .flat_map(|(_, docs)| docs.iter().map(|doc| &doc.value))
-                    .collect();
-                let mut found = catalog.check(&documents, sources, &mut outcome.kind_lookups);
-                // As a template failure: an error once data values are given.
-                if settings.flags.is_empty() {
-                    crate::check::kubernetes::catalog::as_warnings(&mut found);
-                }
-                findings.extend(found);
+                let members = (files, parsed.as_slice());
+                let lookups = &mut outcome.kind_lookups;
+                findings.extend(check_output(
+                    catalog, rendered, members, settings, sources, lookups,
+                ));
             }
             // Text templates render after the YAML ones, as in ytt.
             if !texts.is_empty() && !has_errors(findings) {
@@ -605,6 +603,54 @@ pub(crate) fn check_package_exporting(
     }
     outcome.values = Some(values);
     outcome
+}
+
+/// A file marked `type=yaml-plain` (or `text-plain`): read as plain YAML,
+/// it holds no schema, no data values and no code.
+fn is_marked_plain(settings: &YttSettings, file: &DiscoveredFile) -> bool {
+    let marked = settings.inputs.as_ref().and_then(|i| i.get(&file.path));
+    marked.is_some_and(|f| !f.is_template())
+}
+
+/// What the package renders (once it all rendered, its overlays applied)
+/// checked against Kubernetes schemas, each finding where the node was
+/// written: a template, an overlay, a plain file of the package (`members`,
+/// the files with their YAML). As a template failure, a warning with the
+/// package's own data values and an error once data values are given; with
+/// `--kubernetes`, a value written in a plain file is a plain manifest's,
+/// an error as anywhere else in the tree.
+fn check_output(
+    catalog: &crate::check::kubernetes::Catalog,
+    rendered: &[(crate::source::FileId, Vec<Document>)],
+    members: (&[&DiscoveredFile], &[&DocumentSet]),
+    settings: &YttSettings,
+    sources: &Sources,
+    lookups: &mut crate::check::kubernetes::Lookups,
+) -> Vec<Finding> {
+    let documents: Vec<&Node> = rendered
+        .iter()
+        .flat_map(|(_, docs)| docs.iter().map(|doc| &doc.value))
+        .collect();
+    let found = catalog.check(&documents, sources, lookups);
+    if !settings.flags.is_empty() {
+        return found;
+    }
+    let (files, parsed) = members;
+    let plain: HashSet<crate::source::FileId> = files
+        .iter()
+        .zip(parsed)
+        .filter(|(file, set)| {
+            settings.plain_manifests
+                && (is_marked_plain(settings, file) || !render::has_templating(set))
+        })
+        .map(|(file, _)| file.id)
+        .collect();
+    let (mut given_values, plain_values): (Vec<Finding>, Vec<Finding>) = found
+        .into_iter()
+        .partition(|f| !plain.contains(&f.span.file));
+    crate::check::kubernetes::catalog::as_warnings(&mut given_values);
+    given_values.extend(plain_values);
+    given_values
 }
 
 /// How many findings say a template did not render.

@@ -321,3 +321,34 @@ pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
     found.sort_by(|a, b| a.1.cmp(&b.1));
     found
 }
+
+/// The finding of a file of the package that does not parse. A file of no
+/// system is plain YAML (no `#@`) lint found below the root: ytt reads it
+/// as it reads the templates, and stops there; lint guessed the root, so
+/// the help says how to tell it otherwise when the file is not the
+/// package's.
+pub(super) fn unparsed(
+    finding: &Finding,
+    file: &DiscoveredFile,
+    root: &Path,
+    sources: &Sources,
+) -> Finding {
+    if file.system.is_some() {
+        return finding.clone();
+    }
+    let relative = file.path.strip_prefix(root).unwrap_or(&file.path);
+    let name = relative.to_string_lossy().replace('\\', "/");
+    // The root as the file's shown name shows it (`ytt -f` names it so).
+    let shown = sources.get(file.id).name.clone();
+    let shown_root = match shown
+        .strip_suffix(name.as_str())
+        .map(|r| r.trim_end_matches('/'))
+    {
+        Some("") => ".".to_string(),
+        Some(dir) => dir.to_string(),
+        None => root.display().to_string(),
+    };
+    finding.clone().with_help(format!(
+        "`ytt -f {shown_root}` reads every YAML file below it, `#@` or not, and stops here: Unmarshaling YAML template '{name}'. If the file is not the package's, exclude it (`--file-mark '{name}:exclude=true'`) or name the package's root in .confvet.yaml (`ytt.packages`)"
+    ))
+}

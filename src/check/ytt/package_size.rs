@@ -31,10 +31,14 @@ fn count(node: &Node, budget: usize) -> usize {
 }
 
 /// A finding at the first document that takes the package past
-/// [`MAX_PACKAGE_NODES`], if one does.
+/// [`MAX_PACKAGE_NODES`], if one does. Plain files (no `#@`) are passed
+/// through, not converted: a package's upstream bundles do not count.
 pub(super) fn too_large(parsed: &[&DocumentSet]) -> Option<Finding> {
     let mut total = 0;
-    for set in parsed {
+    let templated = parsed
+        .iter()
+        .filter(|set| super::render::has_templating(set));
+    for set in templated {
         total += set.trailing_comments.len();
         for doc in &set.docs {
             total += doc.comments.len();

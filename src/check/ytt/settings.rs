@@ -90,6 +90,9 @@ pub struct YttSettings {
     /// The schemas the rendered output is checked against; None: not
     /// checked (`render`, a library's evaluation, `kubernetes: false`).
     pub kubernetes: Option<std::sync::Arc<crate::check::kubernetes::Catalog>>,
+    /// Plain manifests are checked (`--kubernetes`): what a plain file of
+    /// the package gives its output is judged as one.
+    pub plain_manifests: bool,
 }
 
 /// The package check (`check_package_exporting`), as a library evaluation

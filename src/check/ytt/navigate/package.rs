@@ -25,10 +25,12 @@ const EVALUATION_LIMIT: Duration = Duration::from_secs(5);
 fn packages_of_workspace(cx: &Context) -> YttPackages {
     // A fresh `Sources`: the open buffer must not be read into the memo.
     let sources = Sources::new();
-    let options = cx
-        .config
-        .map(crate::config::Config::discover_options)
-        .unwrap_or_default();
+    let options = discover::DiscoverOptions {
+        workspace: true,
+        ..cx.config
+            .map(crate::config::Config::discover_options)
+            .unwrap_or_default()
+    };
     YttPackages::of(&discover::discover_with(
         &[cx.root.to_path_buf()],
         &sources,

@@ -19,6 +19,8 @@ mod output;
 mod plain;
 mod unlinted;
 
+pub(super) use plain::has_templating;
+
 /// Why a template did not render: where and what ytt would say.
 #[derive(Debug, Clone)]
 pub struct RenderFailure {

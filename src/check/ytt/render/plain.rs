@@ -5,7 +5,7 @@ use crate::yaml::{Comment, CommentKind, DocumentSet, Node, Value};
 
 /// ytt's `HasTemplating`: some node carries `#@` code or an annotation
 /// (`#@comment` and `#!` comments do not count).
-pub(super) fn has_templating(set: &DocumentSet) -> bool {
+pub(crate) fn has_templating(set: &DocumentSet) -> bool {
     fn templating(comments: &[Comment]) -> bool {
         comments.iter().any(|c| match &c.kind {
             CommentKind::Code(_) => true,
