@@ -423,6 +423,11 @@ impl Renderer {
             outputs.extend(found);
             outputs.sort_by_key(|(id, _)| sources.path(*id));
         }
+        let only_overlays = outputs
+            .iter()
+            .flat_map(|(_, docs)| docs)
+            .all(|d| d.value.is_null() || super::overlay::post::is_overlay(d));
+        let match_at = first_overlay_match(&outputs);
         let result = self
             .engine
             .with_evaluator(|eval| {
@@ -439,6 +444,13 @@ impl Renderer {
             Ok(mut outputs) => {
                 outputs.retain(|(id, _)| !unlinted.contains(id));
                 outputs
+            }
+            Err(failure) if only_overlays && failure.message.contains(", but was 0") && is_lint => {
+                findings.push(overlays_for_other_files(
+                    match_at.unwrap_or(failure.span),
+                    &failure.message.replace('\n', " "),
+                ));
+                Vec::new()
             }
             Err(failure) => {
                 let source = sources.get(failure.span.file);
@@ -512,19 +524,41 @@ fn unchecked_overlays(
     outputs: &[(crate::source::FileId, Vec<Document>)],
     why: &str,
 ) -> Option<Finding> {
-    let first = outputs
-        .iter()
-        .flat_map(|(_, docs)| docs)
-        .find(|d| super::overlay::post::is_overlay(d))?;
-    let span = super::overlay::annotations::find(&first.comments, "overlay/match")
-        .map_or(first.span, |c| c.span);
     Some(
         Finding::new(
             &rules::ytt::OVERLAY_UNCHECKED,
-            span,
+            first_overlay_match(outputs)?,
             format!("the package's overlays were not applied: {why}"),
         )
         .with_severity(crate::finding::Severity::Warning)
         .with_help("ytt applies overlays to that file's documents too; confvet cannot tell what they match"),
     )
+}
+
+/// Where the first overlay document of `outputs` says what it matches.
+fn first_overlay_match(outputs: &[(crate::source::FileId, Vec<Document>)]) -> Option<Span> {
+    let first = outputs
+        .iter()
+        .flat_map(|(_, docs)| docs)
+        .find(|d| super::overlay::post::is_overlay(d))?;
+    Some(
+        super::overlay::annotations::find(&first.comments, "overlay/match")
+            .map_or(first.span, |c| c.span),
+    )
+}
+
+/// A package whose every document is an overlay, none of which matched: it
+/// is written for documents given beside it (`ytt -f upstream/ -f DIR`),
+/// which lint cannot know; `ytt -f DIR` alone stops, which nobody runs. A
+/// warning that says so, not the error.
+fn overlays_for_other_files(at: Span, message: &str) -> Finding {
+    Finding::new(
+        &rules::ytt::OVERLAY_UNCHECKED,
+        at,
+        format!(
+            "the package's documents are all overlays and none matches here: {message}"
+        ),
+    )
+    .with_severity(crate::finding::Severity::Warning)
+    .with_help("overlays alone are written for documents given beside them (`ytt -f UPSTREAM -f DIR`), which lint does not know; to check them together, keep both below one folder and name it in .confvet.yaml (`ytt.packages[].path`)")
 }
