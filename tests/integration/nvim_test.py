@@ -1,5 +1,5 @@
 """`confvet server` in a real editor: Neovim, headless, with no user
-configuration but the README's block for Neovim 0.7 to 0.10 (an autocmd
+configuration but the block of docs/editors.md for Neovim 0.7 to 0.10 (an autocmd
 that starts the server with `vim.lsp.start_client`, `confvet` found on
 PATH), opens a ytt template whose line 4 is an `assert.fail` and waits for
 the diagnostic: it must be on that line with the failure's message and its
@@ -28,7 +28,7 @@ replicas: 2
 """
 FAIL_LINE = 3  # 0-based: the template's line 4
 
-# Runs after Neovim has loaded the template: the README's block, then the
+# Runs after Neovim has loaded the template: the block of docs/editors.md, then the
 # filetype a user's `filetype on` would set, which fires its autocmd.
 # Every outcome, an error too, ends in the JSON file and a quit, so a
 # failure never leaves Neovim waiting for input.
@@ -75,7 +75,7 @@ def main():
     with TempDir() as tmp:
         package = tmp / "package"
         write(package, {"template.yaml": TEMPLATE})
-        write(tmp, {"init.lua": INIT, "readme.lua": readme_example("neovim-0.7", "README.md")})
+        write(tmp, {"init.lua": INIT, "readme.lua": readme_example("neovim-0.7", "docs/editors.md")})
         out = tmp / "result.json"
         env = dict(
             os.environ,
