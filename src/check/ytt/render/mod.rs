@@ -427,7 +427,6 @@ impl Renderer {
             .iter()
             .flat_map(|(_, docs)| docs)
             .all(|d| d.value.is_null() || super::overlay::post::is_overlay(d));
-        let match_at = first_overlay_match(&outputs);
         let result = self
             .engine
             .with_evaluator(|eval| {
@@ -445,13 +444,6 @@ impl Renderer {
                 outputs.retain(|(id, _)| !unlinted.contains(id));
                 outputs
             }
-            Err(failure) if only_overlays && failure.message.contains(", but was 0") && is_lint => {
-                findings.push(overlays_for_other_files(
-                    match_at.unwrap_or(failure.span),
-                    &failure.message.replace('\n', " "),
-                ));
-                Vec::new()
-            }
             Err(failure) => {
                 let source = sources.get(failure.span.file);
                 let notes = failure.notes;
@@ -461,9 +453,19 @@ impl Renderer {
                     cause: Cause::Overlay,
                     chain: Vec::new(),
                 };
+                let matched_none = failure.message.contains(", but was 0");
                 let mut finding = self.failure_finding(failure, &source, sources);
                 for (span, note) in notes {
                     finding = finding.with_related(span, note);
+                }
+                // A package whose every document is an overlay, none of
+                // which matched, is written for documents given beside it
+                // (`ytt -f upstream/ -f DIR`), which lint cannot know:
+                // `ytt -f DIR` alone stops, but nobody runs that.
+                if is_lint && only_overlays && matched_none {
+                    finding = finding
+                        .with_severity(crate::finding::Severity::Warning)
+                        .with_help(OVERLAYS_FOR_OTHER_FILES);
                 }
                 findings.push(finding);
                 Vec::new()
@@ -519,6 +521,9 @@ impl Renderer {
     }
 }
 
+/// The help of a package of overlays alone whose overlays matched nothing.
+const OVERLAYS_FOR_OTHER_FILES: &str = "`ytt -f` of this folder alone stops here, but its documents are all overlays: they are written for documents given beside them (`ytt -f UPSTREAM -f DIR`), which lint does not know; to check them together, keep both below one folder and name it in .confvet.yaml (`ytt.packages[].path`)";
+
 /// The warning that overlays were not applied, at the first overlay.
 fn unchecked_overlays(
     outputs: &[(crate::source::FileId, Vec<Document>)],
@@ -545,20 +550,4 @@ fn first_overlay_match(outputs: &[(crate::source::FileId, Vec<Document>)]) -> Op
         super::overlay::annotations::find(&first.comments, "overlay/match")
             .map_or(first.span, |c| c.span),
     )
-}
-
-/// A package whose every document is an overlay, none of which matched: it
-/// is written for documents given beside it (`ytt -f upstream/ -f DIR`),
-/// which lint cannot know; `ytt -f DIR` alone stops, which nobody runs. A
-/// warning that says so, not the error.
-fn overlays_for_other_files(at: Span, message: &str) -> Finding {
-    Finding::new(
-        &rules::ytt::OVERLAY_UNCHECKED,
-        at,
-        format!(
-            "the package's documents are all overlays and none matches here: {message}"
-        ),
-    )
-    .with_severity(crate::finding::Severity::Warning)
-    .with_help("overlays alone are written for documents given beside them (`ytt -f UPSTREAM -f DIR`), which lint does not know; to check them together, keep both below one folder and name it in .confvet.yaml (`ytt.packages[].path`)")
 }
