@@ -1,7 +1,8 @@
 //! `docs/rules/` holds one page per rule, the source the binary includes
 //! (`src/rules/`), so `confvet explain` prints it as it is. This test fails
-//! when the index is stale or a page is left over from a retired id; run it
-//! with `CONFVET_UPDATE_DOCS=1` to write the index anew.
+//! when the index or the site's navigation of the pages (`mkdocs.yml`) is
+//! stale, or a page is left over from a retired id; run it with
+//! `CONFVET_UPDATE_DOCS=1` to write them anew.
 
 use confvet::rules::{self, RULES};
 use std::collections::BTreeSet;
@@ -133,5 +134,48 @@ fn a_rule_that_fixes_says_what_its_fix_does_and_how_safe_it_is() {
             ),
             (None, None) => {}
         }
+    }
+}
+
+/// The rules' part of the site's navigation: the index, then each
+/// system's pages in the rule table's order.
+fn rules_navigation() -> String {
+    let mut systems: Vec<(&str, Vec<&str>)> = Vec::new();
+    for rule in RULES {
+        let system = rule.id.split('/').next().unwrap_or(rule.id);
+        match systems.iter_mut().find(|(name, _)| *name == system) {
+            Some((_, ids)) => ids.push(rule.id),
+            None => systems.push((system, vec![rule.id])),
+        }
+    }
+    let mut nav = String::from("  - Rules:\n      - Index: rules/README.md\n");
+    for (system, ids) in systems {
+        nav.push_str(&format!("      - {system}:\n"));
+        for id in ids {
+            nav.push_str(&format!("          - {id}: rules/{id}.md\n"));
+        }
+    }
+    nav
+}
+
+#[test]
+fn the_site_navigation_lists_every_rule_page() {
+    const BEGIN: &str = "  # Rules: generated (CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs)\n";
+    const END: &str = "  # End of the generated rules\n";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("mkdocs.yml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (Some(start), Some(end)) = (text.find(BEGIN), text.find(END)) else {
+        panic!("mkdocs.yml has no generated rules section between its markers");
+    };
+    let current = &text[start + BEGIN.len()..end];
+    let wanted = rules_navigation();
+    if current == wanted {
+        return;
+    }
+    if std::env::var_os("CONFVET_UPDATE_DOCS").is_some() {
+        let updated = format!("{}{BEGIN}{wanted}{}", &text[..start], &text[end..]);
+        std::fs::write(&path, updated).unwrap();
+    } else {
+        panic!("mkdocs.yml: the rules' navigation is stale\nrun `CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs` to regenerate");
     }
 }
