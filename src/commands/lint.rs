@@ -418,6 +418,13 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
             "confvet: nothing to lint: no ytt package, KubeVirt Template or Tekton file in {}",
             shown.join(", ")
         );
+        // A file named outright: say why it is not one.
+        for path in request.paths.iter().filter(|p| p.is_file()) {
+            if let Ok(bytes) = confvet::source::read_limited(path) {
+                let why = confvet::discover::why_not_linted(path, &bytes);
+                eprintln!("  {}: {why}", path.display());
+            }
+        }
     }
     if let Some(baseline) = baseline.as_ref().filter(|_| !fixing) {
         let count = baseline.apply(&mut result, &sources)?;

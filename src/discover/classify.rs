@@ -229,3 +229,34 @@ static GROUP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?m)(?:^|[\s{,])"?group"?\s*:\s*["']?([A-Za-z0-9][A-Za-z0-9.-]*)"#)
         .expect("a valid pattern")
 });
+
+/// Why a file named on the command line was not linted, said from its name
+/// and text, so that "nothing to lint" names the reason.
+pub fn why_not_linted(name: &std::path::Path, bytes: &[u8]) -> &'static str {
+    let is_yaml = matches!(
+        name.extension().and_then(|e| e.to_str()),
+        Some("yml" | "yaml")
+    );
+    if !is_yaml {
+        return match name.extension().and_then(|e| e.to_str()) {
+            Some("star") => "a Starlark file of no ytt package below the paths given",
+            _ => {
+                "not a YAML file (confvet reads `.yml` and `.yaml` files, and a ytt package's other files)"
+            }
+        };
+    }
+    if bytes.contains(&0) {
+        return "binary: it holds a NUL byte";
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return "not UTF-8 text";
+    };
+    if text.contains("{{") || text.contains("{%") {
+        return "a Helm or Jinja template: text, not YAML, until it is rendered";
+    }
+    let found = scan(text);
+    if found.resource.manifest {
+        return "a plain Kubernetes manifest: checked with --kubernetes";
+    }
+    "YAML of no system confvet checks: no ytt annotation (`#@`), KubeVirt Template or Tekton resource"
+}

@@ -17,7 +17,7 @@ mod walk;
 mod tests;
 
 pub use self::classify::{
-    classify, groups_named, names_template, names_virtual_machine, reads_document,
+    classify, groups_named, names_template, names_virtual_machine, reads_document, why_not_linted,
 };
 pub use self::model::{
     DiscoverOptions, DiscoveredFile, Discovery, MAX_FILE_BYTES, PathFilter, System, Unit,

@@ -226,6 +226,41 @@ fn a_directory_with_nothing_to_lint_says_so() {
 }
 
 #[test]
+fn a_file_named_that_is_not_linted_says_why() {
+    let dir = TempDir::new("habits-skipped");
+    dir.write("plain.yaml", "a: 1\n");
+    dir.write("binary.yaml", "a\0b\n");
+    dir.write("chart.yaml", "name: {{ .Values.name }}\n");
+    dir.write("configmap.yaml", "apiVersion: v1\nkind: ConfigMap\n");
+    std::fs::write(dir.path().join("latin.yaml"), b"caf\xe9: 1\n").unwrap();
+    let names = [
+        "plain.yaml",
+        "binary.yaml",
+        "chart.yaml",
+        "configmap.yaml",
+        "latin.yaml",
+    ];
+    let run = run_in(dir.path(), &[&["lint"][..], &names[..]].concat());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for (name, why) in [
+        ("plain.yaml", "YAML of no system confvet checks"),
+        ("binary.yaml", "binary: it holds a NUL byte"),
+        ("chart.yaml", "a Helm or Jinja template"),
+        (
+            "configmap.yaml",
+            "a plain Kubernetes manifest: checked with --kubernetes",
+        ),
+        ("latin.yaml", "not UTF-8 text"),
+    ] {
+        assert!(
+            run.stderr.contains(&format!("  {name}: {why}")),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
 fn a_data_value_without_equals_says_what_was_expected() {
     let dir = two_systems();
     for flag in ["-v", "--data-value-yaml", "--data-value-file"] {

@@ -160,7 +160,8 @@ fn rules_navigation() -> String {
 
 #[test]
 fn the_site_navigation_lists_every_rule_page() {
-    const BEGIN: &str = "  # Rules: generated (CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs)\n";
+    const BEGIN: &str =
+        "  # Rules: generated (CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs)\n";
     const END: &str = "  # End of the generated rules\n";
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("mkdocs.yml");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -176,6 +177,8 @@ fn the_site_navigation_lists_every_rule_page() {
         let updated = format!("{}{BEGIN}{wanted}{}", &text[..start], &text[end..]);
         std::fs::write(&path, updated).unwrap();
     } else {
-        panic!("mkdocs.yml: the rules' navigation is stale\nrun `CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs` to regenerate");
+        panic!(
+            "mkdocs.yml: the rules' navigation is stale\nrun `CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs` to regenerate"
+        );
     }
 }
