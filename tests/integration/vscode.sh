@@ -30,7 +30,7 @@ npx --no-install vsce package --out "$vsix" >"$tmp/vsce.log" 2>&1 || {
   exit 1
 }
 listing=$(unzip -l "$vsix")
-for file in extension/out/extension.js extension/package.json; do
+for file in extension/out/extension.js extension/package.json extension/schema/confvet.schema.json extension/images/icon.png; do
   if ! grep -q " $file\$" <<<"$listing"; then
     echo "vscode: $file is not in the .vsix:" >&2
     echo "$listing" >&2
