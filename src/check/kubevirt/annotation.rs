@@ -199,7 +199,6 @@ pub fn parse(text: &str) -> Parsed {
     let mut rules = Vec::new();
     let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
     for r in raw.into_iter().flatten() {
-        let mut ok = true;
         if names.contains(&r.name) {
             problems.push(problem(
                 r.name_off.unwrap_or(r.off),
@@ -208,160 +207,188 @@ pub fn parse(text: &str) -> Parsed {
             continue;
         }
         names.insert(r.name.clone());
-        let rule_type = match r.rule.as_deref() {
-            Some("integer") => Some(RuleType::Integer),
-            Some("string") => Some(RuleType::String),
-            Some("enum") => Some(RuleType::Enum),
-            Some("regex") => Some(RuleType::Regex),
-            Some("") | None => {
-                problems.push(problem(
-                    r.off,
-                    format!("rule `{}` has no `rule` type", r.name),
-                ));
-                None
-            }
-            Some(other) => {
-                problems.push(problem(
-                    r.rule_off.unwrap_or(r.off),
-                    format!(
-                        "rule `{}`: unrecognized rule type `{other}` (expected integer, string, enum or regex)",
-                        r.name
-                    ),
-                ));
-                None
-            }
-        };
-        ok &= rule_type.is_some();
-        if r.name.is_empty() {
-            problems.push(problem(r.off, "rule is missing its `name`".into()));
-            ok = false;
-        }
-        if r.message.is_empty() {
-            problems.push(problem(
-                r.off,
-                format!("rule `{}` is missing its `message`", r.name),
-            ));
-            ok = false;
-        }
-        match &r.path {
-            None => {
-                problems.push(problem(
-                    r.off,
-                    format!("rule `{}` is missing its `path`", r.name),
-                ));
-                ok = false;
-            }
-            Some(p) if p.text.is_empty() => {
-                problems.push(problem(
-                    r.path_off.unwrap_or(r.off),
-                    format!("rule `{}`: the `path` is empty", r.name),
-                ));
-                ok = false;
-            }
-            Some(p) if !p.text.starts_with(['.', '[']) => {
-                problems.push(problem(
-                    r.path_off.unwrap_or(r.off),
-                    format!(
-                        "rule `{}`: the path `{}` must start with `.` or `[` after `jsonpath::` (it would be read as `.spec.template{}` and never match)",
-                        r.name, p.text, p.text
-                    ),
-                ));
-                ok = false;
-            }
-            Some(_) => {}
-        }
-        if let Some(v) = &r.valid
-            && !v.text.starts_with(['.', '['])
-        {
-            problems.push(problem(
-                r.valid_off.unwrap_or(r.off),
-                format!(
-                    "rule `{}`: the valid path `{}` must start with `.` or `[` after `jsonpath::`",
-                    r.name, v.text
-                ),
-            ));
-            ok = false;
-        }
-        let own_args: &[&str] = match rule_type {
-            Some(RuleType::Integer) => &["min", "max"],
-            Some(RuleType::String) => &["minLength", "maxLength"],
-            Some(RuleType::Enum) => &["values"],
-            _ => &[],
-        };
-        for (_, off, text) in r.bad_args.iter().filter(|(k, _, _)| own_args.contains(k)) {
-            problems.push(problem(
-                *off,
-                format!(
-                    "rule `{}`: the argument path `{text}` must start with `.` or `[` after `jsonpath::`",
-                    r.name
-                ),
-            ));
-            ok = false;
-        }
-        let mut regex = None;
-        if rule_type == Some(RuleType::Regex)
-            && let Some(text) = &r.regex
-            && !text.is_empty()
-        {
-            match compile_regex(text) {
-                Ok(re) => regex = Some(re),
-                Err(e) => {
-                    problems.push(problem(
-                        r.regex_off.unwrap_or(r.off),
-                        format!(
-                            "rule `{}`: the `regex` `{text}` is not a valid RE2 expression: {}",
-                            r.name,
-                            e.to_string().lines().last().unwrap_or("")
-                        ),
-                    ));
-                    ok = false;
-                }
-            }
-        }
-        if !ok {
-            continue;
-        }
-        let rule_type = rule_type.unwrap_or(RuleType::Integer);
-        let (min, max) = match rule_type {
-            RuleType::Integer => (r.min.clone(), r.max.clone()),
-            RuleType::String => (r.min_length.clone(), r.max_length.clone()),
-            _ => (None, None),
-        };
-        let no_args = match rule_type {
-            RuleType::Integer | RuleType::String => min.is_none() && max.is_none(),
-            RuleType::Enum => r.values.as_ref().is_none_or(|v| v.is_empty()),
-            RuleType::Regex => r.regex.as_ref().is_none_or(|v| v.is_empty()),
-        };
-        if no_args {
-            problems.push(Problem {
-                off: r.off,
-                message: format!("rule `{}` has no arguments for its type", r.name),
-                warning: true,
-                syntax: false,
-            });
-        }
-        rules.push(Rule {
-            name: r.name,
-            rule: rule_type,
-            path: r.path.unwrap_or(Path {
-                text: String::new(),
-                steps: Vec::new(),
-            }),
-            message: r.message,
-            valid: r.valid,
-            just_warning: r.just_warning,
-            values: r.values.unwrap_or_default(),
-            min,
-            max,
-            regex,
-            regex_text: r.regex.unwrap_or_default(),
-            off: r.off,
-        });
+        rules.extend(checked_rule(r, &mut problems));
     }
     Parsed {
         rules: Some(rules),
         problems,
     }
+}
+
+/// One decoded rule checked as KubeVirt's validator checks it (§3): None,
+/// with its problems, when the validator would reject it.
+fn checked_rule(r: Raw, problems: &mut Vec<Problem>) -> Option<Rule> {
+    let rule_type = rule_type(&r, problems);
+    let fields_ok = fields_are_valid(&r, rule_type, problems);
+    let (regex_ok, regex) = compiled_regex(&r, rule_type, problems);
+    let (Some(rule_type), true, true) = (rule_type, fields_ok, regex_ok) else {
+        return None;
+    };
+    let (min, max) = match rule_type {
+        RuleType::Integer => (r.min.clone(), r.max.clone()),
+        RuleType::String => (r.min_length.clone(), r.max_length.clone()),
+        _ => (None, None),
+    };
+    let no_args = match rule_type {
+        RuleType::Integer | RuleType::String => min.is_none() && max.is_none(),
+        RuleType::Enum => r.values.as_ref().is_none_or(|v| v.is_empty()),
+        RuleType::Regex => r.regex.as_ref().is_none_or(|v| v.is_empty()),
+    };
+    if no_args {
+        problems.push(Problem {
+            off: r.off,
+            message: format!("rule `{}` has no arguments for its type", r.name),
+            warning: true,
+            syntax: false,
+        });
+    }
+    Some(Rule {
+        name: r.name,
+        rule: rule_type,
+        path: r.path.unwrap_or(Path {
+            text: String::new(),
+            steps: Vec::new(),
+        }),
+        message: r.message,
+        valid: r.valid,
+        just_warning: r.just_warning,
+        values: r.values.unwrap_or_default(),
+        min,
+        max,
+        regex,
+        regex_text: r.regex.unwrap_or_default(),
+        off: r.off,
+    })
+}
+
+/// The rule's type, or None (with a problem) when it has none KubeVirt knows.
+fn rule_type(r: &Raw, problems: &mut Vec<Problem>) -> Option<RuleType> {
+    match r.rule.as_deref() {
+        Some("integer") => Some(RuleType::Integer),
+        Some("string") => Some(RuleType::String),
+        Some("enum") => Some(RuleType::Enum),
+        Some("regex") => Some(RuleType::Regex),
+        Some("") | None => {
+            problems.push(problem(
+                r.off,
+                format!("rule `{}` has no `rule` type", r.name),
+            ));
+            None
+        }
+        Some(other) => {
+            problems.push(problem(
+                r.rule_off.unwrap_or(r.off),
+                format!(
+                    "rule `{}`: unrecognized rule type `{other}` (expected integer, string, enum or regex)",
+                    r.name
+                ),
+            ));
+            None
+        }
+    }
+}
+
+/// Whether the rule's name, message, paths and argument paths are valid.
+fn fields_are_valid(r: &Raw, rule_type: Option<RuleType>, problems: &mut Vec<Problem>) -> bool {
+    let mut ok = true;
+    if r.name.is_empty() {
+        problems.push(problem(r.off, "rule is missing its `name`".into()));
+        ok = false;
+    }
+    if r.message.is_empty() {
+        problems.push(problem(
+            r.off,
+            format!("rule `{}` is missing its `message`", r.name),
+        ));
+        ok = false;
+    }
+    match &r.path {
+        None => {
+            problems.push(problem(
+                r.off,
+                format!("rule `{}` is missing its `path`", r.name),
+            ));
+            ok = false;
+        }
+        Some(p) if p.text.is_empty() => {
+            problems.push(problem(
+                r.path_off.unwrap_or(r.off),
+                format!("rule `{}`: the `path` is empty", r.name),
+            ));
+            ok = false;
+        }
+        Some(p) if !p.text.starts_with(['.', '[']) => {
+            problems.push(problem(
+                r.path_off.unwrap_or(r.off),
+                format!(
+                    "rule `{}`: the path `{}` must start with `.` or `[` after `jsonpath::` (it would be read as `.spec.template{}` and never match)",
+                    r.name, p.text, p.text
+                ),
+            ));
+            ok = false;
+        }
+        Some(_) => {}
+    }
+    if let Some(v) = &r.valid
+        && !v.text.starts_with(['.', '['])
+    {
+        problems.push(problem(
+            r.valid_off.unwrap_or(r.off),
+            format!(
+                "rule `{}`: the valid path `{}` must start with `.` or `[` after `jsonpath::`",
+                r.name, v.text
+            ),
+        ));
+        ok = false;
+    }
+    let own_args: &[&str] = match rule_type {
+        Some(RuleType::Integer) => &["min", "max"],
+        Some(RuleType::String) => &["minLength", "maxLength"],
+        Some(RuleType::Enum) => &["values"],
+        _ => &[],
+    };
+    for (_, off, text) in r.bad_args.iter().filter(|(k, _, _)| own_args.contains(k)) {
+        problems.push(problem(
+            *off,
+            format!(
+                "rule `{}`: the argument path `{text}` must start with `.` or `[` after `jsonpath::`",
+                r.name
+            ),
+        ));
+        ok = false;
+    }
+    ok
+}
+
+/// A regex rule's pattern compiled as RE2 reads it: (whether it is valid,
+/// the pattern).
+fn compiled_regex(
+    r: &Raw,
+    rule_type: Option<RuleType>,
+    problems: &mut Vec<Problem>,
+) -> (bool, Option<regex::Regex>) {
+    let mut ok = true;
+    let mut regex = None;
+    if rule_type == Some(RuleType::Regex)
+        && let Some(text) = &r.regex
+        && !text.is_empty()
+    {
+        match compile_regex(text) {
+            Ok(re) => regex = Some(re),
+            Err(e) => {
+                problems.push(problem(
+                    r.regex_off.unwrap_or(r.off),
+                    format!(
+                        "rule `{}`: the `regex` `{text}` is not a valid RE2 expression: {}",
+                        r.name,
+                        e.to_string().lines().last().unwrap_or("")
+                    ),
+                ));
+                ok = false;
+            }
+        }
+    }
+    (ok, regex)
 }
 
 #[derive(Default)]
@@ -489,76 +516,14 @@ fn decode(item: &Jv, fatal: &mut Vec<Problem>) -> Option<Raw> {
             "values" => match v {
                 J::Null => r.values = None,
                 J::Arr(items) => {
-                    let mut out = Vec::new();
-                    let mut ok = true;
-                    for it in items {
-                        match &it.v {
-                            J::Str(s) if s.starts_with("jsonpath::") => match compile_path(s) {
-                                Ok(p) => {
-                                    if !p.text.starts_with(['.', '[']) {
-                                        r.bad_args.push((key, m.key_off, s.clone()));
-                                    }
-                                    out.push(StrArg::Path(p))
-                                }
-                                Err(e) => {
-                                    fatal.push(problem(
-                                        m.key_off,
-                                        format!("rule member `values`: {e}"),
-                                    ));
-                                    ok = false;
-                                    break;
-                                }
-                            },
-                            J::Str(s) => out.push(StrArg::Lit(s.clone())),
-                            other => {
-                                fatal.push(problem(
-                                    m.key_off,
-                                    format!(
-                                        "rule member `values` must be an array of strings, found {}",
-                                        other.type_name()
-                                    ),
-                                ));
-                                ok = false;
-                                break;
-                            }
-                        }
-                    }
-                    if ok {
-                        r.values = Some(out);
+                    if let Some(values) = decode_values(items, m.key_off, &mut r.bad_args, fatal) {
+                        r.values = Some(values);
                     }
                 }
                 _ => bad("an array of strings"),
             },
             _ => {
-                let arg = match v {
-                    J::Null => None,
-                    J::Num(f) => Some(IntArg::Lit(round(*f))),
-                    J::Str(s) if s.starts_with("jsonpath::") => match compile_path(s) {
-                        Ok(p) => {
-                            if !p.text.starts_with(['.', '[']) {
-                                r.bad_args.push((key, m.key_off, s.clone()));
-                            }
-                            Some(IntArg::Path(p))
-                        }
-                        Err(e) => {
-                            fatal.push(problem(m.key_off, format!("rule member `{key}`: {e}")));
-                            None
-                        }
-                    },
-                    J::Str(s) => {
-                        fatal.push(problem(
-                            m.key_off,
-                            format!(
-                                "rule member `{key}` must be a number or a `jsonpath::` path, found the string \"{s}\""
-                            ),
-                        ));
-                        None
-                    }
-                    _ => {
-                        bad("a number or a `jsonpath::` path");
-                        None
-                    }
-                };
+                let arg = decode_int_arg(v, (key, m.key_off), &mut r.bad_args, fatal);
                 match key {
                     "min" => r.min = arg,
                     "max" => r.max = arg,
@@ -569,6 +534,90 @@ fn decode(item: &Jv, fatal: &mut Vec<Problem>) -> Option<Raw> {
         }
     }
     (fatal.len() == before).then_some(r)
+}
+
+/// A rule's `values`: literal strings and `jsonpath::` paths; None, with a
+/// fatal problem, when one member is neither.
+fn decode_values(
+    items: &[Jv],
+    key_off: usize,
+    bad_args: &mut Vec<(&'static str, usize, String)>,
+    fatal: &mut Vec<Problem>,
+) -> Option<Vec<StrArg>> {
+    let mut out = Vec::new();
+    for it in items {
+        match &it.v {
+            J::Str(s) if s.starts_with("jsonpath::") => match compile_path(s) {
+                Ok(p) => {
+                    if !p.text.starts_with(['.', '[']) {
+                        bad_args.push(("values", key_off, s.clone()));
+                    }
+                    out.push(StrArg::Path(p))
+                }
+                Err(e) => {
+                    fatal.push(problem(key_off, format!("rule member `values`: {e}")));
+                    return None;
+                }
+            },
+            J::Str(s) => out.push(StrArg::Lit(s.clone())),
+            other => {
+                fatal.push(problem(
+                    key_off,
+                    format!(
+                        "rule member `values` must be an array of strings, found {}",
+                        other.type_name()
+                    ),
+                ));
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// One of `min`, `max`, `minLength`, `maxLength`: a number or a
+/// `jsonpath::` path; what else is written is a fatal problem.
+fn decode_int_arg(
+    v: &J,
+    (key, key_off): (&'static str, usize),
+    bad_args: &mut Vec<(&'static str, usize, String)>,
+    fatal: &mut Vec<Problem>,
+) -> Option<IntArg> {
+    match v {
+        J::Null => None,
+        J::Num(f) => Some(IntArg::Lit(round(*f))),
+        J::Str(s) if s.starts_with("jsonpath::") => match compile_path(s) {
+            Ok(p) => {
+                if !p.text.starts_with(['.', '[']) {
+                    bad_args.push((key, key_off, s.clone()));
+                }
+                Some(IntArg::Path(p))
+            }
+            Err(e) => {
+                fatal.push(problem(key_off, format!("rule member `{key}`: {e}")));
+                None
+            }
+        },
+        J::Str(s) => {
+            fatal.push(problem(
+                key_off,
+                format!(
+                    "rule member `{key}` must be a number or a `jsonpath::` path, found the string \"{s}\""
+                ),
+            ));
+            None
+        }
+        _ => {
+            fatal.push(problem(
+                key_off,
+                format!(
+                    "rule member `{key}` must be a number or a `jsonpath::` path, found {}",
+                    v.type_name()
+                ),
+            ));
+            None
+        }
+    }
 }
 
 #[cfg(test)]
