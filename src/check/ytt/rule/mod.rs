@@ -97,49 +97,8 @@ pub fn parse_validation(
         ));
     }
     for rule in &call.positional {
-        let StarValue::Tuple(items) = rule else {
-            return Err(format!(
-                "{prefix}expected annotation to have 2-tuple as argument(s), but found: {rule}"
-            ));
-        };
-        if items.len() != 2 && items.len() != 3 {
-            return Err(format!(
-                "{prefix}expected 2-tuple, but found tuple with length {}",
-                items.len()
-            ));
-        }
-        let StarValue::Str(description) = &items[0] else {
-            return Err(format!(
-                "{prefix}expected first item in the 2-tuple to be a string describing a valid value, but was {}",
-                items[0].type_name()
-            ));
-        };
-        if !is_callable(&items[1]) {
-            return Err(format!(
-                "{prefix}expected second item in tuple to be an assertion function or assertion object, but was a {}",
-                items[1].type_name()
-            ));
-        }
-        let message = match items.get(2) {
-            None => None,
-            Some(StarValue::Str(template)) => {
-                validation.compat.push(format!(
-                    "@{annotation}: a third tuple item (a message template) is confvet's; ytt rejects the annotation (expected 2-tuple, but found tuple with length 3)"
-                ));
-                Some(template.clone())
-            }
-            Some(other) => {
-                return Err(format!(
-                    "{prefix}expected the third item of a rule tuple to be a message template string, but was {}",
-                    other.type_name()
-                ));
-            }
-        };
-        validation.custom.push(CustomRule {
-            description: description.clone(),
-            check: handle_of(&items[1]),
-            message,
-        });
+        let custom = custom_rule(rule, (&prefix, annotation), &mut validation.compat)?;
+        validation.custom.push(custom);
     }
     for (key, given) in &call.named {
         // Seed design: a named rule's argument may be ("description", value).
@@ -160,130 +119,11 @@ pub fn parse_validation(
             }
             other => (other, None),
         };
-        let number = |value: &StarValue| -> Result<i64, String> {
-            match value {
-                StarValue::Int(i) => Ok(*i),
-                // ytt truncates: min_len=8.9 means 8.
-                StarValue::Float(f) => Ok(f.trunc() as i64),
-                other => Err(format!(
-                    "{prefix}expected keyword argument \"{key}\" to be a number, but was {}",
-                    other.type_name()
-                )),
-            }
-        };
-        let string = |value: &StarValue| -> Result<String, String> {
-            match value {
-                StarValue::Str(s) => Ok(s.clone()),
-                other => Err(format!(
-                    "{prefix}expected keyword argument \"{key}\" to be a string, but was {}",
-                    other.type_name()
-                )),
-            }
-        };
-        let flag = |value: &StarValue| -> Result<bool, String> {
-            match value {
-                StarValue::Bool(b) => Ok(*b),
-                other => Err(format!(
-                    "{prefix}expected keyword argument \"{key}\" to be a boolean, but was {}",
-                    other.type_name()
-                )),
-            }
-        };
         let is_seed = !matches!(
             key.as_str(),
             "min_len" | "max_len" | "min" | "max" | "not_null" | "one_not_null" | "one_of" | "when"
         );
-        let rule = match key.as_str() {
-            "min_len" => Some(NamedRule::MinLen(number(value)?)),
-            "max_len" => Some(NamedRule::MaxLen(number(value)?)),
-            "min" => Some(NamedRule::Min(value.clone())),
-            "max" => Some(NamedRule::Max(value.clone())),
-            "not_null" => {
-                validation.not_null = flag(value)?;
-                validation.not_null_description = description.clone();
-                None
-            }
-            "one_not_null" => match value {
-                StarValue::Bool(true) => Some(NamedRule::OneNotNull(None)),
-                StarValue::Bool(false) => {
-                    return Err(format!("{prefix}one_not_null= cannot be False"));
-                }
-                StarValue::List(keys) | StarValue::Tuple(keys) => {
-                    Some(NamedRule::OneNotNull(Some(
-                        keys.iter()
-                            .map(|k| match k {
-                                StarValue::Str(s) => s.clone(),
-                                other => other.to_string(),
-                            })
-                            .collect(),
-                    )))
-                }
-                other => {
-                    return Err(format!(
-                        "{prefix}expected keyword argument \"one_not_null\" to be a sequence or True, but was {}",
-                        other.type_name()
-                    ));
-                }
-            },
-            "one_of" => match value {
-                StarValue::List(_) | StarValue::Tuple(_) => Some(NamedRule::OneOf(value.clone())),
-                other => {
-                    return Err(format!(
-                        "{prefix}expected keyword argument one_of to be a sequence, but was {}",
-                        other.type_name()
-                    ));
-                }
-            },
-            "when" => {
-                validation.has_when = true;
-                validation.when = handle_of(value);
-                if !is_callable(value) {
-                    return Err(format!(
-                        "{prefix}expected keyword argument \"when\" to be a function, but was {}",
-                        value.type_name()
-                    ));
-                }
-                None
-            }
-            "format" => {
-                let name = string(value)?;
-                if !FORMATS.contains(&name.as_str()) {
-                    return Err(format!(
-                        "{prefix}unknown format {name:?} (known: {})",
-                        FORMATS.join(", ")
-                    ));
-                }
-                Some(NamedRule::Format(name))
-            }
-            "starts_with" => Some(NamedRule::StartsWith(string(value)?)),
-            "ends_with" => Some(NamedRule::EndsWith(string(value)?)),
-            "contains" => Some(NamedRule::Contains(value.clone())),
-            "matches" => {
-                let pattern = string(value)?;
-                if let Err(e) = regex::Regex::new(&pattern) {
-                    return Err(format!(
-                        "{prefix}matches= is not a valid regular expression: {e}"
-                    ));
-                }
-                Some(NamedRule::Matches(pattern))
-            }
-            "even" => flag(value)?.then_some(NamedRule::Even),
-            "odd" => flag(value)?.then_some(NamedRule::Odd),
-            "multiple_of" => match value {
-                StarValue::Int(0) => return Err(format!("{prefix}multiple_of= cannot be 0")),
-                StarValue::Int(_) | StarValue::Float(_) => {
-                    Some(NamedRule::MultipleOf(value.clone()))
-                }
-                other => {
-                    return Err(format!(
-                        "{prefix}expected keyword argument \"multiple_of\" to be a number, but was {}",
-                        other.type_name()
-                    ));
-                }
-            },
-            "len" => Some(NamedRule::Len(number(value)?)),
-            other => return Err(format!("{prefix}unknown keyword argument \"{other}\"")),
-        };
+        let rule = named_rule(key, (value, &description), &prefix, &mut validation)?;
         if is_seed {
             validation.compat.push(format!(
                 "@{annotation}: {key}= is a named rule of confvet's; ytt rejects it (unknown keyword argument \"{key}\")"
@@ -295,6 +135,185 @@ pub fn parse_validation(
     }
     validation.named.sort_by_key(|spec| spec.rule.order());
     Ok(validation)
+}
+
+/// A positional rule: a 2-tuple (description, assertion); a third item, a
+/// message template, is confvet's (noted in `compat`).
+fn custom_rule(
+    rule: &StarValue,
+    (prefix, annotation): (&str, &str),
+    compat: &mut Vec<String>,
+) -> Result<CustomRule, String> {
+    let StarValue::Tuple(items) = rule else {
+        return Err(format!(
+            "{prefix}expected annotation to have 2-tuple as argument(s), but found: {rule}"
+        ));
+    };
+    if items.len() != 2 && items.len() != 3 {
+        return Err(format!(
+            "{prefix}expected 2-tuple, but found tuple with length {}",
+            items.len()
+        ));
+    }
+    let StarValue::Str(description) = &items[0] else {
+        return Err(format!(
+            "{prefix}expected first item in the 2-tuple to be a string describing a valid value, but was {}",
+            items[0].type_name()
+        ));
+    };
+    if !is_callable(&items[1]) {
+        return Err(format!(
+            "{prefix}expected second item in tuple to be an assertion function or assertion object, but was a {}",
+            items[1].type_name()
+        ));
+    }
+    let message = match items.get(2) {
+        None => None,
+        Some(StarValue::Str(template)) => {
+            compat.push(format!(
+                "@{annotation}: a third tuple item (a message template) is confvet's; ytt rejects the annotation (expected 2-tuple, but found tuple with length 3)"
+            ));
+            Some(template.clone())
+        }
+        Some(other) => {
+            return Err(format!(
+                "{prefix}expected the third item of a rule tuple to be a message template string, but was {}",
+                other.type_name()
+            ));
+        }
+    };
+    Ok(CustomRule {
+        description: description.clone(),
+        check: handle_of(&items[1]),
+        message,
+    })
+}
+
+/// A named rule (`min_len=8`, `when=...`): the rule, or None for the
+/// keywords that set the validation itself (`not_null`, `when`).
+fn named_rule(
+    key: &str,
+    (value, description): (&StarValue, &Option<String>),
+    prefix: &str,
+    validation: &mut Validation,
+) -> Result<Option<NamedRule>, String> {
+    let number = |value: &StarValue| -> Result<i64, String> {
+        match value {
+            StarValue::Int(i) => Ok(*i),
+            // ytt truncates: min_len=8.9 means 8.
+            StarValue::Float(f) => Ok(f.trunc() as i64),
+            other => Err(format!(
+                "{prefix}expected keyword argument \"{key}\" to be a number, but was {}",
+                other.type_name()
+            )),
+        }
+    };
+    let string = |value: &StarValue| -> Result<String, String> {
+        match value {
+            StarValue::Str(s) => Ok(s.clone()),
+            other => Err(format!(
+                "{prefix}expected keyword argument \"{key}\" to be a string, but was {}",
+                other.type_name()
+            )),
+        }
+    };
+    let flag = |value: &StarValue| -> Result<bool, String> {
+        match value {
+            StarValue::Bool(b) => Ok(*b),
+            other => Err(format!(
+                "{prefix}expected keyword argument \"{key}\" to be a boolean, but was {}",
+                other.type_name()
+            )),
+        }
+    };
+    let rule = match key {
+        "min_len" => Some(NamedRule::MinLen(number(value)?)),
+        "max_len" => Some(NamedRule::MaxLen(number(value)?)),
+        "min" => Some(NamedRule::Min(value.clone())),
+        "max" => Some(NamedRule::Max(value.clone())),
+        "not_null" => {
+            validation.not_null = flag(value)?;
+            validation.not_null_description = description.clone();
+            None
+        }
+        "one_not_null" => match value {
+            StarValue::Bool(true) => Some(NamedRule::OneNotNull(None)),
+            StarValue::Bool(false) => {
+                return Err(format!("{prefix}one_not_null= cannot be False"));
+            }
+            StarValue::List(keys) | StarValue::Tuple(keys) => Some(NamedRule::OneNotNull(Some(
+                keys.iter()
+                    .map(|k| match k {
+                        StarValue::Str(s) => s.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect(),
+            ))),
+            other => {
+                return Err(format!(
+                    "{prefix}expected keyword argument \"one_not_null\" to be a sequence or True, but was {}",
+                    other.type_name()
+                ));
+            }
+        },
+        "one_of" => match value {
+            StarValue::List(_) | StarValue::Tuple(_) => Some(NamedRule::OneOf(value.clone())),
+            other => {
+                return Err(format!(
+                    "{prefix}expected keyword argument one_of to be a sequence, but was {}",
+                    other.type_name()
+                ));
+            }
+        },
+        "when" => {
+            validation.has_when = true;
+            validation.when = handle_of(value);
+            if !is_callable(value) {
+                return Err(format!(
+                    "{prefix}expected keyword argument \"when\" to be a function, but was {}",
+                    value.type_name()
+                ));
+            }
+            None
+        }
+        "format" => {
+            let name = string(value)?;
+            if !FORMATS.contains(&name.as_str()) {
+                return Err(format!(
+                    "{prefix}unknown format {name:?} (known: {})",
+                    FORMATS.join(", ")
+                ));
+            }
+            Some(NamedRule::Format(name))
+        }
+        "starts_with" => Some(NamedRule::StartsWith(string(value)?)),
+        "ends_with" => Some(NamedRule::EndsWith(string(value)?)),
+        "contains" => Some(NamedRule::Contains(value.clone())),
+        "matches" => {
+            let pattern = string(value)?;
+            if let Err(e) = regex::Regex::new(&pattern) {
+                return Err(format!(
+                    "{prefix}matches= is not a valid regular expression: {e}"
+                ));
+            }
+            Some(NamedRule::Matches(pattern))
+        }
+        "even" => flag(value)?.then_some(NamedRule::Even),
+        "odd" => flag(value)?.then_some(NamedRule::Odd),
+        "multiple_of" => match value {
+            StarValue::Int(0) => return Err(format!("{prefix}multiple_of= cannot be 0")),
+            StarValue::Int(_) | StarValue::Float(_) => Some(NamedRule::MultipleOf(value.clone())),
+            other => {
+                return Err(format!(
+                    "{prefix}expected keyword argument \"multiple_of\" to be a number, but was {}",
+                    other.type_name()
+                ));
+            }
+        },
+        "len" => Some(NamedRule::Len(number(value)?)),
+        other => return Err(format!("{prefix}unknown keyword argument \"{other}\"")),
+    };
+    Ok(rule)
 }
 
 fn handle_of(value: &StarValue) -> Option<Handle> {
