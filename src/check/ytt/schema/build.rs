@@ -149,19 +149,7 @@ impl SchemaAnnotations {
                 continue;
             };
             if !SCHEMA_ANNOTATIONS.contains(&short) {
-                // ytt ignores unknown @schema/ annotations silently: most are typos.
-                let known: Vec<String> = SCHEMA_ANNOTATIONS.iter().map(|a| a.to_string()).collect();
-                let mut finding = Finding::new(
-                    &rules::ytt::UNKNOWN_ANNOTATION,
-                    comment.span,
-                    format!("@{name} is not a schema annotation; ytt ignores it"),
-                );
-                if let Some(near) = crate::suggest::did_you_mean(short, &known) {
-                    finding = finding.with_help(format!("did you mean @schema/{near}?"));
-                }
-                let fix = annotation_rename_fix(comment, short, &known)
-                    .filter(|fix| renamed_reads(builder, comment, fix, owner, scope));
-                builder.findings.push(finding.with_fix(fix));
+                report_unknown(builder, comment, (name, short), (owner, scope));
                 continue;
             }
             if scope.in_any && short != "validation" {
@@ -190,127 +178,165 @@ impl SchemaAnnotations {
                     return None;
                 }
             };
-            match short {
-                "type" => found.is_any = read_type_annotation(builder, &call, owner)?,
-                "nullable" => {
-                    if !call.named.is_empty() || !call.positional.is_empty() {
-                        builder.error(owner, "Invalid schema - expected @schema/nullable annotation to not contain any keyword arguments".into());
-                        return None;
-                    }
-                    found.is_nullable = true;
-                }
-                "default" => {
-                    if scope.is_array_item {
-                        builder.error(owner, "Invalid schema - @schema/default not supported on array item: annotate the array instead".into());
-                        return None;
-                    }
-                    if call.positional.len() != 1 || !call.named.is_empty() {
-                        builder.error(
-                            owner,
-                            format!("Invalid schema - syntax error in @schema/default annotation: expected one value, found {} positional and {} keyword arguments", call.positional.len(), call.named.len()),
-                        );
-                        return None;
-                    }
-                    found.default = Some((call.positional[0].clone(), comment.span));
-                }
-                "validation" | "validation-defaults-for-strings" => {
-                    match parse_validation(&call, comment, "schema/validation") {
-                        Ok(v) => {
-                            for note in &v.compat {
-                                builder.compat(comment.span, note.clone());
-                            }
-                            if short == "validation" {
-                                found.validation = Some(v);
-                            } else {
-                                builder.compat(
-                                    comment.span,
-                                    "@schema/validation-defaults-for-strings is confvet's; ytt ignores it".into(),
-                                );
-                                found.string_defaults = Some(v);
-                            }
-                        }
-                        Err(message) => {
-                            builder.rule_error(comment.span, message);
-                            return None;
-                        }
-                    }
-                }
-                "removed" => match single_string(&call) {
-                    Some(text) => {
-                        builder.compat(
-                            comment.span,
-                            "@schema/removed is confvet's; ytt ignores it".into(),
-                        );
-                        found.docs.removed = Some(text);
-                    }
-                    None => {
-                        builder.error(owner, "Invalid schema - syntax error in @schema/removed annotation: expected a string notice".into());
-                        return None;
-                    }
-                },
-                "desc" | "title" => {
-                    let text = single_string(&call);
-                    match text {
-                        Some(text) => {
-                            if short == "desc" {
-                                found.docs.description = Some(text);
-                            } else {
-                                found.docs.title = Some(text);
-                            }
-                        }
-                        None => {
-                            builder.error(owner, format!("Invalid schema - syntax error in @schema/{short} annotation: expected exactly one string argument"));
-                            return None;
-                        }
-                    }
-                }
-                "deprecated" => {
-                    if scope.is_document {
-                        builder.error(
-                            owner,
-                            "Invalid schema - @schema/deprecated not supported on a document"
-                                .into(),
-                        );
-                        return None;
-                    }
-                    match single_string(&call) {
-                        Some(text) => found.docs.deprecated = Some(text),
-                        None => {
-                            builder.error(owner, "Invalid schema - syntax error in @schema/deprecated annotation: expected a string notice".into());
-                            return None;
-                        }
-                    }
-                }
-                "examples" => {
-                    if !call.named.is_empty() || call.positional.is_empty() {
-                        builder.error(owner, "Invalid schema - syntax error in @schema/examples annotation: expected one or more (description, value) tuples".into());
-                        return None;
-                    }
-                    for example in &call.positional {
-                        match example {
-                            StarValue::Tuple(items) if items.len() == 2 => {
-                                let StarValue::Str(desc) = &items[0] else {
-                                    builder.error(owner, format!("Invalid schema - @schema/examples has wrong type: expected the first item of an example to be a string description, but was {}", items[0].type_name()));
-                                    return None;
-                                };
-                                found.docs.examples.push((desc.clone(), items[1].clone()));
-                            }
-                            StarValue::Tuple(items) => {
-                                builder.error(owner, format!("Invalid schema - syntax error in @schema/examples annotation: expected 2-tuple (description, value), but found tuple with length {}", items.len()));
-                                return None;
-                            }
-                            other => {
-                                builder.error(owner, format!("Invalid schema - syntax error in @schema/examples annotation: expected 2-tuple (description, value), but found {}", other.type_name()));
-                                return None;
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
+            found.apply(builder, (short, &call), comment, (owner, scope))?;
         }
         Some(found)
     }
+}
+
+impl SchemaAnnotations {
+    /// What one known `@schema/` annotation says, added to `self`; None
+    /// when it is invalid (reported), which stops the schema as in ytt.
+    fn apply(
+        &mut self,
+        builder: &mut SchemaBuilder<'_>,
+        (short, call): (&str, &CallArgs),
+        comment: &Comment,
+        (owner, scope): (Span, Scope),
+    ) -> Option<()> {
+        let found = self;
+        match short {
+            "type" => found.is_any = read_type_annotation(builder, call, owner)?,
+            "nullable" => {
+                if !call.named.is_empty() || !call.positional.is_empty() {
+                    builder.error(owner, "Invalid schema - expected @schema/nullable annotation to not contain any keyword arguments".into());
+                    return None;
+                }
+                found.is_nullable = true;
+            }
+            "default" => {
+                if scope.is_array_item {
+                    builder.error(owner, "Invalid schema - @schema/default not supported on array item: annotate the array instead".into());
+                    return None;
+                }
+                if call.positional.len() != 1 || !call.named.is_empty() {
+                    builder.error(
+                    owner,
+                    format!("Invalid schema - syntax error in @schema/default annotation: expected one value, found {} positional and {} keyword arguments", call.positional.len(), call.named.len()),
+                );
+                    return None;
+                }
+                found.default = Some((call.positional[0].clone(), comment.span));
+            }
+            "validation" | "validation-defaults-for-strings" => {
+                match parse_validation(call, comment, "schema/validation") {
+                    Ok(v) => {
+                        for note in &v.compat {
+                            builder.compat(comment.span, note.clone());
+                        }
+                        if short == "validation" {
+                            found.validation = Some(v);
+                        } else {
+                            builder.compat(
+                            comment.span,
+                            "@schema/validation-defaults-for-strings is confvet's; ytt ignores it".into(),
+                        );
+                            found.string_defaults = Some(v);
+                        }
+                    }
+                    Err(message) => {
+                        builder.rule_error(comment.span, message);
+                        return None;
+                    }
+                }
+            }
+            "removed" => match single_string(call) {
+                Some(text) => {
+                    builder.compat(
+                        comment.span,
+                        "@schema/removed is confvet's; ytt ignores it".into(),
+                    );
+                    found.docs.removed = Some(text);
+                }
+                None => {
+                    builder.error(owner, "Invalid schema - syntax error in @schema/removed annotation: expected a string notice".into());
+                    return None;
+                }
+            },
+            "desc" | "title" => {
+                let text = single_string(call);
+                match text {
+                    Some(text) => {
+                        if short == "desc" {
+                            found.docs.description = Some(text);
+                        } else {
+                            found.docs.title = Some(text);
+                        }
+                    }
+                    None => {
+                        builder.error(owner, format!("Invalid schema - syntax error in @schema/{short} annotation: expected exactly one string argument"));
+                        return None;
+                    }
+                }
+            }
+            "deprecated" => {
+                if scope.is_document {
+                    builder.error(
+                        owner,
+                        "Invalid schema - @schema/deprecated not supported on a document".into(),
+                    );
+                    return None;
+                }
+                match single_string(call) {
+                    Some(text) => found.docs.deprecated = Some(text),
+                    None => {
+                        builder.error(owner, "Invalid schema - syntax error in @schema/deprecated annotation: expected a string notice".into());
+                        return None;
+                    }
+                }
+            }
+            "examples" => {
+                if !call.named.is_empty() || call.positional.is_empty() {
+                    builder.error(owner, "Invalid schema - syntax error in @schema/examples annotation: expected one or more (description, value) tuples".into());
+                    return None;
+                }
+                for example in &call.positional {
+                    match example {
+                        StarValue::Tuple(items) if items.len() == 2 => {
+                            let StarValue::Str(desc) = &items[0] else {
+                                builder.error(owner, format!("Invalid schema - @schema/examples has wrong type: expected the first item of an example to be a string description, but was {}", items[0].type_name()));
+                                return None;
+                            };
+                            found.docs.examples.push((desc.clone(), items[1].clone()));
+                        }
+                        StarValue::Tuple(items) => {
+                            builder.error(owner, format!("Invalid schema - syntax error in @schema/examples annotation: expected 2-tuple (description, value), but found tuple with length {}", items.len()));
+                            return None;
+                        }
+                        other => {
+                            builder.error(owner, format!("Invalid schema - syntax error in @schema/examples annotation: expected 2-tuple (description, value), but found {}", other.type_name()));
+                            return None;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Some(())
+    }
+}
+
+/// An `@schema/` annotation ytt does not know (ytt ignores it silently:
+/// most are typos): a finding with the near name and, where the renamed
+/// annotation still reads, the rename as a fix.
+fn report_unknown(
+    builder: &mut SchemaBuilder<'_>,
+    comment: &Comment,
+    (name, short): (&str, &str),
+    (owner, scope): (Span, Scope),
+) {
+    let known: Vec<String> = SCHEMA_ANNOTATIONS.iter().map(|a| a.to_string()).collect();
+    let mut finding = Finding::new(
+        &rules::ytt::UNKNOWN_ANNOTATION,
+        comment.span,
+        format!("@{name} is not a schema annotation; ytt ignores it"),
+    );
+    if let Some(near) = crate::suggest::did_you_mean(short, &known) {
+        finding = finding.with_help(format!("did you mean @schema/{near}?"));
+    }
+    let fix = annotation_rename_fix(comment, short, &known)
+        .filter(|fix| renamed_reads(builder, comment, fix, owner, scope));
+    builder.findings.push(finding.with_fix(fix));
 }
 
 fn read_type_annotation(
