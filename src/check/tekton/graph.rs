@@ -217,6 +217,17 @@ impl Ctx<'_> {
                 }
             }
         }
+        self.finally_run_after(spec, &finally, path);
+        // Tekton rejects repeated task names first; which task a name then
+        // means is not defined.
+        if dup {
+            return;
+        }
+        self.report_cycles(&tasks, &edges, path);
+    }
+
+    /// `runAfter` in a finally task, which Tekton rejects.
+    fn finally_run_after(&mut self, spec: &Node, finally: &[&Node], path: &str) {
         let finally_site = item(spec, "finally").map_or(spec.span, |it| it.key_span);
         for (i, t) in finally.iter().enumerate() {
             let Some(it) = item(t, "runAfter").filter(|it| !items(Some(&it.value)).is_empty())
@@ -241,12 +252,12 @@ impl Ctx<'_> {
                 Help::default(),
             );
         }
-        // Tekton rejects repeated task names first; which task a name then
-        // means is not defined.
-        if dup {
-            return;
-        }
-        for cycle in cycles(&edges) {
+    }
+
+    /// Each cycle of the task graph, once, at its first task's name, with
+    /// each edge where it is written.
+    fn report_cycles(&mut self, tasks: &[&Node], edges: &[Vec<Edge>], path: &str) {
+        for cycle in cycles(edges) {
             let name = |k: usize| text(tasks[k], "name").unwrap_or("").to_string();
             let first = cycle[0].0;
             let mut steps: Vec<String> = cycle
