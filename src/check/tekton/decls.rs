@@ -152,39 +152,8 @@ impl Ctx<'_> {
             }
             if let (Some(d), Some(dit)) = (&default, item(p, "default")) {
                 let dpath = format!("{path}[{i}].default");
-                let dty = value_ty(d);
-                if dty != ty {
-                    self.push(&rules::tekton::DEFAULT, dit.key_span, &dpath, format!("\"{}\" type does not match default value's type: \"{}\" (param {name})", ty.name(), dty.name()));
-                } else {
-                    self.members(d, &dpath, &name);
-                    if let (Ty::Obj, Some(pr), Value::Map(m)) = (ty, props, &d.value)
-                        && matches!(pr.value, Value::Map(_))
-                    {
-                        for it in m.iter().filter(|it| !keys.contains(&it.key.text)) {
-                            self.warn(
-                                &rules::tekton::DEFAULT_UNKNOWN_KEY,
-                                it.key_span,
-                                &format!("{dpath}.{}", it.key.text),
-                                format!(
-                                    "key {} is not declared in properties of {name}",
-                                    it.key.text
-                                ),
-                            );
-                        }
-                    }
-                    if let (Some(en), Some(s)) = (&enums, d.as_scalar())
-                        && ty == Ty::Str
-                        && !s.text.is_empty()
-                        && !en.contains(&s.text)
-                    {
-                        self.push(
-                            &rules::tekton::ENUM_DEFAULT,
-                            dit.key_span,
-                            &dpath,
-                            format!("param default value {} not in the enum list", s.text),
-                        );
-                    }
-                }
+                let declared = (ty, props, keys.as_slice(), enums.as_deref());
+                self.param_default((d, dit, &dpath), &name, declared);
             }
             out.push(Decl {
                 name,
@@ -195,6 +164,58 @@ impl Ctx<'_> {
             });
         }
         out
+    }
+
+    /// A param's `default` (written `d` at `dit`, `dpath`) against what
+    /// the param declares: its type, properties' keys and enum.
+    fn param_default(
+        &mut self,
+        (d, dit, dpath): (&Node, &crate::yaml::MapItem, &str),
+        name: &str,
+        (ty, props, keys, enums): (Ty, Option<&Node>, &[String], Option<&[String]>),
+    ) {
+        let dty = value_ty(d);
+        if dty != ty {
+            self.push(
+                &rules::tekton::DEFAULT,
+                dit.key_span,
+                dpath,
+                format!(
+                    "\"{}\" type does not match default value's type: \"{}\" (param {name})",
+                    ty.name(),
+                    dty.name()
+                ),
+            );
+        } else {
+            self.members(d, dpath, name);
+            if let (Ty::Obj, Some(pr), Value::Map(m)) = (ty, props, &d.value)
+                && matches!(pr.value, Value::Map(_))
+            {
+                for it in m.iter().filter(|it| !keys.contains(&it.key.text)) {
+                    self.warn(
+                        &rules::tekton::DEFAULT_UNKNOWN_KEY,
+                        it.key_span,
+                        &format!("{dpath}.{}", it.key.text),
+                        format!(
+                            "key {} is not declared in properties of {name}",
+                            it.key.text
+                        ),
+                    );
+                }
+            }
+            if let (Some(en), Some(s)) = (&enums, d.as_scalar())
+                && ty == Ty::Str
+                && !s.text.is_empty()
+                && !en.contains(&s.text)
+            {
+                self.push(
+                    &rules::tekton::ENUM_DEFAULT,
+                    dit.key_span,
+                    dpath,
+                    format!("param default value {} not in the enum list", s.text),
+                );
+            }
+        }
     }
 
     /// Result declarations (R1–R7); returns name → (type, keys).
