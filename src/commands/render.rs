@@ -369,18 +369,7 @@ fn render_package(
         .into_iter()
         .map(|i| texts[i].clone())
         .collect();
-    let root = paths
-        .first()
-        .map(|p| cwd.join(p))
-        .map(|p| {
-            if p.is_dir() {
-                p
-            } else {
-                p.parent().map(Path::to_path_buf).unwrap_or(p)
-            }
-        })
-        .unwrap_or_else(|| cwd.to_path_buf());
-    let root = confvet::source::normalize_path(&root);
+    let root = package_root(paths, cwd);
     if paths.iter().all(|p| cwd.join(p).is_file()) {
         settings.flat_files = Some(inputs.files.iter().map(|f| f.path.clone()).collect());
     }
@@ -402,21 +391,12 @@ fn render_package(
         .map(|f| f.clone().with_severity(Severity::Error))
         .collect();
     if !findings.is_empty() || outcome.rendered.is_none() && outcome.values.is_none() {
-        let summary = confvet::report::Summary {
-            files: files.len() + texts.len(),
-            units: 1,
-            errors: findings.len(),
-            ..Default::default()
-        };
-        let report = Report::new(&findings, &sources, &[], summary);
-        let mut text = Vec::new();
-        let _ = Format::Text
-            .emitter(log_style(use_color(ColorChoice::Auto)))
-            .emit(&mut text, &report);
-        return Err(Failure::Stopped(format!(
-            "{printed}{}",
-            String::from_utf8_lossy(&text)
-        )));
+        return Err(stopped(
+            &findings,
+            &sources,
+            files.len() + texts.len(),
+            &printed,
+        ));
     }
     let text_outputs = outcome.rendered_texts.unwrap_or_default();
     let rendered = outcome.rendered.iter().flatten();
@@ -453,6 +433,45 @@ fn render_package(
         has_texts: !text_outputs.is_empty(),
         printed,
     })
+}
+
+/// The folder ytt names the package's files from: the first path given, or
+/// the folder of a file given.
+fn package_root(paths: &[PathBuf], cwd: &Path) -> PathBuf {
+    let root = paths
+        .first()
+        .map(|p| cwd.join(p))
+        .map(|p| {
+            if p.is_dir() {
+                p
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or(p)
+            }
+        })
+        .unwrap_or_else(|| cwd.to_path_buf());
+    confvet::source::normalize_path(&root)
+}
+
+/// What stopped the render, as ytt stops: what the package printed, then
+/// the findings as the text report shows them.
+fn stopped(
+    findings: &[confvet::finding::Finding],
+    sources: &Sources,
+    files: usize,
+    printed: &str,
+) -> Failure {
+    let summary = confvet::report::Summary {
+        files,
+        units: 1,
+        errors: findings.len(),
+        ..Default::default()
+    };
+    let report = Report::new(findings, sources, &[], summary);
+    let mut text = Vec::new();
+    let _ = Format::Text
+        .emitter(log_style(use_color(ColorChoice::Auto)))
+        .emit(&mut text, &report);
+    Failure::Stopped(format!("{printed}{}", String::from_utf8_lossy(&text)))
 }
 
 /// ytt's `--output-files DIR`: each output (name, contents) written to
