@@ -46,8 +46,9 @@ pub(crate) use scan::{CodeScanner, StringScan, keyword, shape};
 /// many times its size, and real templates hold kilobytes.
 pub const MAX_CODE_BYTES: usize = 8 * 1024 * 1024;
 
-/// Translate lines of ytt code (1-based line, text without `#@`) into Starlark.
-pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, TranslateError> {
+/// An error at the line where the file's template code passes
+/// [`MAX_CODE_BYTES`].
+fn within_size(code_lines: &[(usize, String)]) -> Result<(), TranslateError> {
     let mut total = 0;
     for (line, code) in code_lines {
         total += code.len();
@@ -61,6 +62,11 @@ pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, Translate
             });
         }
     }
+    Ok(())
+}
+/// Translate lines of ytt code (1-based line, text without `#@`) into Starlark.
+pub fn translate(code_lines: &[(usize, String)]) -> Result<Translated, TranslateError> {
+    within_size(code_lines)?;
     let mut out = Translated::default();
     // Open blocks: (opening line, statements seen in the block).
     let mut blocks: Vec<(usize, usize)> = Vec::new();
