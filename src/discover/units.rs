@@ -331,16 +331,19 @@ fn grouping_key(files: &[DiscoveredFile], grouping: &Grouping<'_>) -> Digest {
 /// climbing past folders of plain YAML only.
 /// KubeVirt and Tekton files form one unit per system: references between
 /// their files are resolved across the whole linted root.
-fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
+/// The roots of the ytt packages among `files` (the walk of one root):
+/// anchored at schema folders, then data-values folders, then template
+/// folders, each climbing as far as [`climb`] lets it, settled back down
+/// ([`settle_roots`]), with the packages `.confvet.yaml` declares.
+fn package_roots(files: &[DiscoveredFile], grouping: &Grouping<'_>) -> BTreeSet<PathBuf> {
     let Grouping {
-        start,
         root,
         may_claim_root,
         is_workspace,
         paths: (yaml_paths, other_paths),
         declared_roots,
+        ..
     } = *grouping;
-    let files = &discovery.files[start..];
     let schema_files: Vec<&DiscoveredFile> = files
         .iter()
         .filter(|f| f.system == Some(System::Ytt) && f.has_schema && !in_ytt_lib(&f.path, root))
@@ -428,6 +431,18 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
     package_roots.retain(|r| !declared.iter().any(|d| r.starts_with(d) && r != *d));
     package_roots.extend(declared.into_iter().cloned());
 
+    package_roots
+}
+
+fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
+    let Grouping {
+        start,
+        root,
+        paths: (_, other_paths),
+        ..
+    } = *grouping;
+    let files = &discovery.files[start..];
+    let package_roots = package_roots(files, grouping);
     let package_index = by_hash(&package_roots);
     let mut ytt_units: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     let mut kubevirt = Vec::new();
