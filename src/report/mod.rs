@@ -26,7 +26,7 @@ pub enum Format {
     Text,
     /// one line per finding (file:line:col: severity[rule] message), then the summary line
     Concise,
-    /// the versioned JSON contract (see report::json)
+    /// the versioned JSON report (its fields: docs/output.md)
     Json,
     /// JUnit XML, one testsuite per file
     Junit,
