@@ -192,6 +192,8 @@ pub fn serve(connection: &Connection) -> Result<Ending, String> {
         waiting_pulls: Vec::new(),
         commands,
         outbox: Vec::new(),
+        config_problem: None,
+        config_published: Vec::new(),
     };
     if watches {
         server.watch_files();
@@ -284,6 +286,11 @@ struct Server {
     commands: Sender<worker::Command>,
     /// Messages to send once the current one is handled.
     outbox: Vec<Message>,
+    /// The configuration problem last shown, so each is shown once, and
+    /// the configuration files given its findings (cleared once it is
+    /// fixed).
+    config_problem: Option<String>,
+    config_published: Vec<Uri>,
 }
 
 impl Server {
@@ -619,6 +626,7 @@ impl Server {
                 published.push(uri.clone());
             }
         }
+        self.say_config_problem(&done);
         for uri in published {
             let Some(document) = self.documents.get(&uri) else {
                 continue;
@@ -633,6 +641,55 @@ impl Server {
             } else {
                 self.publish(uri, Some(version), diagnostics);
             }
+        }
+    }
+
+    /// A configuration that stops every check, or that could not be read,
+    /// is said once as a message; its findings go to the configuration file
+    /// itself, open or not, so the user sees why nothing else is reported.
+    fn say_config_problem(&mut self, done: &worker::Done) {
+        if done.config_problem == self.config_problem {
+            return;
+        }
+        self.config_problem = done.config_problem.clone();
+        for uri in std::mem::take(&mut self.config_published) {
+            if !self.documents.contains_key(&uri) && !self.pulls {
+                self.publish(uri, None, Vec::new());
+            }
+        }
+        let Some(message) = &done.config_problem else {
+            return;
+        };
+        self.outbox.push(
+            Notification::new(
+                lsp_types::notification::ShowMessage::METHOD.to_string(),
+                lsp_types::ShowMessageParams {
+                    typ: lsp_types::MessageType::WARNING,
+                    message: message.clone(),
+                },
+            )
+            .into(),
+        );
+        if self.pulls {
+            return;
+        }
+        for (path, findings) in &done.findings {
+            let is_config = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| crate::config::FILE_NAMES.contains(&n));
+            let Some(uri) = convert::uri_of(path).filter(|_| is_config) else {
+                continue;
+            };
+            if self.documents.contains_key(&uri) {
+                continue;
+            }
+            let diagnostics = findings
+                .iter()
+                .map(|f| convert::diagnostic(f, &done.sources))
+                .collect();
+            self.config_published.push(uri.clone());
+            self.publish(uri, None, diagnostics);
         }
     }
 

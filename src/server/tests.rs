@@ -719,3 +719,60 @@ fn the_end_of_input_before_shutdown_ends_the_session_with_status_1() {
     assert_eq!(Ending::InputClosed.status(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_invalid_configuration_is_said_and_shown_on_its_file_then_cleared_when_fixed() {
+    let dir = scratch("invalid-config");
+    let legacy = TEMPLATE;
+    let trigger = write(&dir, "trigger.yaml", legacy);
+    let config = write(
+        &dir,
+        ".confvet.yaml",
+        "rules:\n  tekton/no-such-rule: off\n",
+    );
+    let client = Client::start(&dir);
+    client.open(&trigger, legacy);
+    // Said once as a message, and the configuration's own findings are
+    // published on it though it is not open.
+    let mut message = None;
+    let mut on_config = None;
+    while message.is_none() || on_config.is_none() {
+        match client.receive() {
+            Message::Notification(n) if n.method == "window/showMessage" => {
+                message = Some(n.params["message"].as_str().unwrap_or_default().to_string());
+            }
+            Message::Notification(n) if n.method == PublishDiagnostics::METHOD => {
+                let params: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
+                if params.uri == config {
+                    on_config = Some(params.diagnostics);
+                }
+            }
+            _ => {}
+        }
+    }
+    let message = message.unwrap();
+    assert!(message.contains(".confvet.yaml has 1 error"), "{message}");
+    assert!(
+        message.contains("no file is checked until it is fixed"),
+        "{message}"
+    );
+    let on_config = on_config.unwrap();
+    assert_eq!(on_config.len(), 1, "{on_config:?}");
+    // Fixed on disk: the configuration's diagnostics go, the file's come.
+    write(&dir, ".confvet.yaml", "rules: {}\n");
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": config.clone(), "type": 2}]}),
+    );
+    let (mut cleared, mut checked) = (false, false);
+    while !(cleared && checked) {
+        let params = client.published();
+        if params.uri == config {
+            cleared |= params.diagnostics.is_empty();
+        } else if params.uri == trigger {
+            checked |= params.diagnostics.len() == 1;
+        }
+    }
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -50,6 +50,10 @@ pub struct Done {
     /// The files the check covered: their findings are all in `findings`
     /// (none when a file has none).
     pub covered: Scope,
+    /// What is wrong with the folder's `.confvet.yaml`, said to the user
+    /// once: a configuration with errors stops every check, as in `confvet
+    /// lint`, and one that cannot be read is left out.
+    pub config_problem: Option<String>,
 }
 
 impl Done {
@@ -113,14 +117,32 @@ pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result
 pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
     let sources = Sources::new();
     sources.set_stdin(job.path.clone(), job.text.clone().into_bytes());
-    let config = crate::config::load(
+    let (config, mut config_problem) = match crate::config::load(
         &ConfigSource::Search,
         &job.root,
         &sources,
         LoadOptions::default(),
-    )
-    .ok()
-    .flatten();
+    ) {
+        Ok(config) => (config, None),
+        Err(error) => (
+            None,
+            Some(format!(
+                "confvet: the configuration could not be read ({error}); files are checked without it"
+            )),
+        ),
+    };
+    if let Some(config) = config.as_ref().filter(|c| c.has_errors()) {
+        let errors = config
+            .findings
+            .iter()
+            .filter(|f| f.severity == crate::finding::Severity::Error)
+            .count();
+        config_problem = Some(format!(
+            "confvet: {} has {errors} error{}; no file is checked until it is fixed",
+            config.path.display(),
+            if errors == 1 { "" } else { "s" }
+        ));
+    }
     let (result, covered) = match config.as_ref().filter(|c| c.has_errors()) {
         // As `confvet lint`: a configuration with errors stops the run.
         Some(config) => (LintResult::blocked_by(config, &sources), Scope::Walk),
@@ -164,5 +186,6 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
         findings,
         sources,
         covered,
+        config_problem,
     }
 }
