@@ -29,6 +29,39 @@ fn value_at<'a>(values: &'a Node, path: &[String]) -> Option<(&'a Node, crate::s
     Some((node, key_span?))
 }
 
+/// Where a data-values file wrote a value that replaced the schema's
+/// default whole: the node itself, or an array's first item.
+fn set_whole(
+    node: &Node,
+    in_schema: &dyn Fn(crate::source::Span) -> bool,
+) -> Option<crate::source::Span> {
+    if !in_schema(node.span) {
+        return Some(node.span);
+    }
+    match &node.value {
+        Value::Array(items) => items.iter().map(|i| i.span).find(|s| !in_schema(*s)),
+        _ => None,
+    }
+}
+
+/// Where a data-values file first changed a map the schema's default
+/// gave: a key it added or a value it set, in the map's order.
+fn first_change(
+    node: &Node,
+    in_schema: &dyn Fn(crate::source::Span) -> bool,
+) -> Option<crate::source::Span> {
+    let Value::Map(items) = &node.value else {
+        return None;
+    };
+    items.iter().find_map(|item| {
+        if !in_schema(item.key_span) {
+            Some(item.key_span)
+        } else {
+            set_whole(&item.value, in_schema).or_else(|| first_change(&item.value, in_schema))
+        }
+    })
+}
+
 /// The type as ytt names it: `string`, `int`, `array of string`,
 /// `nullable map`.
 pub(super) fn type_name(ty: &SchemaType) -> String {
@@ -112,15 +145,25 @@ pub(super) fn markdown(
         });
     }
     if let Some((node, key)) = values.and_then(|v| value_at(v, path)) {
-        let from = if (origins.in_schema)(key) {
-            "the schema default".to_string()
-        } else {
-            let source = origins.sources.get(key.file);
-            let name = origins.sources.path(key.file).map_or_else(
+        let at = |span: crate::source::Span| {
+            let source = origins.sources.get(span.file);
+            let name = origins.sources.path(span.file).map_or_else(
                 || source.name.clone(),
                 |p| crate::source::display_name(&p, origins.root),
             );
-            format!("{name}:{}", source.line_col(key.range().start).line)
+            format!("{name}:{}", source.line_col(span.range().start).line)
+        };
+        let in_schema = origins.in_schema;
+        let from = if !in_schema(key) {
+            at(key)
+        } else if let Some(set) = set_whole(node, in_schema) {
+            // A value a data-values file set whole (an array replaces the
+            // default): the merge keeps the schema's key and node.
+            at(set)
+        } else if let Some(changed) = first_change(node, in_schema) {
+            format!("the schema default, changed at {}", at(changed))
+        } else {
+            "the schema default".to_string()
         };
         facts.push(format!(
             "value: `{}` (from {from})",

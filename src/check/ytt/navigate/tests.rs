@@ -623,3 +623,30 @@ fn a_value_set_in_the_schema_file_but_not_by_its_schema() {
         "{markdown}"
     );
 }
+
+#[test]
+fn hover_names_where_an_array_or_a_map_was_set() {
+    let prod = "#@data/values\n---\napp:\n  replicas: 5\n  ports:\n  - 80\n  - 443\n";
+    let ws = Workspace::new(
+        "origins",
+        &[
+            ("pkg/config/schema.yml", SCHEMA),
+            ("pkg/config/values.yml", VALUES),
+            ("pkg/config/values/prod.yml", prod),
+            ("pkg/config/deployment.yml", TEMPLATE),
+        ],
+    );
+    let doc = ws.open("pkg/config/values/prod.yml", prod);
+    // An array a values file replaced whole: from where it was written.
+    let (_, markdown) = doc.hover("ports", 0, 1).unwrap();
+    assert!(
+        markdown.contains("- value: `[80,443]` (from values/prod.yml:6)"),
+        "{markdown}"
+    );
+    // A map the schema gave, which values files changed in part.
+    let (_, markdown) = doc.hover("app", 0, 1).unwrap();
+    assert!(
+        markdown.contains("(from the schema default, changed at values/prod.yml:4)"),
+        "{markdown}"
+    );
+}
