@@ -65,10 +65,18 @@ pub fn discover_with(
     for path in paths {
         let absolute = absolutize(path, cwd);
         if sources.stdin_path() == Some(absolute.as_path()) {
-            // Standard input stands in for this file, which may not exist yet.
-            let root = file_context_root(&absolute, cwd);
+            // Standard input stands in for this file, which may not exist
+            // yet: a folder named beside it that holds it (an editor's ytt
+            // package) is its root, else the folder around it.
+            let in_named = paths
+                .iter()
+                .map(|p| absolutize(p, cwd))
+                .any(|p| p != absolute && absolute.starts_with(&p) && p.is_dir());
+            if !in_named {
+                let root = file_context_root(&absolute, cwd);
+                roots.entry(root).or_insert(false);
+            }
             wanted_files.insert(absolute);
-            roots.entry(root).or_insert(false);
             continue;
         }
         match std::fs::metadata(&absolute) {

@@ -776,3 +776,39 @@ fn an_invalid_configuration_is_said_and_shown_on_its_file_then_cleared_when_fixe
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_new_unsaved_values_file_is_checked_with_its_package() {
+    let dir = scratch("new-values");
+    write(
+        &dir,
+        "pkg/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(
+        &dir,
+        "pkg/deployment.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nreplicas: #@ data.values.replicas\n",
+    );
+    let client = Client::start(&dir);
+    // Created in the editor, never saved: not on disk.
+    let path = dir.join("pkg/values.yml");
+    let uri = convert::uri_of(&path).unwrap();
+    let text = "#@data/values\n---\nreplicas: many\n";
+    client.open(&uri, text);
+    let published = client.diagnostics_of(&uri);
+    let codes: Vec<_> = published
+        .diagnostics
+        .iter()
+        .map(|d| d.code.clone())
+        .collect();
+    assert_eq!(
+        codes,
+        [Some(NumberOrString::String("ytt/type-mismatch".into()))],
+        "{:?}",
+        published.diagnostics
+    );
+    assert_eq!(published.diagnostics[0].range.start.line, 2);
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

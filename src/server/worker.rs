@@ -153,7 +153,9 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
             let scope = units.scope(&job.path, &job.root, &sources);
             let covered = scope.clone();
             let (paths, named_only) = match scope {
-                Scope::Package(root) => (vec![root], false),
+                // The document too: new and unsaved, the walk of its
+                // package does not find it.
+                Scope::Package(root) => (vec![root, job.path.clone()], false),
                 Scope::Files(files) => (files, true),
                 Scope::Walk => (vec![job.path.clone()], false),
             };
