@@ -43,24 +43,14 @@ pub mod values;
 pub mod workspace;
 
 use crate::discover::DiscoveredFile;
-use crate::finding::{Finding, Severity};
 use crate::source::Sources;
 use std::path::Path;
 
 pub(crate) use asserts::assert_validation;
 pub(crate) use asserts::run_asserts;
-use package::in_ytt_lib;
 pub use package::package_files;
+pub(crate) use settings::has_errors;
 pub use settings::{PackageOutcome, YttSettings};
-
-/// A private library evaluated (`library.get(...).eval()`): checked as a
-/// package of its own.
-fn evaluate_library(
-    dir: &Path,
-    inputs: &workspace::execution::LibraryInputs,
-) -> Result<workspace::execution::EvaluatedLibrary, String> {
-    library::evaluate(dir, inputs, check_package_exporting)
-}
 
 /// Check one ytt package: `files` in ytt's merge order.
 pub fn check_package(
@@ -70,8 +60,4 @@ pub fn check_package(
     settings: &YttSettings,
 ) -> PackageOutcome {
     check_package_exporting(root, files, sources, settings, &mut None)
-}
-
-pub(crate) fn has_errors(findings: &[Finding]) -> bool {
-    findings.iter().any(|f| f.severity == Severity::Error)
 }

@@ -104,3 +104,11 @@ pub(crate) type CheckPackage = fn(
     &YttSettings,
     &mut Option<LibraryExports>,
 ) -> PackageOutcome;
+
+/// Whether any of `findings` is an error: ytt stops at the phase that
+/// gave it.
+pub(crate) fn has_errors(findings: &[Finding]) -> bool {
+    findings
+        .iter()
+        .any(|f| f.severity == crate::finding::Severity::Error)
+}

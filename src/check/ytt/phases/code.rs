@@ -5,8 +5,8 @@
 use super::super::engine::{self, Code, Engine};
 use super::super::package::{first_plain_comment, plain_comments};
 use super::super::value_code;
-use super::Package;
 use super::documents::Documents;
+use super::package::Package;
 use crate::finding::{Edit, Finding, Fix};
 use crate::rules;
 use crate::source::{FileId, Span};

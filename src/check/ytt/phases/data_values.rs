@@ -12,7 +12,7 @@ use super::super::quoting;
 use super::super::schema::SchemaType;
 use super::super::values::{Merger, TypeChecker};
 use super::super::workspace::addressed::{Addressed, ValuesDoc};
-use super::Package;
+use super::package::Package;
 use crate::finding::Finding;
 use crate::source::Span;
 use crate::yaml::{Comment, Document, Node, Value};

@@ -3,9 +3,10 @@
 //! to a library (`#@library/ref`) set aside for it.
 
 use super::super::library;
+use super::super::settings::has_errors;
 use super::super::workspace::addressed::{Addressed, ValuesDoc};
-use super::super::{has_errors, package::classify_documents, translate};
-use super::Package;
+use super::super::{package::classify_documents, translate};
+use super::package::Package;
 use crate::finding::Finding;
 use crate::yaml::Document;
 

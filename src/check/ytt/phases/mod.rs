@@ -18,72 +18,29 @@
 mod code;
 mod data_values;
 mod documents;
+mod package;
 mod read;
 mod schema;
 mod templates;
 mod validations;
 
 use super::engine::{Code, Engine};
+use super::settings::has_errors;
 use super::settings::{LibraryExports, PackageOutcome, YttSettings};
-use super::{has_errors, workspace};
+use super::workspace;
 use crate::discover::DiscoveredFile;
 use crate::source::{FileId, Sources, Span};
-use crate::yaml::{Document, DocumentSet};
+use crate::yaml::Document;
+use package::Package;
 use std::path::Path;
 
-/// One package as its phases read it: its files in ytt's merge order with
-/// their YAML, and the settings it is checked with.
-pub(super) struct Package<'a> {
-    pub root: &'a Path,
-    pub files: &'a [&'a DiscoveredFile],
-    pub parsed: Vec<&'a DocumentSet>,
-    pub sources: &'a Sources,
-    pub settings: &'a YttSettings,
-    /// Where a finding about the package as a whole points: its first file.
-    pub start: Span,
-}
-
-impl<'a> Package<'a> {
-    /// The input file as `--file-mark` left it, when the inputs are known.
-    fn marked(&self, file: &DiscoveredFile) -> Option<&'a super::marks::InputFile> {
-        self.settings
-            .inputs
-            .as_ref()
-            .and_then(|i| i.get(&file.path))
-    }
-
-    /// A file marked `type=yaml-plain`: read as plain YAML, it holds no
-    /// schema, no data values and no code.
-    fn is_plain(&self, file: &DiscoveredFile) -> bool {
-        is_marked_plain(self.settings, file)
-    }
-
-    /// In a private library, by the name ytt gives the file when the input
-    /// files are known: it keeps its own data values.
-    fn in_private(&self, file: &DiscoveredFile) -> bool {
-        match self.marked(file) {
-            Some(input) => input.in_private_library(),
-            None => super::in_ytt_lib(&file.path, self.root),
-        }
-    }
-
-    /// The files and their YAML, together.
-    fn members(&self) -> impl Iterator<Item = (&'a DiscoveredFile, &'a DocumentSet)> + '_ {
-        self.files.iter().copied().zip(self.parsed.iter().copied())
-    }
-
-    /// The files whose schema and data values are the package's own.
-    fn own_members(&self) -> impl Iterator<Item = (&'a DiscoveredFile, &'a DocumentSet)> + '_ {
-        self.members()
-            .filter(|(file, _)| !self.in_private(file) && !self.is_plain(file))
-    }
-}
-
-/// A file marked `type=yaml-plain` (or `text-plain`): read as plain YAML,
-/// it holds no schema, no data values and no code.
-pub(super) fn is_marked_plain(settings: &YttSettings, file: &DiscoveredFile) -> bool {
-    let marked = settings.inputs.as_ref().and_then(|i| i.get(&file.path));
-    marked.is_some_and(|f| !f.is_template())
+/// A private library evaluated (`library.get(...).eval()`): checked as a
+/// package of its own.
+fn evaluate_library(
+    dir: &Path,
+    inputs: &workspace::execution::LibraryInputs,
+) -> Result<workspace::execution::EvaluatedLibrary, String> {
+    super::library::evaluate(dir, inputs, check_package_exporting)
 }
 
 /// `check_package`, and for a library its evaluated library files.
@@ -140,7 +97,11 @@ pub(crate) fn check_package_exporting(
     }
     if !has_errors(findings) && !settings.skip_templates {
         let given = templates::given(documents.addressed, merged.flag_addressed, settings);
-        templates::render(&package, values, given, &mut outcome, exported);
+        let render_with = (
+            given,
+            evaluate_library as workspace::execution::LibraryEvaluator,
+        );
+        templates::render(&package, values, render_with, &mut outcome, exported);
     }
     outcome.values = Some(merged.values);
     outcome

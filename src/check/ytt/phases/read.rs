@@ -14,7 +14,7 @@ pub(super) fn read<'a>(
     root: &Path,
     files: &[&'a DiscoveredFile],
     sources: &Sources,
-    settings: &super::YttSettings,
+    settings: &super::super::settings::YttSettings,
     findings: &mut Vec<Finding>,
 ) -> Option<Vec<&'a DocumentSet>> {
     let mut parsed: Vec<&DocumentSet> = Vec::new();

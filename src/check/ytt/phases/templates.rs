@@ -7,14 +7,17 @@
 //! each of its library files, loaded or not, as ytt does.
 
 use super::super::library::{self, Given};
+use super::super::package::in_ytt_lib;
 use super::super::package::{holds_data_values, is_template, is_yaml_template, text_templates};
 use super::super::schema::SchemaType;
+use super::super::settings::has_errors;
 use super::super::settings::{self, LibraryExports, PackageOutcome, YttSettings};
 use super::super::undefined::check_templates;
 use super::super::workspace::addressed::{Addressed, ValuesDoc};
-use super::super::{evaluate_library, has_errors, in_ytt_lib, render, starlark, template};
+use super::super::workspace::execution::LibraryEvaluator;
+use super::super::{render, starlark, template};
 use super::documents::ForLibraries;
-use super::{Package, is_marked_plain};
+use super::package::{Package, is_marked_plain};
 use crate::check::kubernetes::{Catalog, Lookups, catalog::as_warnings};
 use crate::discover::DiscoveredFile;
 use crate::finding::{Finding, Severity};
@@ -73,7 +76,7 @@ pub(super) fn given(
 pub(super) fn render(
     package: &Package<'_>,
     values: &Node,
-    given: Given,
+    (given, evaluate_library): (Given, LibraryEvaluator),
     outcome: &mut PackageOutcome,
     exported: &mut Option<LibraryExports>,
 ) {

@@ -5,11 +5,11 @@
 //! a value of the wrong type would only report the same problem again, or
 //! a false one.
 
+use super::super::asserts::{assert_validation, run_asserts};
 use super::super::engine::Code;
 use super::super::path::DataPath;
 use super::super::schema::SchemaType;
 use super::super::validate::Validator;
-use super::super::{assert_validation, run_asserts};
 use crate::finding::Finding;
 use crate::source::Span;
 use crate::yaml::{Annotated, Document, Node};
