@@ -26,8 +26,8 @@
 //!   comments or a baseline file accept; `progress`: the bar of long runs.
 //! * `watchdog`: time and memory limits of one unit's work, on its own thread;
 //!   `allocator`: small blocks from mimalloc, large ones from the system;
-//!   `replace`: a file replaced whole (the cache's, a fixed one); depends on
-//!   nothing.
+//!   `replace`: a file replaced whole (the cache's, a fixed one); `uri`:
+//!   `file://` URIs of paths; both depend on nothing.
 
 pub mod allocator;
 pub mod baseline;
@@ -51,5 +51,6 @@ pub mod server;
 pub mod source;
 pub mod suggest;
 pub mod suppress;
+pub mod uri;
 pub mod watchdog;
 pub mod yaml;
