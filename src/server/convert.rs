@@ -19,41 +19,17 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The protocol position of byte `offset` of `file` (clamped, and moved
-/// back to a character boundary), its line found in the file's line index.
+/// back to a character boundary).
 pub fn position(file: &SourceFile, offset: usize) -> Position {
-    let text = &file.text;
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let line = file.line_col(offset).line;
-    let line_start = file.line_start(line);
-    let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
-    Position::new((line - 1) as u32, character as u32)
+    let (line, character) = file.lines().utf16_position(&file.text, offset);
+    Position::new(line as u32, character as u32)
 }
 
 /// The byte offset of protocol position `at` in `file` (clamped to its
 /// line, and to the text).
 pub fn offset(file: &SourceFile, at: Position) -> usize {
-    let line = at.line as usize + 1;
-    if line > file.line_count() {
-        return file.text.len();
-    }
-    let line_start = file.line_start(line);
-    // Up to the line's `\n` (a `\r` before it counts as on the line).
-    let line_end = if line < file.line_count() {
-        file.line_start(line + 1) - 1
-    } else {
-        file.text.len()
-    };
-    let mut units = 0;
-    for (i, c) in file.text[line_start..line_end].char_indices() {
-        if units >= at.character as usize {
-            return line_start + i;
-        }
-        units += c.len_utf16();
-    }
-    line_end
+    let (line, character) = (at.line as usize, at.character as usize);
+    file.lines().utf16_offset(&file.text, line, character)
 }
 
 /// The protocol range of a span.
