@@ -25,7 +25,9 @@
 //! * `suppress`, `baseline`: hide findings that `# confvet: ignore[...]`
 //!   comments or a baseline file accept; `progress`: the bar of long runs.
 //! * `watchdog`: time and memory limits of one unit's work, on its own thread;
-//!   `allocator`: small blocks from mimalloc, large ones from the system.
+//!   `allocator`: small blocks from mimalloc, large ones from the system;
+//!   `replace`: a file replaced whole (the cache's, a fixed one); `uri`:
+//!   `file://` URIs of paths; both depend on nothing.
 
 pub mod allocator;
 pub mod baseline;
@@ -41,6 +43,7 @@ pub mod fix;
 pub mod navigate;
 pub mod progress;
 pub mod redact;
+pub mod replace;
 pub mod report;
 pub mod rules;
 pub mod run;
@@ -48,5 +51,6 @@ pub mod server;
 pub mod source;
 pub mod suggest;
 pub mod suppress;
+pub mod uri;
 pub mod watchdog;
 pub mod yaml;

@@ -47,6 +47,89 @@ pub struct LineCol {
     pub column: usize,
 }
 
+/// Where each line of a text starts: byte offsets to lines and columns, and
+/// the language server's UTF-16 positions both ways. The one line index:
+/// [`SourceFile`]'s, and those of texts that are not whole files (the YAML
+/// parser's comments, a KubeVirt annotation's value).
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// The 1-based line of byte `offset` (a `\n` is on the line it ends).
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset)
+    }
+
+    /// Byte offset where 1-based `line` starts (clamped).
+    pub fn start(&self, line: usize) -> usize {
+        self.starts[line.saturating_sub(1).min(self.starts.len() - 1)]
+    }
+
+    /// Byte offset where 1-based `line` ends: at its `\n` (a `\r` before
+    /// it is on the line), or at the end of `text`.
+    pub fn end(&self, text: &str, line: usize) -> usize {
+        self.starts
+            .get(line.max(1))
+            .map_or(text.len(), |&next| next - 1)
+    }
+
+    pub fn count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// 1-based line and column (in characters) of byte `offset` of `text`
+    /// (clamped to it).
+    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+        let offset = offset.min(text.len());
+        let line = self.line(offset);
+        let start = self.start(line);
+        let column = text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count())
+            + 1;
+        LineCol { line, column }
+    }
+
+    /// 0-based line and column in UTF-16 code units (the language server
+    /// protocol's) of byte `offset` of `text` (clamped, and moved back to a
+    /// character boundary).
+    pub fn utf16_position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = text.floor_char_boundary(offset.min(text.len()));
+        let line = self.line(offset);
+        let units = text[self.start(line)..offset]
+            .chars()
+            .map(char::len_utf16)
+            .sum();
+        (line - 1, units)
+    }
+
+    /// The byte offset of 0-based `line` and UTF-16 column `units` of
+    /// `text` (clamped to the line, and to the text).
+    pub fn utf16_offset(&self, text: &str, line: usize, units: usize) -> usize {
+        let line = line + 1;
+        if line > self.count() {
+            return text.len();
+        }
+        let (start, end) = (self.start(line), self.end(text, line));
+        let mut seen = 0;
+        for (i, c) in text[start..end].char_indices() {
+            if seen >= units {
+                return start + i;
+            }
+            seen += c.len_utf16();
+        }
+        end
+    }
+}
+
 /// One file's text and its line index.
 #[derive(Debug)]
 pub struct SourceFile {
@@ -59,7 +142,7 @@ pub struct SourceFile {
     pub text: String,
     /// Where each line starts, computed when a position is first asked
     /// for: most files are read, parsed and dropped without one finding.
-    line_starts: OnceLock<Vec<usize>>,
+    lines: OnceLock<LineIndex>,
     /// The text was dropped to keep memory flat ([`Sources::evict`]); it is
     /// read from `path` again when someone asks for it.
     evicted: bool,
@@ -71,7 +154,7 @@ impl SourceFile {
             name,
             path,
             text,
-            line_starts: OnceLock::new(),
+            lines: OnceLock::new(),
             evicted: false,
         }
     }
@@ -84,47 +167,25 @@ impl SourceFile {
         }
     }
 
-    fn line_starts(&self) -> &[usize] {
-        self.line_starts.get_or_init(|| {
-            let mut starts = vec![0];
-            starts.extend(self.text.match_indices('\n').map(|(i, _)| i + 1));
-            starts
-        })
+    /// The file's line index.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
     /// 1-based line and column of a byte offset (clamped to the text).
     pub fn line_col(&self, offset: usize) -> LineCol {
-        let offset = offset.min(self.text.len());
-        let line_starts = self.line_starts();
-        let line_index = line_starts.partition_point(|&s| s <= offset) - 1;
-        let line_start = line_starts[line_index];
-        let column = self
-            .text
-            .get(line_start..offset)
-            .map_or(offset - line_start, |s| s.chars().count())
-            + 1;
-        LineCol {
-            line: line_index + 1,
-            column,
-        }
+        self.lines().line_col(&self.text, offset)
     }
 
     /// Byte offset where 1-based `line` starts (clamped).
     pub fn line_start(&self, line: usize) -> usize {
-        let line_starts = self.line_starts();
-        let index = line.saturating_sub(1).min(line_starts.len() - 1);
-        line_starts[index]
+        self.lines().start(line)
     }
 
     /// The text of 1-based `line` without its line break.
     pub fn line_text(&self, line: usize) -> &str {
-        let start = self.line_start(line);
-        // The next line's start, less its `\n`: no scan of a long line.
-        let end = self
-            .line_starts()
-            .get(line.max(1))
-            .filter(|&&next| next > start)
-            .map_or(self.text.len(), |&next| next - 1);
+        let lines = self.lines();
+        let (start, end) = (lines.start(line), lines.end(&self.text, line));
         self.text
             .get(start..end)
             .unwrap_or("")
@@ -132,7 +193,7 @@ impl SourceFile {
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts().len()
+        self.lines().count()
     }
 }
 
@@ -441,7 +502,7 @@ impl Sources {
             // path are not copied.
             if let Some(file) = Arc::get_mut(slot) {
                 file.text = String::new();
-                file.line_starts = OnceLock::new();
+                file.lines = OnceLock::new();
                 file.evicted = true;
             } else {
                 *slot = Arc::new(SourceFile::unread(slot.name.clone(), slot.path.clone()));
@@ -657,6 +718,34 @@ mod tests {
         // A value from the command line has no file to read again: kept.
         assert_eq!(sources.get(given).text, "x=1");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_line_index_maps_offsets_to_lines_both_ways() {
+        let text = "a: 1\r\nné: \u{1F600}x\nlast";
+        let index = LineIndex::new(text);
+        assert_eq!(index.count(), 3);
+        assert_eq!((index.line(0), index.line(5), index.line(6)), (1, 1, 2));
+        assert_eq!(
+            (index.start(2), index.end(text, 1)),
+            (6, 5),
+            "`\\r` on line 1"
+        );
+        assert_eq!((index.start(9), index.end(text, 9)), (17, text.len()));
+        let x = text.find('x').unwrap();
+        assert_eq!(index.line_col(text, x), LineCol { line: 2, column: 6 });
+        assert_eq!(
+            index.utf16_position(text, x),
+            (1, 6),
+            "the emoji is 2 units"
+        );
+        assert_eq!(
+            index.utf16_position(text, x - 1),
+            (1, 4),
+            "inside the emoji"
+        );
+        assert_eq!(index.utf16_offset(text, 1, 6), x);
+        assert_eq!(index.utf16_offset(text, 0, 99), 5, "clamped to the line");
     }
 
     #[test]

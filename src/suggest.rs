@@ -1,5 +1,8 @@
 //! Did-you-mean hints for names that are not declared: keys, rule ids,
-//! params. Shared by every check and by the configuration file.
+//! params. Shared by every check and by the configuration file. Edits are
+//! counted in characters (`strsim`'s Levenshtein, already built for clap).
+
+use strsim::levenshtein;
 
 /// The closest key within a small edit distance, for did-you-mean hints.
 pub fn did_you_mean(key: &str, candidates: &[String]) -> Option<String> {
@@ -84,25 +87,6 @@ pub fn sole_within(key: &str, candidates: &[String], max: usize) -> Option<Strin
     found.cloned()
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                previous
-            } else {
-                1 + previous.min(row[j]).min(row[j + 1])
-            };
-            previous = current;
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +149,16 @@ mod tests {
             Some("source")
         );
         assert_eq!(sole_within("source", &repeated, 2), None);
+    }
+
+    #[test]
+    fn edits_are_counted_in_characters_not_bytes() {
+        let names = vec!["größe".to_string()];
+        assert_eq!(only_within("grösse", &names, 2), Some(&names[0]));
+        assert_eq!(
+            only_within("grosse", &names, 1),
+            None,
+            "two edits, not four"
+        );
     }
 }

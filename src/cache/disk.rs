@@ -1,6 +1,7 @@
 //! The cache's files on disk: written aside and renamed, never through a
 //! link.
 
+use crate::replace::Mode;
 use std::path::Path;
 
 pub(super) fn is_link(path: &Path) -> bool {
@@ -17,13 +18,10 @@ pub(super) fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .write_all(bytes)
 }
 
-/// Write `bytes` as `dir/name`.
+/// Write `bytes` as `dir/name`, aside first (named `name.…`, which
+/// `trust` counts as a cache's file) so a run reading at the same time
+/// never sees half of it.
 pub(super) fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    // Written aside, then renamed (which replaces a link, never follows
-    // it): a run reading at the same time sees the old file or the new
-    // one, never half of one.
-    let partial = dir.join(format!("{name}.{}", std::process::id()));
-    let _ = std::fs::remove_file(&partial);
-    write_new(&partial, bytes)?;
-    std::fs::rename(&partial, dir.join(name))
+    let aside = format!("{name}.");
+    crate::replace::replace(&dir.join(name), &aside, bytes, Mode::New, false)
 }

@@ -17,6 +17,7 @@ pub use self::diff::{Change, unified_diff};
 
 use crate::edit::{Edit, Fix, apply_edits};
 use crate::finding::Finding;
+use crate::replace::Mode;
 use crate::run::LintResult;
 use crate::source::{FileId, Sources, normalize_path};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -291,31 +292,10 @@ fn write_fixed(path: &Path, before: &str, after: &str) -> Result<(), String> {
     if now != before.as_bytes() {
         return Err("it changed on disk, or is not UTF-8 text as read".into());
     }
-    let dir = path.parent().ok_or("it has no folder")?;
     let name = path.file_name().ok_or("it has no name")?;
-    let mut aside = dir.join(format!(
-        ".{}.confvet-fix.{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    if aside.exists() {
-        aside.set_extension("again");
-    }
-    let written = (|| -> std::io::Result<()> {
-        use std::io::Write;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&aside)?;
-        file.write_all(after.as_bytes())?;
-        file.sync_all()?;
-        std::fs::set_permissions(&aside, meta.permissions())?;
-        std::fs::rename(&aside, path)
-    })();
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&aside);
-        e.to_string()
-    })
+    let aside = format!(".{}.confvet-fix.", name.to_string_lossy());
+    let mode = Mode::Kept(meta.permissions());
+    crate::replace::replace(path, &aside, after.as_bytes(), mode, true).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

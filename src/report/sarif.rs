@@ -47,6 +47,8 @@ use super::model::{Emitter, Region, Report, RunError, locate, locate_edit};
 use crate::finding::{Finding, Fix, Severity};
 use crate::rules::{self, Rule};
 use crate::source::{FileId, Sources, Span};
+use crate::uri::{self, Syntax};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::json;
 use serde_sarif::sarif;
 use std::collections::BTreeMap;
@@ -409,53 +411,38 @@ fn level_name(severity: Severity) -> &'static str {
 }
 
 /// A display name as a URI reference: relative names stay relative (viewers
-/// resolve them against the repository), absolute ones become `file:` URIs.
-/// Everything but unreserved characters, `/` and the sub-delimiters allowed in
-/// a path is percent-encoded; `:` always is, so a relative first segment
-/// never reads as a scheme.
+/// resolve them against the repository), absolute ones (Unix or Windows,
+/// whichever platform wrote them) become `file:` URIs as `url` writes them.
 fn file_uri(name: &str) -> String {
-    let name = name.replace('\\', "/");
-    let mut uri = String::new();
-    if name.starts_with('/') {
-        uri.push_str("file://");
-    } else if name.as_bytes().get(1) == Some(&b':') && name.as_bytes().get(2) == Some(&b'/') {
-        // A Windows drive path: `C:/x` becomes `file:///C:/x`.
-        uri.push_str("file:///");
-        uri.push_str(&name[..2]);
-        return uri + &percent_encode(&name[2..]);
+    let absolute =
+        uri::from_path(name, Syntax::Unix).or_else(|| uri::from_path(name, Syntax::Windows));
+    match absolute {
+        Some(url) => url.into(),
+        None => utf8_percent_encode(&name.replace('\\', "/"), RELATIVE).to_string(),
     }
-    uri + &percent_encode(&name)
 }
 
-fn percent_encode(path: &str) -> String {
-    let mut encoded = String::with_capacity(path.len());
-    for byte in path.bytes() {
-        match byte {
-            b'A'..=b'Z'
-            | b'a'..=b'z'
-            | b'0'..=b'9'
-            | b'-'
-            | b'.'
-            | b'_'
-            | b'~'
-            | b'/'
-            | b'!'
-            | b'$'
-            | b'&'
-            | b'\''
-            | b'('
-            | b')'
-            | b'*'
-            | b'+'
-            | b','
-            | b';'
-            | b'='
-            | b'@' => encoded.push(char::from(byte)),
-            _ => encoded.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    encoded
-}
+/// What a relative reference keeps as it is: RFC 3986's unreserved
+/// characters, its sub-delims, `@` and `/` (`:` is encoded: in a first
+/// segment it would read as a scheme's end).
+const RELATIVE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b'@');
 
 /// `ytt/type-mismatch` -> `YttTypeMismatch`: SARIF wants a name distinct
 /// from the id, readable as an identifier.

@@ -10,49 +10,26 @@
 
 use crate::finding::{Applicability, Finding, Fix, Severity};
 use crate::source::{SourceFile, Sources, Span};
+use crate::uri::Syntax;
 use lsp_types::{
     CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
     NumberOrString, Position, Range, TextEdit, Uri,
 };
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The protocol position of byte `offset` of `file` (clamped, and moved
-/// back to a character boundary), its line found in the file's line index.
+/// back to a character boundary).
 pub fn position(file: &SourceFile, offset: usize) -> Position {
-    let text = &file.text;
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let line = file.line_col(offset).line;
-    let line_start = file.line_start(line);
-    let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
-    Position::new((line - 1) as u32, character as u32)
+    let (line, character) = file.lines().utf16_position(&file.text, offset);
+    Position::new(line as u32, character as u32)
 }
 
 /// The byte offset of protocol position `at` in `file` (clamped to its
 /// line, and to the text).
 pub fn offset(file: &SourceFile, at: Position) -> usize {
-    let line = at.line as usize + 1;
-    if line > file.line_count() {
-        return file.text.len();
-    }
-    let line_start = file.line_start(line);
-    // Up to the line's `\n` (a `\r` before it counts as on the line).
-    let line_end = if line < file.line_count() {
-        file.line_start(line + 1) - 1
-    } else {
-        file.text.len()
-    };
-    let mut units = 0;
-    for (i, c) in file.text[line_start..line_end].char_indices() {
-        if units >= at.character as usize {
-            return line_start + i;
-        }
-        units += c.len_utf16();
-    }
-    line_end
+    let (line, character) = (at.line as usize, at.character as usize);
+    file.lines().utf16_offset(&file.text, line, character)
 }
 
 /// The protocol range of a span.
@@ -66,35 +43,14 @@ pub fn range(sources: &Sources, span: Span) -> Range {
 
 /// `file://` URI of an absolute path.
 pub fn uri_of(path: &Path) -> Option<Uri> {
-    let mut text = String::from("file://");
-    for byte in path.to_str()?.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
-                text.push(byte as char)
-            }
-            _ => text.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    text.parse().ok()
+    let url = crate::uri::from_path(path.to_str()?, Syntax::NATIVE)?;
+    url.as_str().parse().ok()
 }
 
 /// The path a `file://` URI names.
-pub fn path_of(uri: &Uri) -> Option<std::path::PathBuf> {
-    let text = uri.as_str().strip_prefix("file://")?;
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Some(std::path::PathBuf::from(String::from_utf8(out).ok()?))
+pub fn path_of(uri: &Uri) -> Option<PathBuf> {
+    let url = url::Url::parse(uri.as_str()).ok()?;
+    crate::uri::to_path(&url, Syntax::NATIVE).map(PathBuf::from)
 }
 
 /// A finding as a diagnostic: its rule as code with the docs page, and its
@@ -201,5 +157,13 @@ mod tests {
             "file:///work/my%20repo/tasks/build%20%C3%A9.yaml"
         );
         assert_eq!(path_of(&uri).unwrap(), path);
+    }
+
+    #[test]
+    fn uris_encoded_otherwise_name_the_same_path() {
+        let uri: Uri = "file:///work/a%40b%2Bc%3Ad.yaml".parse().unwrap();
+        assert_eq!(path_of(&uri).unwrap(), Path::new("/work/a@b+c:d.yaml"));
+        let other: Uri = "https://example.com/a.yaml".parse().unwrap();
+        assert_eq!(path_of(&other), None);
     }
 }

@@ -2,7 +2,7 @@
 //! that a problem at an offset of the JSON is reported on its own line,
 //! and a fix edits its bytes.
 
-use crate::source::{FileId, SourceFile, Span};
+use crate::source::{FileId, LineIndex, SourceFile, Span};
 use crate::yaml::node::MapItem;
 use crate::yaml::{ScalarStyle, ScalarValue};
 
@@ -14,9 +14,9 @@ pub(super) struct Annot<'a> {
     value_span: Span,
     pub(super) text: &'a str,
     literal: bool,
-    /// Offsets of the text's newlines, so that placing each of thousands
-    /// of rules costs a lookup, not a scan of the text before it.
-    newlines: Vec<usize>,
+    /// The text's lines, so that placing each of thousands of rules costs
+    /// a lookup, not a scan of the text before it.
+    lines: LineIndex,
 }
 
 impl<'a> Annot<'a> {
@@ -33,7 +33,7 @@ impl<'a> Annot<'a> {
             value_span,
             text,
             literal,
-            newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
+            lines: LineIndex::new(text),
         }
     }
 
@@ -57,11 +57,8 @@ impl<'a> Annot<'a> {
 
     /// Line and column (0-based, in bytes) of offset `off` of the text.
     fn line_col(&self, off: usize) -> (usize, usize) {
-        let k = self.newlines.partition_point(|&i| i < off);
-        (
-            k,
-            off - k.checked_sub(1).map_or(0, |p| self.newlines[p] + 1),
-        )
+        let line = self.lines.line(off);
+        (line - 1, off - self.lines.start(line))
     }
 }
 

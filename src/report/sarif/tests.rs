@@ -130,6 +130,12 @@ fn file_uris_are_valid_uri_references() {
     assert_eq!(file_uri("a b/ü:x.yml"), "a%20b/%C3%BC%3Ax.yml");
     assert_eq!(file_uri("/abs/x#1.yml"), "file:///abs/x%231.yml");
     assert_eq!(file_uri("C:\\x\\y.yml"), "file:///C:/x/y.yml");
+    assert_eq!(file_uri("C:\\my x\\y.yml"), "file:///C:/my%20x/y.yml");
+    assert_eq!(
+        file_uri("\\\\server\\share\\y.yml"),
+        "file://server/share/y.yml"
+    );
+    assert_eq!(file_uri("C:y.yml"), "C%3Ay.yml", "drive-relative: relative");
     assert_eq!(file_uri("100%.yml"), "100%25.yml");
 }
 

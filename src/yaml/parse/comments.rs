@@ -1,7 +1,7 @@
 //! Comments: collected by position while parsing, then attached to the
 //! document, map item or array item that owns them as ytt's yamlmeta does.
 
-use crate::source::{FileId, Span};
+use crate::source::{FileId, LineIndex, Span};
 use crate::yaml::node::{Comment, CommentKind, Document, Node, Value};
 
 /// A comment as the parser reported it, before it is classified and placed.
@@ -98,9 +98,8 @@ pub(super) fn attach_comments(
     if comments.is_empty() {
         return comments;
     }
-    let mut line_starts = vec![0usize];
-    line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
+    let index = LineIndex::new(text);
+    let line_of = |offset: usize| index.line(offset);
 
     let mut lines: Vec<usize> = Vec::new();
     Walker {
