@@ -112,40 +112,15 @@ impl LintResult {
 
 /// Lint `request.paths`; `cwd` names files in the output.
 pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult {
-    let mut options = request
-        .config
-        .as_ref()
-        .map(Config::discover_options)
-        .unwrap_or_default();
-    options.named_only = request.named_only;
-    options.package_roots.extend(
-        request
-            .package_roots
-            .iter()
-            .map(|root| discover::absolutize(root, cwd)),
-    );
-    if !request.extend_exclude.is_empty() {
-        match discover::exclude_filter(cwd, &request.extend_exclude) {
-            Ok(excluded) => {
-                let before = options.filter.take();
-                options.filter = Some(Arc::new(move |path: &Path, is_dir: bool| {
-                    !excluded(path, is_dir)
-                        && before.as_ref().is_none_or(|keeps| keeps(path, is_dir))
-                }));
-            }
-            Err(error) => {
-                return LintResult {
-                    errors: vec![error.within("--extend-exclude").into()],
-                    ..LintResult::default()
-                };
-            }
+    let mut options = match discover_options(request, cwd) {
+        Ok(options) => options,
+        Err(error) => {
+            return LintResult {
+                errors: vec![error],
+                ..LintResult::default()
+            };
         }
-    }
-    options.cache = request
-        .cache
-        .as_ref()
-        .map(|location| Arc::new(crate::cache::Cache::open(location)));
-    options.cache_folders = Arc::new(crate::cache::CacheFolders::new(request.cache.as_ref()));
+    };
     let Discovery {
         files,
         units,
@@ -188,62 +163,13 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         scope.as_deref(),
         options.cache.as_deref(),
     );
-    // Each ytt package's input files as `ytt -f ROOT` reads them: links
-    // only where the symlink flags allow, `--file-mark`s relative to ROOT
-    // (a mark must match in some package, not in each). Before sharding:
-    // whether a mark matches must not depend on the shard.
-    let mut matched = vec![0; request.ytt.marks.len()];
-    let mut package_inputs: std::collections::HashMap<PathBuf, Arc<marks::Inputs>> =
-        Default::default();
-    // Links among a package's files that lint left out, said out loud:
-    // link -> (the package's unit key, its root).
-    let mut refused_links: BTreeMap<PathBuf, (PathBuf, PathBuf)> = BTreeMap::new();
-    for unit in units.iter_mut().filter(|u| u.system == System::Ytt) {
-        let ytt = &request.ytt;
-        // The configuration's marks for the package first.
-        let own = request
-            .config
-            .as_ref()
-            .map_or(&[][..], |c| c.file_marks(&unit.root));
-        let all: Vec<marks::FileMark> = own.iter().chain(&ytt.marks).cloned().collect();
-        let mut counts = vec![0; all.len()];
-        match marks::package_inputs(&unit.root, cwd, &all, &ytt.symlinks, &mut counts) {
-            Ok(inputs) => {
-                for (total, count) in matched.iter_mut().zip(&counts[own.len()..]) {
-                    *total += count;
-                }
-                // A file the marks leave out (or make other than YAML) is
-                // not linted: no finding, no unused suppression, not counted.
-                unit.files.retain(|&i| inputs.keeps_yaml(&files[i].path));
-                for link in &inputs.refused_links {
-                    refused_links
-                        .entry(link.clone())
-                        .or_insert_with(|| (unit.key.clone(), unit.root.clone()));
-                }
-                package_inputs.insert(unit.root.clone(), Arc::new(inputs));
-            }
-            Err(message) => {
-                // The ytt engine's words, for a flag or a file of the package.
-                result.errors.push(Error::Usage(message).into());
-                return result;
-            }
+    let (package_inputs, refused_links) = match package_inputs(request, &mut units, &files, cwd) {
+        Ok(found) => found,
+        Err(error) => {
+            result.errors.push(error);
+            return result;
         }
-    }
-    if let Some(message) = marks::unmatched(&request.ytt.marks, &matched) {
-        let mut roots: Vec<String> = package_inputs
-            .keys()
-            .map(|root| crate::source::display_dir(root, cwd))
-            .collect();
-        roots.sort();
-        let hint = match roots.len() {
-            0 => "no ytt package was found".to_string(),
-            _ => format!("ytt packages here: {}", roots.join(", ")),
-        };
-        result.errors.push(RunError::from(Error::Usage(format!(
-            "{message} (lint names files relative to each ytt package's root, as `ytt -f ROOT` does; {hint})"
-        ))));
-        return result;
-    }
+    };
     // The roots of every ytt package, whatever the shard: the YAML below
     // one is the package's, checked as its output (a private library's as
     // what the package renders with it).
@@ -327,75 +253,16 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .iter()
                 .map(|&i| files[i].parse_now(sources))
                 .collect();
-            let at = parsed
-                .first()
-                .map_or_else(|| Span::file_start(FileId(0)), |f| Span::file_start(f.id));
-            // A bug in one check must not end the run (issue: hostile input):
-            // it becomes a finding naming the unit, and exit 2.
-            let checked = match unit.system {
-                System::Ytt => {
-                    let inputs = package_inputs.get(&unit.root).cloned();
-                    // Files a mark made YAML that the walk did not take as ytt's.
-                    let extra: Vec<discover::DiscoveredFile> = inputs
-                        .iter()
-                        .flat_map(|inputs| marked_yaml(inputs, &parsed, sources, cwd))
-                        .collect();
-                    let settings = YttSettings {
-                        inputs,
-                        ..ytt_settings.as_ref().clone()
-                    };
-                    let config = Arc::clone(&ytt_config);
-                    let (root, sources) = (unit.root.clone(), sources.clone());
-                    let cancel = request.cancel.as_ref();
-                    crate::watchdog::run_cancellable(request.limits, cancel, move || {
-                        panic_when_testing(&root);
-                        let mut members: Vec<&discover::DiscoveredFile> =
-                            parsed.iter().chain(&extra).collect();
-                        if !extra.is_empty() {
-                            // ytt's order: by path relative to the root.
-                            members.sort_by_cached_key(|f| display_name(&f.path, &root));
-                        }
-                        let outcome = crate::check::ytt::scenarios::check_package_as_configured(
-                            config.as_ref().as_ref(),
-                            &root,
-                            &members,
-                            &sources,
-                            &settings,
-                        );
-                        sources.evict(extra.iter().map(|f| f.id));
-                        outcome
-                    })
-                }
-                System::Kubevirt | System::Tekton => crate::watchdog::catch(|| {
-                    panic_when_testing(&unit.root);
-                    let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
-                    let mut kind_lookups = kubernetes::Lookups::default();
-                    let findings = if unit.system == System::Kubevirt {
-                        kubevirt::check_unit(
-                            &members,
-                            sources,
-                            catalog.as_deref(),
-                            &mut kind_lookups,
-                        )
-                    } else {
-                        tekton::check_unit(&members, &unit.root, sources)
-                    };
-                    PackageOutcome {
-                        findings,
-                        kind_lookups,
-                        ..PackageOutcome::default()
-                    }
-                }),
+            let context = UnitContext {
+                request,
+                sources,
+                cwd,
+                package_inputs: &package_inputs,
+                ytt_settings: &ytt_settings,
+                ytt_config: &ytt_config,
+                catalog: catalog.as_deref(),
             };
-            // A unit that failed is a finding at its first file.
-            let mut outcome = checked.unwrap_or_else(|failure| {
-                let failed =
-                    Error::of_unit(unit.system.name(), display_name(&unit.root, cwd), failure);
-                PackageOutcome {
-                    findings: failed.finding(at).into_iter().collect(),
-                    ..PackageOutcome::default()
-                }
-            });
+            let mut outcome = check_unit(&context, unit, parsed);
             // Findings by the million (a file of a million bad references)
             // would otherwise add up across the units of a run.
             if outcome.findings.len() > crate::finding::UNIT_FINDINGS_BEFORE_CAP {
@@ -682,6 +549,208 @@ fn manifest_files<'a>(
         kubernetes::kustomize::patch_files(manifests.iter().filter_map(|file| file.path.parent()));
     manifests.retain(|file| !patches.contains(&file.path));
     manifests
+}
+
+/// What checking one unit needs of the run.
+struct UnitContext<'a> {
+    request: &'a LintRequest,
+    sources: &'a Sources,
+    cwd: &'a Path,
+    package_inputs: &'a std::collections::HashMap<PathBuf, Arc<marks::Inputs>>,
+    ytt_settings: &'a Arc<YttSettings>,
+    ytt_config: &'a Arc<Option<Config>>,
+    catalog: Option<&'a kubernetes::Catalog>,
+}
+
+/// Check one unit whose files are `parsed`: a ytt package on a thread of
+/// its own under the unit limits, KubeVirt and Tekton groups here. A bug
+/// in one check must not end the run (hostile input): it becomes a
+/// finding naming the unit, at its first file.
+fn check_unit(
+    context: &UnitContext<'_>,
+    unit: &discover::Unit,
+    parsed: Vec<discover::DiscoveredFile>,
+) -> PackageOutcome {
+    let UnitContext {
+        request,
+        sources,
+        cwd,
+        ..
+    } = *context;
+    let at = parsed
+        .first()
+        .map_or_else(|| Span::file_start(FileId(0)), |f| Span::file_start(f.id));
+    // A bug in one check must not end the run (issue: hostile input):
+    // it becomes a finding naming the unit, and exit 2.
+    let checked = match unit.system {
+        System::Ytt => {
+            let inputs = context.package_inputs.get(&unit.root).cloned();
+            // Files a mark made YAML that the walk did not take as ytt's.
+            let extra: Vec<discover::DiscoveredFile> = inputs
+                .iter()
+                .flat_map(|inputs| marked_yaml(inputs, &parsed, sources, cwd))
+                .collect();
+            let settings = YttSettings {
+                inputs,
+                ..context.ytt_settings.as_ref().clone()
+            };
+            let config = Arc::clone(context.ytt_config);
+            let (root, sources) = (unit.root.clone(), sources.clone());
+            let cancel = request.cancel.as_ref();
+            crate::watchdog::run_cancellable(request.limits, cancel, move || {
+                panic_when_testing(&root);
+                let mut members: Vec<&discover::DiscoveredFile> =
+                    parsed.iter().chain(&extra).collect();
+                if !extra.is_empty() {
+                    // ytt's order: by path relative to the root.
+                    members.sort_by_cached_key(|f| display_name(&f.path, &root));
+                }
+                let outcome = crate::check::ytt::scenarios::check_package_as_configured(
+                    config.as_ref().as_ref(),
+                    &root,
+                    &members,
+                    &sources,
+                    &settings,
+                );
+                sources.evict(extra.iter().map(|f| f.id));
+                outcome
+            })
+        }
+        System::Kubevirt | System::Tekton => crate::watchdog::catch(|| {
+            panic_when_testing(&unit.root);
+            let members: Vec<&discover::DiscoveredFile> = parsed.iter().collect();
+            let mut kind_lookups = kubernetes::Lookups::default();
+            let findings = if unit.system == System::Kubevirt {
+                kubevirt::check_unit(&members, sources, context.catalog, &mut kind_lookups)
+            } else {
+                tekton::check_unit(&members, &unit.root, sources)
+            };
+            PackageOutcome {
+                findings,
+                kind_lookups,
+                ..PackageOutcome::default()
+            }
+        }),
+    };
+    // A unit that failed is a finding at its first file.
+    checked.unwrap_or_else(|failure| {
+        let failed = Error::of_unit(unit.system.name(), display_name(&unit.root, cwd), failure);
+        PackageOutcome {
+            findings: failed.finding(at).into_iter().collect(),
+            ..PackageOutcome::default()
+        }
+    })
+}
+
+/// What discovery is told: the configuration's walk, the package roots it
+/// and the command line declare, `--extend-exclude`, the cache.
+fn discover_options(
+    request: &LintRequest,
+    cwd: &Path,
+) -> Result<discover::DiscoverOptions, RunError> {
+    let mut options = request
+        .config
+        .as_ref()
+        .map(Config::discover_options)
+        .unwrap_or_default();
+    options.named_only = request.named_only;
+    options.package_roots.extend(
+        request
+            .package_roots
+            .iter()
+            .map(|root| discover::absolutize(root, cwd)),
+    );
+    if !request.extend_exclude.is_empty() {
+        match discover::exclude_filter(cwd, &request.extend_exclude) {
+            Ok(excluded) => {
+                let before = options.filter.take();
+                options.filter = Some(Arc::new(move |path: &Path, is_dir: bool| {
+                    !excluded(path, is_dir)
+                        && before.as_ref().is_none_or(|keeps| keeps(path, is_dir))
+                }));
+            }
+            Err(error) => return Err(error.within("--extend-exclude").into()),
+        }
+    }
+    options.cache = request
+        .cache
+        .as_ref()
+        .map(|location| Arc::new(crate::cache::Cache::open(location)));
+    options.cache_folders = Arc::new(crate::cache::CacheFolders::new(request.cache.as_ref()));
+    Ok(options)
+}
+
+/// Links among a package's files that lint left out: link -> (the
+/// package's unit key, its root).
+type RefusedLinks = BTreeMap<PathBuf, (PathBuf, PathBuf)>;
+
+/// Each ytt package's input files as `ytt -f ROOT` reads them, by root,
+/// with the links lint left out; each unit keeps the files its marks keep.
+fn package_inputs(
+    request: &LintRequest,
+    units: &mut [discover::Unit],
+    files: &[discover::DiscoveredFile],
+    cwd: &Path,
+) -> Result<
+    (
+        std::collections::HashMap<PathBuf, Arc<marks::Inputs>>,
+        RefusedLinks,
+    ),
+    RunError,
+> {
+    // Each ytt package's input files as `ytt -f ROOT` reads them: links
+    // only where the symlink flags allow, `--file-mark`s relative to ROOT
+    // (a mark must match in some package, not in each). Before sharding:
+    // whether a mark matches must not depend on the shard.
+    let mut matched = vec![0; request.ytt.marks.len()];
+    let mut package_inputs: std::collections::HashMap<PathBuf, Arc<marks::Inputs>> =
+        Default::default();
+    // Links among a package's files that lint left out, said out loud:
+    // link -> (the package's unit key, its root).
+    let mut refused_links: BTreeMap<PathBuf, (PathBuf, PathBuf)> = BTreeMap::new();
+    for unit in units.iter_mut().filter(|u| u.system == System::Ytt) {
+        let ytt = &request.ytt;
+        // The configuration's marks for the package first.
+        let own = request
+            .config
+            .as_ref()
+            .map_or(&[][..], |c| c.file_marks(&unit.root));
+        let all: Vec<marks::FileMark> = own.iter().chain(&ytt.marks).cloned().collect();
+        let mut counts = vec![0; all.len()];
+        match marks::package_inputs(&unit.root, cwd, &all, &ytt.symlinks, &mut counts) {
+            Ok(inputs) => {
+                for (total, count) in matched.iter_mut().zip(&counts[own.len()..]) {
+                    *total += count;
+                }
+                // A file the marks leave out (or make other than YAML) is
+                // not linted: no finding, no unused suppression, not counted.
+                unit.files.retain(|&i| inputs.keeps_yaml(&files[i].path));
+                for link in &inputs.refused_links {
+                    refused_links
+                        .entry(link.clone())
+                        .or_insert_with(|| (unit.key.clone(), unit.root.clone()));
+                }
+                package_inputs.insert(unit.root.clone(), Arc::new(inputs));
+            }
+            // The ytt engine's words, for a flag or a file of the package.
+            Err(message) => return Err(Error::Usage(message).into()),
+        }
+    }
+    if let Some(message) = marks::unmatched(&request.ytt.marks, &matched) {
+        let mut roots: Vec<String> = package_inputs
+            .keys()
+            .map(|root| crate::source::display_dir(root, cwd))
+            .collect();
+        roots.sort();
+        let hint = match roots.len() {
+            0 => "no ytt package was found".to_string(),
+            _ => format!("ytt packages here: {}", roots.join(", ")),
+        };
+        return Err(RunError::from(Error::Usage(format!(
+            "{message} (lint names files relative to each ytt package's root, as `ytt -f ROOT` does; {hint})"
+        ))));
+    }
+    Ok((package_inputs, refused_links))
 }
 
 /// Whether plain manifests are checked: `--kubernetes`, or `kubernetes:
