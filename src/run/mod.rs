@@ -761,3 +761,6 @@ fn linted_files(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
