@@ -4,6 +4,10 @@
 //! is registered once in [`Sources`] and named by a [`FileId`]. Positions are
 //! byte ranges ([`Span`]); they are turned into 1-based lines and columns only
 //! when a finding is reported, through the file's line index.
+//!
+//! Files are read through [`Files`], the disk with texts standing in for
+//! some files (an editor's unsaved buffers, `--diff`'s fixes): a value each
+//! run holds in its [`Sources`], never process-wide state.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -201,38 +205,66 @@ impl SourceFile {
 /// flag (`--data-values-file /dev/zero` must not read forever).
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Texts standing in for files on disk: `lint --diff` fixes in memory,
-/// pass after pass, and every read of a fixed file sees its fixed text; the
-/// language server stands each open document's unsaved text in for its
-/// file, so every file of a unit is read as the editor holds it.
-static OVERLAY: RwLock<Option<HashMap<PathBuf, Vec<u8>>>> = RwLock::new(None);
-
-/// Make every later read of `path` (absolute) return `bytes`; nothing is
-/// written.
-pub fn overlay(path: &Path, bytes: Vec<u8>) {
-    let mut overlay = OVERLAY.write().unwrap_or_else(|e| e.into_inner());
-    overlay
-        .get_or_insert_with(HashMap::new)
-        .insert(normalize_path(path), bytes);
+/// The files a run reads: the disk, with texts standing in for some of
+/// them. `lint --diff` fixes in memory, pass after pass, and every read of a
+/// fixed file sees its fixed text; the language server stands each open
+/// document's unsaved text in for its file, so every file of a unit is read
+/// as the editor holds it. A value handed to each run (through [`Sources`]),
+/// not a global: two runs in one process see their own texts. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Files {
+    /// By normalized absolute path.
+    overlay: Arc<HashMap<PathBuf, Arc<[u8]>>>,
 }
 
-/// Read these files from disk again (only these: a language server's open
-/// documents may stand in for others at the same time).
-pub fn remove_overlay<'a>(paths: impl IntoIterator<Item = &'a Path>) {
-    let mut overlay = OVERLAY.write().unwrap_or_else(|e| e.into_inner());
-    if let Some(map) = overlay.as_mut() {
-        for path in paths {
-            map.remove(&normalize_path(path));
-        }
-        if map.is_empty() {
-            *overlay = None;
-        }
+impl std::fmt::Debug for Files {
+    // The paths, not the texts (a Debug of `Sources` would print them all).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.overlay.keys()).finish()
     }
 }
 
-fn overlaid(path: &Path) -> Option<Vec<u8>> {
-    let overlay = OVERLAY.read().unwrap_or_else(|e| e.into_inner());
-    overlay.as_ref()?.get(&normalize_path(path)).cloned()
+impl Files {
+    /// The disk, nothing standing in.
+    pub fn disk() -> Files {
+        Files::default()
+    }
+
+    /// Make every later read of `path` (absolute) through this value return
+    /// `bytes`; nothing is written.
+    pub fn overlay(&mut self, path: &Path, bytes: Vec<u8>) {
+        Arc::make_mut(&mut self.overlay).insert(normalize_path(path), bytes.into());
+    }
+
+    /// Read these files from disk again.
+    pub fn remove_overlay<'a>(&mut self, paths: impl IntoIterator<Item = &'a Path>) {
+        let overlay = Arc::make_mut(&mut self.overlay);
+        for path in paths {
+            overlay.remove(&normalize_path(path));
+        }
+    }
+
+    /// Whether some text stands in for `path`: its disk stamp says nothing
+    /// of its text.
+    pub fn is_overlaid(&self, path: &Path) -> bool {
+        !self.overlay.is_empty() && self.overlay.contains_key(&normalize_path(path))
+    }
+
+    /// Whether any text stands in for a file.
+    pub fn has_overlay(&self) -> bool {
+        !self.overlay.is_empty()
+    }
+
+    /// The file's bytes: the text standing in for it, else
+    /// [`read_limited`] from disk.
+    pub fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        if !self.overlay.is_empty()
+            && let Some(bytes) = self.overlay.get(&normalize_path(path))
+        {
+            return Ok(bytes.to_vec());
+        }
+        read_limited(path)
+    }
 }
 
 /// Read a file of at most [`MAX_READ_BYTES`]; a longer one is an
@@ -241,12 +273,10 @@ fn overlaid(path: &Path) -> Option<Vec<u8>> {
 /// text is the process's environment, memory and secrets, though `stat`
 /// calls them regular files), are refused with an error naming what they
 /// are, wherever their path came from. The file is opened without blocking,
-/// so even a pipe is refused at once rather than waited on.
+/// so even a pipe is refused at once rather than waited on. This is the
+/// disk only: a run reads through its [`Files`] (`Sources::read`).
 pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    if let Some(bytes) = overlaid(path) {
-        return Ok(bytes);
-    }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -389,6 +419,8 @@ struct Shared {
     /// A file read from standard input (`lint -`) and the path it stands
     /// for: it replaces that file, which need not exist on disk.
     stdin: OnceLock<(PathBuf, Vec<u8>)>,
+    /// Where every other file is read from.
+    layer: Files,
     /// The evicted file read last: reports ask for one file many times in
     /// a row (its findings are sorted together), and read it once.
     recent: std::sync::Mutex<Option<(FileId, Arc<SourceFile>)>>,
@@ -397,6 +429,26 @@ struct Shared {
 impl Sources {
     pub fn new() -> Sources {
         Sources::default()
+    }
+
+    /// Sources whose files are read through `files` (an overlay of unsaved
+    /// or fixed texts on the disk).
+    pub fn with_files(files: Files) -> Sources {
+        Sources(Arc::new(Shared {
+            layer: files,
+            ..Shared::default()
+        }))
+    }
+
+    /// The files this run reads through.
+    pub fn files(&self) -> &Files {
+        &self.0.layer
+    }
+
+    /// Whether the disk stamp of `path` says nothing of the text this run
+    /// reads for it (standard input or an overlay stands in for it).
+    pub fn stands_in(&self, path: &Path) -> bool {
+        self.stdin_path() == Some(path) || self.0.layer.is_overlaid(path)
     }
 
     /// Stand `bytes`, read from standard input, in for the file at `path`
@@ -411,11 +463,11 @@ impl Sources {
     }
 
     /// The bytes of the file at `path`: standard input's where it stands in
-    /// for that file, else [`read_limited`].
+    /// for that file, else through the run's [`Files`].
     pub fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         match self.0.stdin.get() {
             Some((stdin, bytes)) if stdin == path => Ok(bytes.clone()),
-            _ => read_limited(path),
+            _ => self.0.layer.read(path),
         }
     }
 

@@ -338,7 +338,8 @@ impl Cache {
 
     /// The content hash of the file at `path` (None when it cannot be
     /// read): from this run's entry, else the last run's when its size and
-    /// time are the same, else read and hashed now.
+    /// time are the same, else read and hashed now. The disk's, as its
+    /// stamp is: a run with texts standing in for files uses no cache.
     pub fn hash(&self, path: &Path) -> Option<Digest> {
         if let Some(hash) = self.lock().get(path).and_then(|e| e.hash) {
             return Some(hash);

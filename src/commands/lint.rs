@@ -334,8 +334,10 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         };
         let mut first = Some(sources);
         let mut failure = None;
-        let (outcome, last) = confvet::fix::run(options, |pass| {
-            let sources = first.take().unwrap_or_default();
+        let (outcome, last) = confvet::fix::run(options, |pass, files| {
+            let sources = first
+                .take()
+                .unwrap_or_else(|| Sources::with_files(files.clone()));
             if pass > 0 {
                 request.progress = None;
                 // The cache knows the files on disk, not the fixed texts
@@ -420,7 +422,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         );
         // A file named outright: say why it is not one.
         for path in request.paths.iter().filter(|p| p.is_file()) {
-            if let Ok(bytes) = confvet::source::read_limited(path) {
+            if let Ok(bytes) = sources.read(path) {
                 let why = confvet::discover::why_not_linted(path, &bytes);
                 eprintln!("  {}: {why}", path.display());
             }

@@ -335,7 +335,7 @@ fn render_package(
                 }
             }
             FileType::Text if input.is_for_output() && !in_library => {
-                let text = match confvet::source::read_limited(&input.path).map(String::from_utf8) {
+                let text = match sources.read(&input.path).map(String::from_utf8) {
                     Ok(Ok(text)) => text,
                     Ok(Err(_)) => {
                         return Err(Failure::Run(Error::Usage(format!(

@@ -94,7 +94,8 @@ pub fn load(
             problem: "is a symbolic link that leads out of its directory; not read".into(),
         });
     }
-    let bytes = crate::source::read_limited(&path)
+    let bytes = sources
+        .read(&path)
         .map_err(|err| Error::io_named(Doing::Reading, "configuration file", &shown, err))?;
     let Ok(text) = String::from_utf8(bytes) else {
         return Err(Error::Config {

@@ -59,7 +59,9 @@ fn read_file(
         When::Now => (false, None),
         When::Later(cache) => (true, cache),
     };
-    let meta = (sources.stdin_path() != Some(path))
+    // A file another text stands in for has no disk stamp: the cache must
+    // not take its scan for the disk's.
+    let meta = (!sources.stands_in(path))
         .then(|| std::fs::metadata(path).ok())
         .flatten();
     let stamp = meta.as_ref().and_then(Stamp::of);

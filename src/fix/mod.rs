@@ -8,8 +8,8 @@
 //! its fixes undone one by one until it parses; those fixes are reported and
 //! not tried again. `--fix` writes each file aside and renames it over the
 //! old one, only when the file still holds the text the fixes were made
-//! against; `--diff` keeps the fixed texts in memory (see
-//! [`crate::source::overlay`]) and writes nothing.
+//! against; `--diff` keeps the fixed texts in memory, in the [`Files`] each
+//! later pass reads through, and writes nothing.
 
 mod diff;
 
@@ -19,7 +19,7 @@ use crate::edit::{Edit, Fix, apply_edits};
 use crate::finding::Finding;
 use crate::replace::Mode;
 use crate::run::LintResult;
-use crate::source::{FileId, Sources, normalize_path};
+use crate::source::{FileId, Files, Sources, normalize_path};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -58,15 +58,18 @@ pub struct Outcome {
     pub notes: Vec<String>,
 }
 
-/// Lint (`lint(pass)`, pass 0 first), apply the fixes, and again, until no
-/// fix is left to apply or [`MAX_PASSES`] passes applied some. Returns what
-/// was done and the last pass, whose findings are the ones to report.
-pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, Pass) {
+/// Lint (`lint(pass, files)`, pass 0 first), apply the fixes, and again,
+/// until no fix is left to apply or [`MAX_PASSES`] passes applied some.
+/// Each pass reads its files through `files`: the disk, with `--diff`'s
+/// fixed texts standing in. Returns what was done and the last pass, whose
+/// findings are the ones to report.
+pub fn run(options: Options, mut lint: impl FnMut(usize, &Files) -> Pass) -> (Outcome, Pass) {
+    let mut files = Files::disk();
     let mut outcome = Outcome::default();
     let mut firsts: BTreeMap<PathBuf, (String, String)> = BTreeMap::new();
     let mut lasts: HashMap<PathBuf, String> = HashMap::new();
     let mut refused: HashSet<RefusedEdit> = HashSet::new();
-    let mut pass = lint(0);
+    let mut pass = lint(0, &files);
     loop {
         let planned = plan(
             &pass,
@@ -91,7 +94,7 @@ pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, P
                     continue;
                 }
             } else {
-                crate::source::overlay(&file.path, file.after.clone().into_bytes());
+                files.overlay(&file.path, file.after.clone().into_bytes());
             }
             applied = true;
             firsts
@@ -105,10 +108,8 @@ pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, P
         }
         outcome.fixed += planned.fixes;
         outcome.passes += 1;
-        pass = lint(outcome.passes);
+        pass = lint(outcome.passes, &files);
     }
-    // Every file a pass changed, to read from disk again after a dry run.
-    let touched: Vec<PathBuf> = firsts.keys().cloned().collect();
     outcome.changes = firsts
         .into_iter()
         .filter_map(|(path, (name, before))| {
@@ -122,9 +123,6 @@ pub fn run(options: Options, mut lint: impl FnMut(usize) -> Pass) -> (Outcome, P
         })
         .collect();
     outcome.changes.sort_by(|a, b| a.name.cmp(&b.name));
-    if !options.write {
-        crate::source::remove_overlay(touched.iter().map(PathBuf::as_path));
-    }
     (outcome, pass)
 }
 
@@ -340,11 +338,11 @@ mod tests {
     fn lint_with(
         path: &Path,
         fixes: impl Fn(&str, FileId) -> Vec<Fix>,
-    ) -> impl FnMut(usize) -> Pass {
+    ) -> impl FnMut(usize, &Files) -> Pass {
         let path = path.to_path_buf();
-        move |_| {
-            let sources = Sources::new();
-            let bytes = crate::source::read_limited(&path).unwrap();
+        move |_, files| {
+            let sources = Sources::with_files(files.clone());
+            let bytes = sources.read(&path).unwrap();
             let text = String::from_utf8(bytes).unwrap();
             let id = sources.add(SourceFile::new(
                 "a.yaml".into(),
@@ -470,8 +468,8 @@ mod tests {
         let file = scratch.file();
         let mut lint = lint_with(&file, legacy);
         let mut first = true;
-        let (outcome, _) = run(WRITE, |pass| {
-            let linted = lint(pass);
+        let (outcome, _) = run(WRITE, |pass, files| {
+            let linted = lint(pass, files);
             if std::mem::take(&mut first) {
                 std::fs::write(&file, "a: $(params.x)\nb: 2\n").unwrap();
             }

@@ -830,3 +830,6 @@ fn linted_files(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -131,7 +131,8 @@ pub struct Plan<'a> {
 
 impl<'a> Plan<'a> {
     /// The plan of a run with a cache; None without one, or when standard
-    /// input stands in for a file (its bytes are not the file's), or when
+    /// input or an overlay stands in for a file (its bytes are not the
+    /// file's), or when
     /// the run keeps outputs a cache does not hold.
     pub fn new(
         request: &LintRequest,
@@ -143,7 +144,7 @@ impl<'a> Plan<'a> {
     ) -> Option<Plan<'a>> {
         let cache = cache?;
         let location = request.cache.as_ref()?;
-        if sources.stdin_path().is_some() || request.keep_outputs {
+        if sources.stdin_path().is_some() || sources.files().has_overlay() || request.keep_outputs {
             return None;
         }
         let catalog_files = catalog.map(Catalog::files).unwrap_or_default();

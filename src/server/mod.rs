@@ -28,7 +28,7 @@ pub mod workspace;
 
 use crate::finding::Finding;
 use crate::navigate::WorkspaceMemo;
-use crate::source::Sources;
+use crate::source::{Files, Sources};
 use crossbeam_channel::{Receiver, Sender, select};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
@@ -186,6 +186,7 @@ pub fn serve(connection: &Connection) -> Result<Ending, String> {
     let mut server = Server {
         folders,
         documents: HashMap::new(),
+        files: Files::disk(),
         memos: HashMap::new(),
         indexed: Default::default(),
         pulls,
@@ -200,7 +201,6 @@ pub fn serve(connection: &Connection) -> Result<Ending, String> {
     }
     server.flush(connection);
     let ending = server.serve(connection, &done);
-    server.forget_buffers();
     Ok(ending)
 }
 
@@ -275,6 +275,9 @@ fn shut_down(connection: &Connection) -> Ending {
 struct Server {
     folders: Vec<PathBuf>,
     documents: HashMap<Uri, Document>,
+    /// The open documents' texts standing in for their files: each check
+    /// and navigation reads through a snapshot of it.
+    files: Files,
     /// What navigators keep of each folder between documents.
     memos: HashMap<PathBuf, Arc<WorkspaceMemo>>,
     /// Folders whose navigators' index was built in the background.
@@ -402,7 +405,7 @@ impl Server {
                     serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(params)
                     && let Some(document) = self.documents.remove(&p.text_document.uri)
                 {
-                    crate::source::remove_overlay([document.path.as_path()]);
+                    self.files.remove_overlay([document.path.as_path()]);
                     if !self.pulls {
                         self.publish(p.text_document.uri, None, Vec::new());
                     }
@@ -540,6 +543,7 @@ impl Server {
             root,
             memo,
             cancel,
+            files: self.files.clone(),
         }
     }
 
@@ -549,7 +553,7 @@ impl Server {
         let Some(path) = convert::path_of(&uri).map(|p| crate::source::normalize_path(&p)) else {
             return;
         };
-        crate::source::overlay(&path, text.clone().into_bytes());
+        self.files.overlay(&path, text.clone().into_bytes());
         let document = self
             .documents
             .entry(uri.clone())
@@ -585,11 +589,12 @@ impl Server {
         );
         self.indexed.insert(root.clone());
         let memo = self.memo(&root);
+        let files = self.files.clone();
         let _ = std::thread::Builder::new()
             .name("confvet-index".into())
             .spawn(move || {
                 drop(navigation::Navigation::new(
-                    &path, text, version, &root, &memo,
+                    &path, text, version, &root, &memo, &files,
                 ))
             });
     }
@@ -796,14 +801,10 @@ impl Server {
                 document.version,
                 &root,
                 &memo,
+                &self.files,
             ));
         }
         self.documents.get(uri)?.navigation.as_ref()
-    }
-
-    /// Stop standing open documents in for their files.
-    fn forget_buffers(&self) {
-        crate::source::remove_overlay(self.documents.values().map(|d| d.path.as_path()));
     }
 }
 

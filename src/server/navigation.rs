@@ -4,7 +4,7 @@
 
 use super::convert;
 use crate::navigate::{CompletionKind, Context, Navigator, WorkspaceMemo};
-use crate::source::{FileId, SourceFile, Sources, Span};
+use crate::source::{FileId, Files, SourceFile, Sources, Span};
 use lsp_types::{
     CompletionItem, CompletionItemKind, CompletionResponse, CompletionTextEdit, Documentation,
     GotoDefinitionResponse, Hover, HoverContents, Location, MarkupContent, MarkupKind, Position,
@@ -29,8 +29,9 @@ impl Navigation {
         version: i32,
         root: &Path,
         memo: &WorkspaceMemo,
+        files: &Files,
     ) -> Navigation {
-        let sources = Sources::new();
+        let sources = Sources::with_files(files.clone());
         sources.set_stdin(path.to_path_buf(), text.clone().into_bytes());
         let name = crate::source::display_name(path, root);
         let file = sources.add(SourceFile::new(name, Some(path.to_path_buf()), text));

@@ -476,6 +476,7 @@ fn a_cancelled_check_stops_its_ytt_evaluation() {
         root: dir.clone(),
         memo: Arc::default(),
         cancel: Arc::new(AtomicBool::new(cancelled)),
+        files: Default::default(),
     };
     let messages = |done: &worker::Done| -> Vec<String> {
         done.findings

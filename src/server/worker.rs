@@ -9,7 +9,7 @@ use crate::config::{ConfigSource, LoadOptions};
 use crate::finding::Finding;
 use crate::navigate::WorkspaceMemo;
 use crate::run::{LintRequest, LintResult, lint};
-use crate::source::Sources;
+use crate::source::{Files, Sources};
 use crossbeam_channel::{Receiver, Sender};
 use lsp_types::Uri;
 use std::collections::HashMap;
@@ -29,6 +29,8 @@ pub struct Job {
     pub memo: Arc<WorkspaceMemo>,
     /// Set when a newer version of the document came: the check stops.
     pub cancel: Arc<AtomicBool>,
+    /// The open documents' texts standing in for their files.
+    pub files: Files,
 }
 
 /// What the thread is told.
@@ -115,7 +117,7 @@ pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result
 
 /// Lint the unit of the job's document, its text standing in for the file.
 pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
-    let sources = Sources::new();
+    let sources = Sources::with_files(job.files.clone());
     sources.set_stdin(job.path.clone(), job.text.clone().into_bytes());
     let (config, mut config_problem) = match crate::config::load(
         &ConfigSource::Search,
@@ -147,9 +149,9 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
         // As `confvet lint`: a configuration with errors stops the run.
         Some(config) => (LintResult::blocked_by(config, &sources), Scope::Walk),
         None => {
-            let units = units
-                .entry(job.root.clone())
-                .or_insert_with(|| WorkspaceUnits::build(&job.root, config.as_ref(), &job.memo));
+            let units = units.entry(job.root.clone()).or_insert_with(|| {
+                WorkspaceUnits::build(&job.root, config.as_ref(), &job.memo, &job.files)
+            });
             let scope = units.scope(&job.path, &job.root, &sources);
             let covered = scope.clone();
             let (paths, named_only) = match scope {

@@ -13,7 +13,7 @@ use crate::check::{kubevirt, tekton};
 use crate::config::Config;
 use crate::discover::{self, DiscoveredFile, System};
 use crate::navigate::{WorkspaceMemo, YTT_PACKAGES, YttPackages};
-use crate::source::Sources;
+use crate::source::{Files, Sources};
 use crate::yaml::ParseOptions;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -81,8 +81,13 @@ impl Scope {
 impl WorkspaceUnits {
     /// Discover `root` whole and keep its units; the ytt packages found go
     /// into `memo` too, for the navigators.
-    pub fn build(root: &Path, config: Option<&Config>, memo: &WorkspaceMemo) -> WorkspaceUnits {
-        let sources = Sources::new();
+    pub fn build(
+        root: &Path,
+        config: Option<&Config>,
+        memo: &WorkspaceMemo,
+        files: &Files,
+    ) -> WorkspaceUnits {
+        let sources = Sources::with_files(files.clone());
         let options = discover::DiscoverOptions {
             workspace: true,
             ..config.map(Config::discover_options).unwrap_or_default()

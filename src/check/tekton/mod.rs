@@ -108,7 +108,7 @@ pub fn check_unit(files: &[&DiscoveredFile], root: &Path, sources: &Sources) -> 
         }
     }
     let paths = files.iter().map(|f| (f.id, f.path.as_path())).collect();
-    let docs = Docs::new(list, paths, root);
+    let docs = Docs::new(list, paths, root, sources.files());
     let checked: Vec<Vec<Finding>> = docs
         .list
         .par_iter()

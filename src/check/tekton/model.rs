@@ -174,12 +174,20 @@ pub(super) struct Docs<'a> {
     /// Task index → the param names each call site that resolves to it
     /// binds (pipeline tasks with their matrix, TaskRuns).
     callers: HashMap<usize, Vec<HashSet<String>>>,
+    /// What `.git/config` is read through.
+    files: &'a crate::source::Files,
 }
 
 impl<'a> Docs<'a> {
     /// `list` in the unit's order; `paths` names each file on disk; `root`
-    /// is the directory the unit was linted from.
-    pub fn new(list: Vec<Doc<'a>>, paths: HashMap<FileId, &'a Path>, root: &'a Path) -> Docs<'a> {
+    /// is the directory the unit was linted from; `files` what files are
+    /// read through.
+    pub fn new(
+        list: Vec<Doc<'a>>,
+        paths: HashMap<FileId, &'a Path>,
+        root: &'a Path,
+        files: &'a crate::source::Files,
+    ) -> Docs<'a> {
         let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
         let mut by_path: HashMap<&Path, Vec<usize>> = HashMap::new();
         let mut packages = Vec::with_capacity(list.len());
@@ -204,6 +212,7 @@ impl<'a> Docs<'a> {
             root,
             repos,
             callers: HashMap::new(),
+            files,
         }
         .with_callers()
     }
@@ -369,7 +378,9 @@ impl<'a> Docs<'a> {
             };
             match name {
                 "pathInRepo" => path_in_repo = Some(value),
-                "url" | "repo" if !names_repository(&value, self.repo_root(from)?) => return None,
+                "url" | "repo" if !names_repository(&value, self.repo_root(from)?, self.files) => {
+                    return None;
+                }
                 _ => {}
             }
         }
@@ -537,14 +548,15 @@ pub(super) fn repositories<'p, K: Eq + std::hash::Hash>(
 /// rooted at `root`: it ends in the root directory's name, or in the name of
 /// a remote its `.git/config` lists (a checkout may sit in a directory of
 /// another name), with or without `.git`.
-fn names_repository(value: &str, root: &Path) -> bool {
+fn names_repository(value: &str, root: &Path, files: &crate::source::Files) -> bool {
     let wanted = repository_name(value);
     if root.file_name().and_then(|n| n.to_str()) == Some(wanted) {
         return true;
     }
     // A worktree's `.git` is a file; only a directory holds the config.
-    let Ok(Ok(config)) =
-        crate::source::read_limited(&root.join(".git").join("config")).map(String::from_utf8)
+    let Ok(Ok(config)) = files
+        .read(&root.join(".git").join("config"))
+        .map(String::from_utf8)
     else {
         return false;
     };

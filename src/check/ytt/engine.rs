@@ -363,8 +363,8 @@ impl Engine {
             return Err(format!("cannot load {path}: not a module confvet provides"));
         } else {
             let file = PathBuf::from(key);
-            let bytes = crate::source::read_limited(&file)
-                .map_err(|e| format!("cannot load {path}: {e}"))?;
+            let read = self.session.borrow().files.read(&file);
+            let bytes = read.map_err(|e| format!("cannot load {path}: {e}"))?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| format!("cannot load {path}: the file is not UTF-8 text"))?;
             match self.marked_type(key, path)? {

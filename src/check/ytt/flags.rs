@@ -186,7 +186,7 @@ impl Reading<'_> {
         }));
         for file in files {
             let name = display_name(&file, cwd);
-            let text = match crate::source::read_limited(&file) {
+            let text = match self.sources.read(&file) {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                 Err(err) => {
                     let id = sources.add(SourceFile::new(
@@ -295,7 +295,7 @@ impl Reading<'_> {
             return;
         };
         let name = format!("{} {key}={path}", self.kind.pseudo_file());
-        match crate::source::read_limited(&cwd.join(path)) {
+        match self.sources.read(&cwd.join(path)) {
             Ok(bytes) => {
                 let contents = String::from_utf8_lossy(&bytes).into_owned();
                 let id = self

@@ -54,7 +54,7 @@ fn evaluate_at(
 ) -> Result<EvaluatedLibrary, String> {
     // The library's files get ids of their own: its documents leave with
     // no position (ytt's library documents keep theirs; messages differ).
-    let sources = Sources::new();
+    let sources = Sources::with_files(inputs.file_layer.clone());
     // Its files as the user's `--file-mark`s made them.
     let marked = inputs.files.as_ref().map(|files| files.below(dir));
     let paths = match &marked {

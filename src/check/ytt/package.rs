@@ -269,7 +269,7 @@ pub(super) fn text_templates(
         .into_iter()
         .map(|i| found[i].clone())
         .filter_map(|path| {
-            let text = String::from_utf8(crate::source::read_limited(&path).ok()?).ok()?;
+            let text = String::from_utf8(sources.read(&path).ok()?).ok()?;
             let name = match &shown_from {
                 Some(base) => crate::source::display_name(&path, base),
                 None => path.to_string_lossy().into_owned(),

@@ -68,6 +68,7 @@ pub(crate) fn check_package_exporting(
         return outcome;
     };
     let engine = Engine::new(root, workspace::MODULES);
+    engine.session().borrow_mut().files = sources.files().clone();
     let Some(compiled) = code::compile(&package, &engine, findings) else {
         return outcome;
     };

@@ -132,7 +132,8 @@ pub(super) fn render(
         ignore_unknown_comments: settings.ignore_unknown_comments,
     };
     let mut renderer =
-        render::Renderer::new(root, values, !settings.flags.is_empty(), known, options);
+        render::Renderer::new(root, values, !settings.flags.is_empty(), known, options)
+            .with_files(sources.files());
     if let Some(files) = &settings.flat_files {
         renderer = renderer.with_flat_files(files);
     }

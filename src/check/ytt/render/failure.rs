@@ -140,7 +140,7 @@ impl Renderer {
         if let Some(found) = self.loaded.borrow().get(&path) {
             return Some(found.clone());
         }
-        let bytes = crate::source::read_limited(&path).ok()?;
+        let bytes = sources.read(&path).ok()?;
         let text = String::from_utf8(bytes).ok()?;
         let name = self
             .files

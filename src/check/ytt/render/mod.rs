@@ -194,6 +194,12 @@ impl Renderer {
         self
     }
 
+    /// Read the package's files through `files`.
+    pub fn with_files(self, files: &crate::source::Files) -> Renderer {
+        self.engine.session().borrow_mut().files = files.clone();
+        self
+    }
+
     /// ytt's `--implicit-map-key-overrides` for this package's renders.
     pub fn session_options(&self, implicit_map_key_overrides: bool) {
         self.engine

@@ -40,6 +40,9 @@ pub struct LibraryInputs {
     /// The input files of the package that uses the library, as its
     /// `--file-mark`s made them (the library's are among them).
     pub files: Option<Arc<crate::check::ytt::marks::Inputs>>,
+    /// What the package's files are read through (the editor's or
+    /// `--diff`'s texts standing in for some): the library's are too.
+    pub file_layer: crate::source::Files,
 }
 
 /// Evaluate the library in a folder with `LibraryInputs`; Err holds ytt's

@@ -114,7 +114,10 @@ pub fn read_package_file(path: &str, dir: Option<&Path>) -> Result<String, Strin
         .filter(|name| !is_private(name))
         .and_then(|name| package.find(&name))
         .ok_or_else(missing)?;
-    let bytes = crate::source::read_limited(&full).map_err(|_| missing())?;
+    let bytes = with_current(|s| s.files.read(&full))
+        .ok()
+        .and_then(Result::ok)
+        .ok_or_else(missing)?;
     String::from_utf8(bytes).map_err(|_| format!("file '{path}' is not UTF-8 text"))
 }
 

@@ -279,7 +279,7 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
         let libraries = s.state::<LibraryState>();
         libraries.evaluations += 1;
         let evaluator = (libraries.evaluations <= MAX_EVALUATIONS).then_some(libraries.evaluator);
-        (evaluator, s.inputs.clone())
+        (evaluator, (s.inputs.clone(), s.files.clone()))
     })
     .map_err(Failure::Message)?;
     let Some(evaluator) = evaluator else {
@@ -291,7 +291,12 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
     let Some(evaluator) = evaluator else {
         return Err(NOT_RENDERED.into());
     };
-    let inputs = LibraryInputs { files, ..inputs };
+    let (files, file_layer) = files;
+    let inputs = LibraryInputs {
+        files,
+        file_layer,
+        ..inputs
+    };
     let evaluated = evaluator(&library.dir, &inputs).map_err(Failure::Message)?;
     with_current(|s| {
         s.state::<LibraryState>()
@@ -532,7 +537,8 @@ fn call_exported<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> O
 /// The names a file binds by `load(...)`: not its globals in ytt, so not
 /// exported (one load statement a line, as ytt's files write them).
 fn loaded_names(path: &std::path::Path) -> Vec<String> {
-    let Ok(bytes) = crate::source::read_limited(path) else {
+    let read = with_current(|s| s.files.read(path));
+    let Ok(Ok(bytes)) = read else {
         return Vec::new();
     };
     let text = String::from_utf8_lossy(&bytes);

@@ -43,6 +43,8 @@ pub struct Session {
     pub inputs: Option<Arc<crate::check::ytt::marks::Inputs>>,
     /// The package's files by id, for the positions overlay errors name.
     pub sources: HashMap<crate::source::FileId, Arc<crate::source::SourceFile>>,
+    /// What `load`, `data.read` and libraries read files through.
+    pub files: crate::source::Files,
     /// What the layers above keep per session, one value of each type:
     /// this layer holds them without knowing them.
     states: HashMap<TypeId, Box<dyn Any>>,
