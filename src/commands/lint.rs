@@ -171,6 +171,54 @@ pub fn run_lint(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> u8 {
     lint_command(args, matches, cwd).unwrap_or_else(fail)
 }
 
+/// Where this run's cache is, if it keeps one. A folder the operator names
+/// (`--cache-dir`, `CONFVET_CACHE_DIR`) is believed; the default one, in
+/// the checkout, only when this machine sealed it (see `cache::trust`).
+fn cache_location(args: &LintArgs, cwd: &Path) -> Option<confvet::cache::CacheLocation> {
+    if args.no_cache {
+        None
+    } else {
+        let named = args
+            .cache_dir
+            .clone()
+            .or_else(|| std::env::var_os("CONFVET_CACHE_DIR").map(PathBuf::from));
+        match confvet::cache::CacheLocation::for_run(cwd, named.as_deref()) {
+            Ok(location) => Some(location),
+            Err(why) => {
+                if args.explain_cache {
+                    eprintln!("confvet: {why}");
+                }
+                None
+            }
+        }
+    }
+}
+
+/// The paths this run lints: those given (or standard input's), or with
+/// `--changed-since` the files changed since the reference; None when
+/// nothing changed (said, and the run ends at once).
+fn paths_to_lint(
+    args: &LintArgs,
+    sources: &Sources,
+    cwd: &Path,
+) -> Result<Option<Vec<PathBuf>>, Error> {
+    let paths = read_stdin(args, sources, cwd)?;
+    Ok(match &args.changed_since {
+        None => Some(paths),
+        Some(reference) => {
+            let changed = changed_since(reference, &paths, cwd)
+                .map_err(|error| error.within(format!("--changed-since {reference}")))?;
+            if changed.is_empty() {
+                if !args.quiet {
+                    eprintln!("confvet: no file changed since {reference}; nothing to lint");
+                }
+                return Ok(None);
+            }
+            Some(changed)
+        }
+    })
+}
+
 /// `confvet lint` up to its exit code; `Err` stops it, with exit code 2.
 fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Result<u8, Error> {
     let indexed = |name: &str| -> Vec<usize> {
@@ -202,20 +250,8 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         None => None,
     };
     let sources = Sources::new();
-    let paths = read_stdin(&args, &sources, cwd)?;
-    let paths = match &args.changed_since {
-        None => paths,
-        Some(reference) => {
-            let changed = changed_since(reference, &paths, cwd)
-                .map_err(|error| error.within(format!("--changed-since {reference}")))?;
-            if changed.is_empty() {
-                if !args.quiet {
-                    eprintln!("confvet: no file changed since {reference}; nothing to lint");
-                }
-                return Ok(0);
-            }
-            changed
-        }
+    let Some(paths) = paths_to_lint(&args, &sources, cwd)? else {
+        return Ok(0);
     };
     let fixing = args.fix || args.diff;
     if fixing && sources.stdin_path().is_some() {
@@ -256,23 +292,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
     // between runs.
     // A folder the operator names is believed; the default one, in the
     // checkout, only when this machine sealed it (see `cache::trust`).
-    let cache = if args.no_cache {
-        None
-    } else {
-        let named = args
-            .cache_dir
-            .clone()
-            .or_else(|| std::env::var_os("CONFVET_CACHE_DIR").map(PathBuf::from));
-        match confvet::cache::CacheLocation::for_run(cwd, named.as_deref()) {
-            Ok(location) => Some(location),
-            Err(why) => {
-                if args.explain_cache {
-                    eprintln!("confvet: {why}");
-                }
-                None
-            }
-        }
-    };
+    let cache = cache_location(&args, cwd);
     let mut request = LintRequest {
         paths,
         cache,
