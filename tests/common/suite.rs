@@ -13,6 +13,7 @@ use super::{copy_case, passing_list, skipped_without_shared};
 use confvet::source::{FileId, SourceFile, Sources};
 use rayon::prelude::*;
 use serde_json::Value as J;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -113,13 +114,21 @@ fn related(actual: &J) -> Vec<String> {
         .collect()
 }
 
-/// Match each expectation to a distinct finding; the unmatched of both sides.
-fn assign<'a>(expected: &'a [Expected], actual: &'a [&'a J]) -> (Vec<&'a Expected>, Vec<&'a J>) {
+/// Match each expectation to a distinct finding; the unmatched of both
+/// sides, and the rule ids of the matched findings (the rules a case holds).
+fn assign<'a>(
+    expected: &'a [Expected],
+    actual: &'a [&'a J],
+) -> (Vec<&'a Expected>, Vec<&'a J>, Vec<String>) {
     let mut used = vec![false; actual.len()];
     let mut missing = Vec::new();
+    let mut held = Vec::new();
     for e in expected {
         match (0..actual.len()).find(|&i| !used[i] && matches(e, actual[i])) {
-            Some(i) => used[i] = true,
+            Some(i) => {
+                used[i] = true;
+                held.extend(actual[i]["rule"].as_str().map(str::to_string));
+            }
             None => missing.push(e),
         }
     }
@@ -129,7 +138,7 @@ fn assign<'a>(expected: &'a [Expected], actual: &'a [&'a J]) -> (Vec<&'a Expecte
         .filter(|(_, u)| !**u)
         .map(|(a, _)| *a)
         .collect();
-    (missing, extra)
+    (missing, extra, held)
 }
 
 /// Data equality where 1 and 1.0 are the same number.
@@ -198,11 +207,11 @@ fn run_case(
     scratch: &Path,
     verdict: Verdict,
     compare: Compare,
-) -> Result<(), String> {
+) -> Result<Vec<String>, String> {
     let expect = read_yaml(&case_dir.join("expect.yml"))?;
     copy_case(case_dir, scratch).map_err(|e| e.to_string())?;
     if verdict == Verdict::Render {
-        return render_verdict(case_dir, scratch, &expect);
+        return render_verdict(case_dir, scratch, &expect).map(|()| Vec::new());
     }
     let args = expect_args(&expect);
     // The corpus verdict is `--data-values-inspect`: nothing is rendered.
@@ -257,7 +266,7 @@ fn run_case(
         problems.push(format!("exit {got_exit}, expected {want_exit}"));
     }
     let expected = expectations(expect.get("findings"));
-    let (missing, extra) = assign(&expected, &errors);
+    let (missing, extra, mut held) = assign(&expected, &errors);
     for m in missing {
         problems.push(format!("missing {m:?}"));
     }
@@ -278,7 +287,8 @@ fn run_case(
         }
     }
     let expected_warnings = expectations(expect.get("warnings"));
-    let (missing_warnings, extra_warnings) = assign(&expected_warnings, &warnings);
+    let (missing_warnings, extra_warnings, held_warnings) = assign(&expected_warnings, &warnings);
+    held.extend(held_warnings);
     for m in missing_warnings {
         problems.push(format!("missing warning {m:?}"));
     }
@@ -305,7 +315,7 @@ fn run_case(
         }
     }
     if problems.is_empty() {
-        Ok(())
+        Ok(held)
     } else {
         Err(problems.join("; "))
     }
@@ -378,7 +388,8 @@ fn case_dirs(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Run every case under `root/<system>`, print the counts per system, and
-/// fail when a case that must pass fails.
+/// fail when a case that must pass fails. Returns the rules the cases that
+/// must pass hold: those of the findings matched to their expectations.
 pub fn run_suite(
     label: &str,
     root: &Path,
@@ -386,7 +397,7 @@ pub fn run_suite(
     must_pass: MustPass,
     verdict: Verdict,
     compare: Compare,
-) {
+) -> BTreeSet<String> {
     let (listed, list_name) = match must_pass {
         MustPass::Listed(name) => (passing_list(name), name),
         MustPass::All => (Default::default(), ""),
@@ -398,6 +409,7 @@ pub fn run_suite(
     let scratch_root = std::env::temp_dir().join(format!("confvet-{label}-{}", std::process::id()));
     let mut regressions = Vec::new();
     let mut now_passing = Vec::new();
+    let mut held = BTreeSet::new();
     for system in systems {
         let system_root = root.join(system);
         let name_of = |c: &Path| {
@@ -406,7 +418,7 @@ pub fn run_suite(
         };
         let mut cases = case_dirs(&system_root);
         cases.retain(|c| name_of(c).contains(&filter));
-        let results: Vec<(String, Result<(), String>)> = cases
+        let results: Vec<(String, Result<Vec<String>, String>)> = cases
             .par_iter()
             .map(|case| {
                 let name = name_of(case);
@@ -419,7 +431,8 @@ pub fn run_suite(
         let failed = results.len() - passed;
         for (name, result) in &results {
             match result {
-                Ok(()) if !every && !listed.contains(name) => now_passing.push(name.clone()),
+                Ok(_) if !every && !listed.contains(name) => now_passing.push(name.clone()),
+                Ok(rules) => held.extend(rules.iter().cloned()),
                 Err(why) if every || listed.contains(name) => {
                     regressions.push(format!("{name}: {why}"))
                 }
@@ -446,17 +459,18 @@ pub fn run_suite(
         "{label}: no cases under {}",
         root.display()
     );
+    held
 }
 
 /// Run the suite of `../shared/<dir>` whose ratchet is `list`, or say that
-/// it was skipped where `../shared` lacks it.
+/// it was skipped where `../shared` lacks it (`None`); the rules it holds.
 pub fn run_shared_suite(
     label: &str,
     dir: &str,
     systems: &[&str],
     list: &'static str,
     verdict: Verdict,
-) {
+) -> Option<BTreeSet<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared")
         .join(dir);
@@ -465,14 +479,14 @@ pub fn run_shared_suite(
             "../shared/{dir}/{{{}}} not found; {label} cases not run",
             systems.join(",")
         ));
-        return;
+        return None;
     }
-    run_suite(
+    Some(run_suite(
         label,
         &root,
         systems,
         MustPass::Listed(list),
         verdict,
         Compare::Shared,
-    );
+    ))
 }
