@@ -71,7 +71,6 @@ const NOT_YET_HELD: &[&str] = &[
     "ytt/package-schema-drift",
     "ytt/flag",
     "kubernetes/crd",
-    "confvet/symlink",
 ];
 
 /// Every rule of the rule table is held by a case: some passing case (this
