@@ -44,6 +44,9 @@ impl LimitArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint ytt packages, KubeVirt Templates and Tekton files below PATHs
+    // `check` is ruff's name for the same command: the same meaning, so
+    // taken as it is, not answered with a tip toward another command.
+    #[command(visible_alias = "check")]
     Lint(Box<LintArgs>),
     /// Print the final data values of the ytt package in DIR (like `ytt --data-values-inspect`)
     Values(ValuesArgs),

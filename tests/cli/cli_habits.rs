@@ -325,3 +325,14 @@ fn ruffs_spellings_of_the_format_and_output_flags_are_taken() {
     let sarif: serde_json::Value = serde_json::from_str(&dir.read("out.sarif")).unwrap();
     assert_eq!(sarif["version"], "2.1.0");
 }
+
+#[test]
+fn check_as_ruff_names_it_is_lint() {
+    let dir = two_systems();
+    let lint = run_in(dir.path(), &["lint", "--format", "json", "."]);
+    let check = run_in(dir.path(), &["check", "--format", "json", "."]);
+    assert_eq!(check.code, lint.code, "{}", check.stderr);
+    assert_eq!(findings(&check.json()), findings(&lint.json()));
+    // No tip toward another command.
+    assert!(!check.stderr.contains("tip"), "{}", check.stderr);
+}
