@@ -23,7 +23,7 @@ pub use self::model::{
     DiscoverOptions, DiscoveredFile, Discovery, MAX_FILE_BYTES, PathFilter, System, Unit,
 };
 pub use self::read::read_ytt_file;
-pub use self::units::{in_ytt_lib, name_in_ytt_lib};
+pub use self::units::{in_ytt_lib, is_library_name, name_in_ytt_lib};
 pub use self::walk::{absolutize, exclude_filter, link_not_followed};
 
 use self::read::read_and_parse;

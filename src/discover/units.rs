@@ -20,6 +20,21 @@ pub fn name_in_ytt_lib(name: &str) -> bool {
     name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
 }
 
+/// ytt's `File.IsLibrary` for a file name (`x.lib.yml`, `x.lib.txt`: the
+/// part before the extension is `lib`): such a file is only loaded, never
+/// output. The one test of it, as [`name_in_ytt_lib`] is of private
+/// libraries.
+pub fn is_library_name(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('.').collect();
+    parts.len() > 2 && parts[parts.len() - 2] == "lib"
+}
+
+/// [`is_library_name`] of a path's file name.
+fn is_library_path(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| is_library_name(&name.to_string_lossy()))
+}
+
 /// The folder holding the outermost `_ytt_lib` on `path` below `root`: the
 /// package a private library's file belongs to.
 fn library_owner(path: &Path, root: &Path) -> Option<PathBuf> {
@@ -59,7 +74,7 @@ fn count_below<'a>(dirs: &'a BTreeSet<PathBuf>, root: &Path) -> HashMap<&'a Path
 /// templates it feeds.
 fn climb(
     anchors: &BTreeSet<PathBuf>,
-    (blockers, outputs): (&BTreeSet<PathBuf>, &Outputs),
+    (blockers, outputs): (&BTreeSet<PathBuf>, &Outputs<'_>),
     root: &Path,
     may_claim_root: bool,
 ) -> BTreeSet<PathBuf> {
@@ -92,30 +107,30 @@ fn climb(
 /// a part of a package (data values alone, overlays alone, plain upstream
 /// YAML alone). A folder renders when it holds a ytt template (a YAML file
 /// that is no data values, schema, overlay or library), or an overlay with
-/// plain YAML it can edit.
+/// plain YAML it can edit. Keyed by the walk's own paths: built for every
+/// YAML file of the walk, it allocates no path of its own.
 #[derive(Default)]
-struct Outputs {
+struct Outputs<'a> {
     /// Per folder: (templates, overlays, plain YAML files, data values and
     /// schema files) in its subtree.
-    below: HashMap<PathBuf, [usize; 4]>,
+    below: HashMap<&'a Path, [usize; 4]>,
     /// The same, of the files directly in the folder.
-    direct: HashMap<PathBuf, [usize; 4]>,
-    children: HashMap<PathBuf, BTreeSet<PathBuf>>,
+    direct: HashMap<&'a Path, [usize; 4]>,
+    children: HashMap<&'a Path, BTreeSet<&'a Path>>,
 }
 
-impl Outputs {
-    fn new(files: &[DiscoveredFile], root: &Path, yaml_paths: &[PathBuf]) -> Outputs {
+impl<'a> Outputs<'a> {
+    fn new(files: &'a [DiscoveredFile], root: &Path, yaml_paths: &'a [PathBuf]) -> Outputs<'a> {
+        // Library files (`x.lib.yml`) are only loaded, and a private
+        // library's files are its package's business: neither is output.
+        let counted = |path: &Path| !is_library_path(path) && library_owner(path, root).is_none();
         let ytt: Vec<&DiscoveredFile> = files
             .iter()
-            .filter(|f| f.system == Some(System::Ytt) && library_owner(&f.path, root).is_none())
-            .filter(|f| {
-                let name = f.path.file_name().map(|n| n.to_string_lossy());
-                !name.is_some_and(|n| n.ends_with(".lib.yml") || n.ends_with(".lib.yaml"))
-            })
+            .filter(|f| f.system == Some(System::Ytt))
             .collect();
         let ytt_paths: HashSet<&Path> = ytt.iter().map(|f| f.path.as_path()).collect();
         let mut outputs = Outputs::default();
-        for file in &ytt {
+        for file in ytt.into_iter().filter(|f| counted(&f.path)) {
             let what = if file.has_values || file.has_schema {
                 3
             } else {
@@ -124,24 +139,21 @@ impl Outputs {
             outputs.add(&file.path, what, root);
         }
         for path in yaml_paths {
-            if !ytt_paths.contains(path.as_path()) && library_owner(path, root).is_none() {
+            if !ytt_paths.contains(path.as_path()) && counted(path) {
                 outputs.add(path, 2, root);
             }
         }
         outputs
     }
 
-    fn add(&mut self, path: &Path, what: usize, root: &Path) {
+    fn add(&mut self, path: &'a Path, what: usize, root: &Path) {
         let Some(folder) = path.parent() else { return };
-        self.direct.entry(folder.to_path_buf()).or_default()[what] += 1;
-        let mut child: Option<&Path> = None;
+        self.direct.entry(folder).or_default()[what] += 1;
+        let mut child: Option<&'a Path> = None;
         for dir in folder.ancestors() {
-            self.below.entry(dir.to_path_buf()).or_default()[what] += 1;
+            self.below.entry(dir).or_default()[what] += 1;
             if let Some(child) = child {
-                self.children
-                    .entry(dir.to_path_buf())
-                    .or_default()
-                    .insert(child.to_path_buf());
+                self.children.entry(dir).or_default().insert(child);
             }
             if dir == root {
                 break;
@@ -173,7 +185,7 @@ impl Outputs {
             || self.children.get(parent).is_some_and(|children| {
                 children
                     .iter()
-                    .any(|child| child != top && self.renders_below(child))
+                    .any(|child| *child != top && self.renders_below(child))
             });
         renders_beside || (plain > 0 && templates + overlays + parts == 0)
     }
@@ -551,10 +563,7 @@ pub(super) fn adopt_plain_files(
             continue;
         };
         let root = &discovery.units[unit].root;
-        let name = file.path.file_name().map(|n| n.to_string_lossy());
-        let is_library_file =
-            name.is_some_and(|n| n.ends_with(".lib.yml") || n.ends_with(".lib.yaml"));
-        if is_library_file || library_owner(&file.path, root).is_some() {
+        if is_library_path(&file.path) || library_owner(&file.path, root).is_some() {
             continue;
         }
         discovery.units[unit].files.push(discovery.files.len());

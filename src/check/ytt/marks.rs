@@ -170,9 +170,7 @@ impl InputFile {
     }
 
     pub fn is_library(&self) -> bool {
-        let parts: Vec<&str> = self.base_name().split('.').collect();
-        (parts.len() > 2 && parts[parts.len() - 2] == "lib")
-            || self.file_type() == FileType::Starlark
+        crate::discover::is_library_name(self.base_name()) || self.file_type() == FileType::Starlark
     }
 
     fn is_template_by_type(&self) -> bool {

@@ -15,10 +15,7 @@ use starlark::values::Value;
 
 /// ytt's `File.IsLibrary` for a file name: `x.lib.txt`, `x.lib.yml`; such
 /// a file is only loaded, never output.
-pub fn is_library(name: &str) -> bool {
-    let parts: Vec<&str> = name.split('.').collect();
-    parts.len() > 2 && parts[parts.len() - 2] == "lib"
-}
+pub use crate::discover::is_library_name as is_library;
 
 /// A piece of a parsed text template, at the 1-based line it starts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
