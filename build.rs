@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 fn main() {
     let mut files = Vec::new();
     collect(Path::new("src"), &mut files);
+    // The layers below are crates of this workspace: their source is the
+    // binary's too.
+    collect(Path::new("crates"), &mut files);
     files.push(PathBuf::from("Cargo.lock"));
     files.sort();
     // FNV-1a over each file's path and bytes: no dependency for a build
@@ -25,6 +28,7 @@ fn main() {
     }
     println!("cargo:rustc-env=CONFVET_SOURCE_HASH={hash:016x}");
     println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=crates");
     println!("cargo:rerun-if-changed=Cargo.lock");
 }
 

@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""Import circles between the files of src/, as a ratchet.
+"""Import circles between the files of each crate, as a ratchet.
+
+The crates of the workspace (src/ and crates/*/src/) cannot import each
+other in a circle: the compiler refuses it. Inside a crate it is allowed,
+so this checks the files of each crate.
 
 Each `crate::`, `super::` and `self::` path in a file (in `use` lines and
 in code) is resolved to the file of the longest module prefix it names;
@@ -20,14 +24,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
+
+
+def crate_sources():
+    """The source folder of each crate: the root's, then crates/*/src."""
+    return [SRC] + sorted(p for p in (ROOT / "crates").glob("*/src") if p.is_dir())
 LIST = ROOT / "scripts" / "import-circles.txt"
 
 PATH = re.compile(r"\b(crate|super|self)((?:::(?:\{[^;]*?\}|[A-Za-z_][A-Za-z0-9_]*|\*))+)", re.S)
 
 
-def module_of(file):
+def module_of(file, src):
     """A file's module path, as a list of names (crate root: [])."""
-    rel = file.relative_to(SRC).with_suffix("")
+    rel = file.relative_to(src).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] in ("mod", "lib", "main"):
         parts = parts[:-1]
@@ -73,17 +82,19 @@ def expand(tail):
     return [[head] + p for p in expand(rest)]
 
 
-def is_binary(file):
+def is_binary(file, src):
     """The `confvet` binary's own files: main.rs and its `commands/`."""
-    rel = file.relative_to(SRC)
+    if src != SRC:
+        return False
+    rel = file.relative_to(src)
     return rel == Path("main.rs") or rel.parts[0] == "commands"
 
 
-def edges():
-    files = sorted(SRC.rglob("*.rs"))
+def edges(src):
+    files = sorted(src.rglob("*.rs"))
     crates = {True: {}, False: {}}
     for file in files:
-        crates[is_binary(file)][tuple(module_of(file))] = file
+        crates[is_binary(file, src)][tuple(module_of(file, src))] = file
     graph = {file: set() for file in files}
 
     def add(file, modules, path):
@@ -95,7 +106,7 @@ def edges():
             graph[file].add(target)
 
     for file in files:
-        modules = crates[is_binary(file)]
+        modules = crates[is_binary(file, src)]
         text = file.read_text()
         # Unit tests (a module inside the file, where `super` is the file
         # itself) are not the file's imports.
@@ -103,7 +114,7 @@ def edges():
         # Comments and strings would name paths that are not imports.
         text = re.sub(r"//[^\n]*", "", text)
         text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
-        here = module_of(file)
+        here = module_of(file, src)
         # A child module is named without `self::` (`use data::X` in the
         # mod.rs that declares `mod data`).
         children = [k[-1] for k in modules if len(k) == len(here) + 1 and list(k[:-1]) == here]
@@ -115,7 +126,7 @@ def edges():
             for match in bare.finditer(text):
                 for path in expand("::" + match.group(1) + match.group(2)):
                     add(file, modules, here + path)
-        if is_binary(file):
+        if is_binary(file, src):
             for match in re.finditer(r"\bconfvet((?:::(?:\{[^;]*?\}|[A-Za-z_][A-Za-z0-9_]*|\*))+)", text, re.S):
                 for path in expand(match.group(1)):
                     target = file_of(crates[False], path)
@@ -189,7 +200,7 @@ def circles(graph):
 
 
 def main():
-    found = circles(edges())
+    found = sorted(c for src in crate_sources() for c in circles(edges(src)))
     lines = [" ".join(c) for c in found]
     if "--write" in sys.argv:
         LIST.write_text("".join(line + "\n" for line in lines))
@@ -210,7 +221,9 @@ def main():
             print("  was: " + " ".join(sorted(k)), file=sys.stderr)
             failed = True
     files = sum(len(c) for c in found)
-    print(f"import circles: {len(found)} ({files} files)")
+    crates = crate_sources()
+    read = sum(len(list(src.rglob("*.rs"))) for src in crates)
+    print(f"import circles: {len(found)} ({files} files), in {len(crates)} crates of {read} files")
     return 1 if failed else 0
 
 

@@ -181,6 +181,18 @@ fn mask_digits(message: &str) -> String {
 /// `DefaultHasher`); fingerprints and shard assignment use it.
 pub(crate) struct Fnv64(pub(crate) u64);
 
+/// A file that did not parse: `yaml/syntax` or `yaml/duplicate-key`, at the
+/// parser's span, in its words.
+impl From<crate::yaml::ParseError> for Finding {
+    fn from(error: crate::yaml::ParseError) -> Finding {
+        let rule = match error.kind {
+            crate::yaml::ParseErrorKind::Syntax => &crate::rules::yaml::SYNTAX,
+            crate::yaml::ParseErrorKind::DuplicateKey => &crate::rules::yaml::DUPLICATE_KEY,
+        };
+        Finding::new(rule, error.span, error.message)
+    }
+}
+
 impl Fnv64 {
     pub(crate) fn new() -> Fnv64 {
         Fnv64(0xcbf2_9ce4_8422_2325)

@@ -7,11 +7,13 @@
 //! cli ─► discover ─► yaml (parse) ─► check::{ytt,kubevirt,tekton} ─► finding ─► report
 //! ```
 //!
-//! * `source`: files, byte spans and line indexes; depends on nothing.
-//! * `yaml`: confvet's own YAML tree with spans, comments and ytt annotations;
-//!   scalars resolved as go-yaml v2 resolves them.
+//! * `source`: files, byte spans and line indexes; `yaml`: confvet's own
+//!   YAML tree with spans, comments and ytt annotations, scalars resolved
+//!   as go-yaml v2 resolves them; `edit`: byte-range edits; `uri`:
+//!   `file://` URIs. They are the crate `confvet-syntax` (crates/syntax),
+//!   which knows nothing above it, re-exported here under these names.
 //! * `finding`, `rules`: what a check reports, and the table of rule ids;
-//!   `edit`: the fixes a finding may propose, as byte-range edits;
+//!   a finding's fixes are `edit`s;
 //!   `suggest`: did-you-mean hints.
 //! * `discover`: the parallel walk, file classification, grouping into units.
 //! * `check`: one module per system; speaks only the YAML tree and findings.
@@ -25,18 +27,16 @@
 //! * `suppress`, `baseline`: hide findings that `# confvet: ignore[...]`
 //!   comments or a baseline file accept; `progress`: the bar of long runs.
 //! * `watchdog`: time and memory limits of one unit's work, on its own thread;
-//!   `allocator`: small blocks from mimalloc, large ones from the system;
-//!   `replace`: a file replaced whole (the cache's, a fixed one); `uri`:
-//!   `file://` URIs of paths; both depend on nothing.
+//!   `allocator`: small blocks from mimalloc, large ones from the system:
+//!   the crate `confvet-watchdog` (crates/watchdog), at the very bottom.
+//! * `replace`: a file replaced whole (the cache's, a fixed one).
 
-pub mod allocator;
 pub mod baseline;
 pub mod cache;
 pub mod check;
 pub mod cli;
 pub mod config;
 pub mod discover;
-pub mod edit;
 pub mod error;
 pub mod finding;
 pub mod fix;
@@ -48,9 +48,11 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod server;
-pub mod source;
 pub mod suggest;
 pub mod suppress;
-pub mod uri;
-pub mod watchdog;
-pub mod yaml;
+
+// The layers below, crates of their own (crates/syntax, crates/watchdog),
+// under the names the modules above have always used.
+pub use confvet_syntax::{edit, source, uri, yaml};
+pub use confvet_watchdog as watchdog;
+pub use confvet_watchdog::allocator;

@@ -72,9 +72,7 @@ impl Config {
         let set = match yaml::parse_file(id, &file.text, &yaml::ParseOptions::default()) {
             Ok(set) => set,
             Err(err) => {
-                config
-                    .findings
-                    .push(Finding::new(err.rule, err.span, err.message));
+                config.findings.push(Finding::from(err));
                 return config;
             }
         };

@@ -250,7 +250,7 @@ fn parse_source(
         None => yaml::parse_file(id, &source.text, &options),
     }));
     match parsed {
-        Ok(result) => result.map_err(|e| Box::new(Finding::new(e.rule, e.span, e.message))),
+        Ok(result) => result.map_err(|e| Box::new(Finding::from(e))),
         Err(panic) => {
             let failed = Error::Internal {
                 during: During::Parsing,

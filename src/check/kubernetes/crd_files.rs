@@ -199,7 +199,7 @@ impl CrdFiles {
                     // reads it as a manifest; one the configuration names,
                     // here.
                     Err(error) if file.holds_json_schemas => {
-                        problems.push(Finding::new(error.rule, error.span, error.message));
+                        problems.push(Finding::from(error));
                         continue;
                     }
                     Err(_) => continue,

@@ -480,7 +480,7 @@ fn parse_text(id: FileId, text: &str, findings: &mut Vec<Finding>) -> Option<Doc
     match yaml::parse_file(id, text, &yaml::ParseOptions::default()) {
         Ok(set) => Some(set),
         Err(err) => {
-            findings.push(Finding::new(err.rule, err.span, err.message));
+            findings.push(Finding::from(err));
             None
         }
     }

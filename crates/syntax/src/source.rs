@@ -475,7 +475,7 @@ impl Sources {
         let mut files = self.0.files.write().unwrap_or_else(|e| e.into_inner());
         // Growing the list under the lock never stops the thread: every
         // other thread would wait on it.
-        crate::watchdog::unchecked(|| files.push(Arc::new(file)));
+        confvet_watchdog::unchecked(|| files.push(Arc::new(file)));
         FileId((files.len() - 1) as u32)
     }
 

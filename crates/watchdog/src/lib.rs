@@ -19,7 +19,9 @@
 //!   its limit is never made: the thread sleeps for good instead of
 //!   aborting, and the caller reports it at once.
 
-use crate::allocator::SplitAllocator;
+pub mod allocator;
+
+use allocator::SplitAllocator;
 use std::alloc::{GlobalAlloc, Layout};
 
 /// The allocator behind the counting.

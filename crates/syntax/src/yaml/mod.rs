@@ -9,7 +9,7 @@ pub mod parse;
 pub mod scalar;
 
 pub use node::*;
-pub use parse::{ParseError, ParseOptions, parse_file};
+pub use parse::{ParseError, ParseErrorKind, ParseOptions, parse_file};
 
 /// Whether `text` parses as a YAML stream the way confvet reads files
 /// (duplicate keys kept, as ytt templates repeat them under `#@ if`): the

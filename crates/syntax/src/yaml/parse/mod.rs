@@ -20,7 +20,7 @@ mod keys;
 mod options;
 mod text_scan;
 
-pub use error::ParseError;
+pub use error::{ParseError, ParseErrorKind};
 pub use options::ParseOptions;
 
 use crate::source::FileId;

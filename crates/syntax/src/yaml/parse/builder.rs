@@ -3,13 +3,12 @@
 //! expansion against the limits as it goes.
 
 use super::comments::RawComment;
-use super::error::ParseError;
+use super::error::{ParseError, ParseErrorKind};
 use super::keys::{KeyId, is_duplicate, merge_keys};
 use super::options::ParseOptions;
 use super::text_scan::{
     block_scalar_header, byte_end, byte_start, ends_in_last_line_unbroken, find_dash, is_blank,
 };
-use crate::rules;
 use crate::source::{FileId, Span};
 use crate::yaml::node::{
     ArrayItem, Document, MapItem, Node, Scalar, ScalarStyle, ScalarValue, Value,
@@ -131,22 +130,16 @@ impl<'a> Builder<'a> {
         Span::new(self.file, start.min(len), end.min(len))
     }
 
-    fn error(
-        &self,
-        rule: &'static crate::rules::Rule,
-        start: usize,
-        end: usize,
-        message: String,
-    ) -> ParseError {
+    fn error(&self, kind: ParseErrorKind, start: usize, end: usize, message: String) -> ParseError {
         ParseError {
-            rule,
+            kind,
             span: self.span(start, end),
             message,
         }
     }
 
     fn syntax(&self, start: usize, end: usize, message: String) -> ParseError {
-        self.error(&rules::yaml::SYNTAX, start, end, message)
+        self.error(ParseErrorKind::Syntax, start, end, message)
     }
 
     fn depth_error(&self, at: usize) -> ParseError {
@@ -457,8 +450,8 @@ impl<'a> Builder<'a> {
         let file = self.file;
         let len = self.text.len();
         let mk = |s: usize, e: usize| Span::new(file, s.min(len), e.min(len));
-        let fail = |rule: &'static crate::rules::Rule, span: Span, message: String| ParseError {
-            rule,
+        let fail = |kind: ParseErrorKind, span: Span, message: String| ParseError {
+            kind,
             span,
             message,
         };
@@ -481,7 +474,7 @@ impl<'a> Builder<'a> {
                     let key_span = done.node.span;
                     let Value::Scalar(k) = done.node.value else {
                         return Err(fail(
-                            &rules::yaml::SYNTAX,
+                            ParseErrorKind::Syntax,
                             key_span,
                             "map keys must be scalars".into(),
                         ));
@@ -516,7 +509,7 @@ impl<'a> Builder<'a> {
                     {
                         let message =
                             format!("expected key '{}' to not be specified again", k.display());
-                        return Err(fail(&rules::yaml::DUPLICATE_KEY, key_span, message));
+                        return Err(fail(ParseErrorKind::DuplicateKey, key_span, message));
                     } else {
                         items.push(MapItem {
                             key_span,
