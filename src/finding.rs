@@ -218,14 +218,8 @@ pub fn sort_findings(findings: &mut [Finding], sources: &Sources) {
     });
 }
 
-/// The message a caught panic carried.
-pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".to_string())
-}
+/// The message a caught panic carried (the watchdog's, which catches them).
+pub use crate::watchdog::panic_message;
 
 /// At most this many findings of one rule in one file are shown.
 pub const MAX_PER_RULE_AND_FILE: usize = 100;

@@ -48,11 +48,10 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod server;
-pub mod suggest;
 pub mod suppress;
 
 // The layers below, crates of their own (crates/syntax, crates/watchdog),
 // under the names the modules above have always used.
-pub use confvet_syntax::{edit, source, uri, yaml};
+pub use confvet_syntax::{edit, source, suggest, uri, yaml};
 pub use confvet_watchdog as watchdog;
 pub use confvet_watchdog::allocator;

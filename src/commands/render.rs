@@ -304,6 +304,9 @@ fn render_package(
     // Every file of the paths, by the name ytt gives it (its path relative
     // to the folder given, or the base name of a file given), then marked.
     let mut named = Vec::new();
+    // confvet's own cache folders are not the package's files.
+    let cache_folders = confvet::cache::CacheFolders::default();
+    let skip = |dir: &Path| cache_folders.holds(dir);
     for path in paths {
         let path = cwd.join(path);
         if std::fs::symlink_metadata(&path).is_err() {
@@ -313,7 +316,7 @@ fn render_package(
             ))));
         }
         named.extend(
-            confvet::check::ytt::marks::files_in(&path, cwd, &settings.symlinks, true)
+            confvet::check::ytt::marks::files_in(&path, cwd, &settings.symlinks, true, &skip)
                 .map_err(|message| Failure::Run(Error::Usage(message)))?,
         );
     }

@@ -494,7 +494,10 @@ impl Parser<'_> {
         let files = match given_marks.is_empty() {
             true => Vec::new(),
             false => {
-                marks::files_in(&root, self.dir, &Default::default(), false).unwrap_or_default()
+                let cache_folders = crate::cache::CacheFolders::default();
+                let skip = |dir: &Path| cache_folders.holds(dir);
+                marks::files_in(&root, self.dir, &Default::default(), false, &skip)
+                    .unwrap_or_default()
             }
         };
         for (mark, at) in given_marks {

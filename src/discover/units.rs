@@ -3,6 +3,8 @@
 
 use super::model::{DiscoveredFile, Discovery, System, Unit};
 use crate::cache::{Cache, Digest, KeyHasher, StoredUnit};
+// What ytt's file names say: the ytt engine's, the one test of each.
+pub use confvet_ytt::marks::{is_library_name, name_in_ytt_lib};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -11,22 +13,6 @@ use std::path::{Path, PathBuf};
 /// test of it, with [`name_in_ytt_lib`] for names.
 pub fn in_ytt_lib(path: &Path, root: &Path) -> bool {
     library_owner(path, root).is_some()
-}
-
-/// True for a file named `name` (`/`-separated, as ytt names its input
-/// files) in a private library: ytt tells them by name, a folder
-/// `_ytt_lib` on the way.
-pub fn name_in_ytt_lib(name: &str) -> bool {
-    name.split('/').rev().skip(1).any(|d| d == "_ytt_lib")
-}
-
-/// ytt's `File.IsLibrary` for a file name (`x.lib.yml`, `x.lib.txt`: the
-/// part before the extension is `lib`): such a file is only loaded, never
-/// output. The one test of it, as [`name_in_ytt_lib`] is of private
-/// libraries.
-pub fn is_library_name(name: &str) -> bool {
-    let parts: Vec<&str> = name.split('.').collect();
-    parts.len() > 2 && parts[parts.len() - 2] == "lib"
 }
 
 /// [`is_library_name`] of a path's file name.

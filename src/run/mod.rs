@@ -708,6 +708,9 @@ fn package_inputs(
     // Links among a package's files that lint left out, said out loud:
     // link -> (the package's unit key, its root).
     let mut refused_links: BTreeMap<PathBuf, (PathBuf, PathBuf)> = BTreeMap::new();
+    // confvet's own cache folders are not a package's files.
+    let cache_folders = crate::cache::CacheFolders::default();
+    let skip = |dir: &Path| cache_folders.holds(dir);
     for unit in units.iter_mut().filter(|u| u.system == System::Ytt) {
         let ytt = &request.ytt;
         // The configuration's marks for the package first.
@@ -717,7 +720,7 @@ fn package_inputs(
             .map_or(&[][..], |c| c.file_marks(&unit.root));
         let all: Vec<marks::FileMark> = own.iter().chain(&ytt.marks).cloned().collect();
         let mut counts = vec![0; all.len()];
-        match marks::package_inputs(&unit.root, cwd, &all, &ytt.symlinks, &mut counts) {
+        match marks::package_inputs(&unit.root, cwd, &all, &ytt.symlinks, &skip, &mut counts) {
             Ok(inputs) => {
                 for (total, count) in matched.iter_mut().zip(&counts[own.len()..]) {
                     *total += count;

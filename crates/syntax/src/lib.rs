@@ -7,12 +7,14 @@
 //!   annotations, scalars resolved as go-yaml v2 resolves them, and the
 //!   emitter that writes YAML as ytt writes it;
 //! * [`edit`]: fixes as byte-range edits, with how safe each is;
-//! * [`uri`]: `file://` URIs of paths (the editor's documents, SARIF).
+//! * [`uri`]: `file://` URIs of paths (the editor's documents, SARIF);
+//! * [`suggest`]: did-you-mean among names.
 //!
 //! Nothing here knows rules or findings: a YAML parse error says what kind
 //! of error it is, and the layer above names its rule.
 
 pub mod edit;
 pub mod source;
+pub mod suggest;
 pub mod uri;
 pub mod yaml;

@@ -4,6 +4,7 @@
 //! on. `@assert/validate` on output nodes then runs on the rendered values.
 
 use super::engine::Engine;
+use super::engine::TemplateError;
 use super::template::compile::CompileOptions;
 use crate::discover::DiscoveredFile;
 use crate::finding::Finding;
@@ -335,23 +336,14 @@ impl Renderer {
             return Ok(Rendered { docs, module: None });
         }
         let line_span = |line: usize| whole_line(source, file.id, line);
-        let program =
-            super::template::program(set, source, file.id, self.engine.session(), self.options)
-                .map_err(|e| RenderFailure::from_compile(e, line_span))?;
         let dir = file.path.parent().unwrap_or(Path::new("."));
-        let result = self
-            .engine
-            .run_module(&source.name, &program.translated, dir);
-        let docs = self.engine.session().borrow_mut().take_result(program.id);
-        match result {
-            Ok(module) => Ok(Rendered {
-                docs: docs.unwrap_or_default(),
+        match (self.engine).render_yaml(set, source, file.id, dir, self.options) {
+            Ok((docs, module)) => Ok(Rendered {
+                docs,
                 module: Some(module),
             }),
-            Err(failure) => {
-                self.engine.session().borrow_mut().reset_ctxs();
-                Err(RenderFailure::from_run(failure, line_span))
-            }
+            Err(TemplateError::Compile(e)) => Err(RenderFailure::from_compile(e, line_span)),
+            Err(TemplateError::Run(failure)) => Err(RenderFailure::from_run(failure, line_span)),
         }
     }
 

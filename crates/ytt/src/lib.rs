@@ -1,0 +1,34 @@
+//! A Rust ytt: Carvel ytt's template language on starlark-rust, in the
+//! layers of ytt's own `pkg/`, each importing only those before it:
+//!
+//! ```text
+//! starlark ─► template ─► overlay ─► modules ─► engine ─► workspace
+//!  values,     compile,    apply,     @ytt:*     sandbox,  libraries,
+//!  scalars,    runtime,    matching,  (ytt's     loads     @ytt:data,
+//!  Go wording  annotation  merge      yttlibrary)          @ytt:library
+//!              arguments   mode
+//! ```
+//!
+//! `translate` turns a template's `#@` lines into Starlark as ytt does,
+//! `marks` is ytt's file list (`-f`, `--file-mark`, which files are
+//! templates, libraries or data), `digest` and `formats` the hashing and
+//! encodings the modules share. It renders; it does not judge: what a
+//! linter makes of a failure (its rule, its finding) is for the crate
+//! above.
+#![doc = ""]
+#![doc = include_str!("../README.md")]
+
+pub mod digest;
+pub mod engine;
+pub mod formats;
+pub mod marks;
+pub mod modules;
+pub mod overlay;
+pub mod starlark;
+pub mod template;
+pub mod translate;
+pub mod workspace;
+
+// The crates below, under the names the layers use (`crate::yaml::Node`).
+use confvet_syntax::{source, suggest, yaml};
+use confvet_watchdog as watchdog;
