@@ -111,73 +111,10 @@ fn changed_and_inode(_: &std::fs::Metadata) -> (i64, u32, u64) {
     (0, 0, 0)
 }
 
-/// A file's content hash (BLAKE3, the first 128 bits): what decides that a
-/// unit read the same inputs as a run before.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Digest(pub [u8; 16]);
-
-impl Digest {
-    pub fn of(bytes: &[u8]) -> Digest {
-        let mut out = [0; 16];
-        out.copy_from_slice(&blake3::hash(bytes).as_bytes()[..16]);
-        Digest(out)
-    }
-
-    pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    fn from_hex(text: &str) -> Option<Digest> {
-        let mut out = [0; 16];
-        if text.len() != 32 {
-            return None;
-        }
-        for (i, byte) in out.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
-        }
-        Some(Digest(out))
-    }
-}
-
-impl Serialize for Digest {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.hex())
-    }
-}
-
-impl<'de> Deserialize<'de> for Digest {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Digest, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        Digest::from_hex(&text).ok_or_else(|| serde::de::Error::custom("not a digest"))
-    }
-}
-
-/// Hashes the parts of a key one after another, each framed by its length
-/// so that no two different sequences of parts hash alike.
-#[derive(Default)]
-pub struct KeyHasher(blake3::Hasher);
-
-impl KeyHasher {
-    pub fn new() -> KeyHasher {
-        KeyHasher::default()
-    }
-
-    pub fn part(&mut self, bytes: &[u8]) -> &mut KeyHasher {
-        self.0.update(&(bytes.len() as u64).to_le_bytes());
-        self.0.update(bytes);
-        self
-    }
-
-    pub fn text(&mut self, text: &str) -> &mut KeyHasher {
-        self.part(text.as_bytes())
-    }
-
-    pub fn finish(&self) -> Digest {
-        let mut out = [0; 16];
-        out.copy_from_slice(&self.0.finalize().as_bytes()[..16]);
-        Digest(out)
-    }
-}
+/// A file's content hash, and the keys units are kept under: the crate
+/// `confvet-key` (crates/key), below every layer whose settings go into a
+/// key.
+pub use confvet_key::{Digest, Key, KeyHasher};
 
 /// What the scan of a file found (see `discover`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,6 +6,7 @@ use crate::check::ytt::flags::DataValueFlags;
 use crate::check::ytt::marks::FileMark;
 use crate::discover::{DiscoverOptions, PathFilter, System};
 use crate::finding::{Finding, Severity};
+use confvet_key::KeyHasher;
 use ignore::gitignore::Gitignore;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,12 +34,20 @@ pub struct Config {
     /// The file names a path outside its directory, or a special file:
     /// a hostile or broken configuration, a usage error (exit 2).
     pub names_outside: bool,
-    pub(super) include: Option<Gitignore>,
-    pub(super) exclude: Option<Gitignore>,
+    pub(super) include: Option<Patterns>,
+    pub(super) exclude: Option<Patterns>,
     pub(super) systems_off: Vec<System>,
     pub(super) rules: Vec<RuleSetting>,
     pub(super) ytt: YttConfig,
     pub(super) kubernetes: KubernetesConfig,
+}
+
+/// `include` or `exclude`: gitignore-style patterns, as written (what a
+/// cache key takes) and compiled.
+#[derive(Debug, Clone)]
+pub(super) struct Patterns {
+    pub(super) lines: Vec<String>,
+    pub(super) matcher: Gitignore,
 }
 
 /// `kubernetes`: the schema check of rendered output and manifests.
@@ -111,8 +120,13 @@ impl Config {
     /// What the file changes in discovery.
     pub fn discover_options(&self) -> DiscoverOptions {
         let filter: Option<PathFilter> = if self.include.is_some() || self.exclude.is_some() {
-            let (dir, include, exclude) =
-                (self.dir.clone(), self.include.clone(), self.exclude.clone());
+            let matcher =
+                |patterns: &Option<Patterns>| patterns.as_ref().map(|p| p.matcher.clone());
+            let (dir, include, exclude) = (
+                self.dir.clone(),
+                matcher(&self.include),
+                matcher(&self.exclude),
+            );
             Some(Arc::new(move |path: &Path, is_dir: bool| {
                 keeps(&dir, include.as_ref(), exclude.as_ref(), path, is_dir)
             }))
@@ -270,5 +284,92 @@ fn keeps(
             .matched_path_or_any_parents(relative, false)
             .is_ignore(),
         _ => true,
+    }
+}
+
+// The configuration as cache keys take it: every field, the compiled
+// matchers by the patterns they were built from.
+
+impl confvet_key::Key for Config {
+    fn key(&self, out: &mut KeyHasher) {
+        let Config {
+            path,
+            dir,
+            // The file's own mistakes are reported by the run itself, never
+            // by a unit; what they leave in force is keyed below.
+            findings: _,
+            names_outside,
+            include,
+            exclude,
+            systems_off,
+            rules,
+            ytt,
+            kubernetes,
+        } = self;
+        out.key(path)
+            .key(dir)
+            .key(names_outside)
+            .key(include)
+            .key(exclude);
+        out.key(systems_off).key(rules).key(ytt).key(kubernetes);
+    }
+}
+
+impl confvet_key::Key for Patterns {
+    fn key(&self, out: &mut KeyHasher) {
+        let Patterns { lines, matcher: _ } = self;
+        out.key(lines);
+    }
+}
+
+impl confvet_key::Key for KubernetesConfig {
+    fn key(&self, out: &mut KeyHasher) {
+        let KubernetesConfig {
+            check,
+            manifests,
+            version,
+            schemas,
+        } = self;
+        out.key(check).key(manifests).key(version).key(schemas);
+    }
+}
+
+impl confvet_key::Key for RuleSetting {
+    fn key(&self, out: &mut KeyHasher) {
+        let RuleSetting { selector, severity } = self;
+        out.key(selector).key(severity);
+    }
+}
+
+impl confvet_key::Key for YttConfig {
+    fn key(&self, out: &mut KeyHasher) {
+        let YttConfig {
+            strict,
+            ignore_unknown_comments,
+            packages,
+        } = self;
+        out.key(strict).key(ignore_unknown_comments).key(packages);
+    }
+}
+
+impl confvet_key::Key for Package {
+    fn key(&self, out: &mut KeyHasher) {
+        let Package {
+            root,
+            strict,
+            ignore_unknown_comments,
+            scenarios,
+            package_resource,
+            file_marks,
+        } = self;
+        out.key(root).key(strict).key(ignore_unknown_comments);
+        out.key(scenarios).key(package_resource).key(file_marks);
+    }
+}
+
+impl confvet_key::Key for Scenario {
+    fn key(&self, out: &mut KeyHasher) {
+        let Scenario { name, flags } = self;
+        out.key(name).key(flags);
     }
 }

@@ -3,7 +3,7 @@
 //! checked to be inside its directory.
 
 use super::model::{
-    Config, KubernetesConfig, LoadOptions, Package, RuleSetting, Scenario, YttConfig,
+    Config, KubernetesConfig, LoadOptions, Package, Patterns, RuleSetting, Scenario, YttConfig,
 };
 use crate::check::ytt::flags::DataValueFlags;
 use crate::check::ytt::marks::{self, FileMark};
@@ -11,7 +11,7 @@ use crate::discover::System;
 use crate::finding::{Finding, Severity};
 use crate::source::{Sources, Span, display_name, normalize_path, resolves_below};
 use crate::yaml::{self, MapItem, Node, ScalarValue, Value};
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::gitignore::GitignoreBuilder;
 use std::path::{Path, PathBuf};
 
 /// The keys each part of the file takes (the JSON Schema must list the same).
@@ -225,7 +225,7 @@ impl Parser<'_> {
     }
 
     /// `include` / `exclude`: gitignore-style patterns.
-    fn patterns(&mut self, node: &Node, what: &str) -> Option<Gitignore> {
+    fn patterns(&mut self, node: &Node, what: &str) -> Option<Patterns> {
         let patterns = self.strings(node, what);
         if patterns.is_empty() {
             return None;
@@ -238,7 +238,10 @@ impl Parser<'_> {
             }
         }
         match builder.build() {
-            Ok(matcher) => Some(matcher),
+            Ok(matcher) => Some(Patterns {
+                lines: patterns.into_iter().map(|(pattern, _)| pattern).collect(),
+                matcher,
+            }),
             Err(err) => {
                 self.invalid(node.span, format!("{what}: {err}"));
                 None

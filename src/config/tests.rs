@@ -286,3 +286,50 @@ fn include_and_exclude_are_relative_to_the_config_directory() {
     assert!(filter(&dir.join("vendor/keep/y.yml"), false));
     assert!(filter(Path::new("/elsewhere/b.txt"), false));
 }
+
+/// The digest of a configuration as cache keys take it.
+fn key(config: &Config) -> confvet_key::Digest {
+    confvet_key::KeyHasher::relative_to(&config.dir)
+        .key(config)
+        .finish()
+}
+
+#[test]
+fn a_configuration_keys_alike_whichever_thread_matched_with_it_first() {
+    let text = "exclude: [vendor/, \"*.tmp.yml\"]\n";
+    let (config, _) = parse(text);
+    let before = key(&config);
+    // Matching on other threads once made the matcher's Debug text, and so
+    // the key, differ from run to run.
+    let filter = config.discover_options().filter.unwrap();
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| filter(&config.dir.join("vendor/x.yml"), false));
+        }
+    });
+    assert_eq!(key(&config), before);
+    assert_eq!(key(&parse(text).0), before);
+}
+
+#[test]
+fn every_setting_of_a_configuration_changes_its_key() {
+    let base = key(&parse("exclude: [vendor/]\n").0);
+    for changed in [
+        "exclude: [vendor/, other/]\n",
+        "include: [vendor/]\n",
+        "exclude: [vendor/]\nsystems: {tekton: false}\n",
+        "exclude: [vendor/]\nrules: {ytt/removed: off}\n",
+        "exclude: [vendor/]\nrules: {ytt/removed: warning}\n",
+        "exclude: [vendor/]\nytt: {strict: true}\n",
+        "exclude: [vendor/]\nkubernetes: {manifests: true}\n",
+        "exclude: [vendor/]\nkubernetes: false\n",
+    ] {
+        let (config, _) = parse(changed);
+        assert!(
+            config.findings.is_empty(),
+            "{changed}: {:?}",
+            config.findings
+        );
+        assert_ne!(key(&config), base, "{changed} keys as the base does");
+    }
+}

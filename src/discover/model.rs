@@ -21,6 +21,12 @@ pub enum System {
     Tekton,
 }
 
+impl confvet_key::Key for System {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        out.text(self.name());
+    }
+}
+
 impl System {
     /// Every system, in the order they are reported: the one list of them.
     pub const ALL: [System; 3] = [System::Ytt, System::Kubevirt, System::Tekton];

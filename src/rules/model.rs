@@ -57,6 +57,12 @@ pub enum Severity {
     Error,
 }
 
+impl confvet_key::Key for Severity {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        out.text(self.as_str());
+    }
+}
+
 impl Severity {
     pub fn as_str(self) -> &'static str {
         match self {

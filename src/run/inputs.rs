@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever what a key hashes changes meaning.
-const KEY_FORMAT: &str = "unit-key-1";
+const KEY_FORMAT: &str = "unit-key-2";
 
 /// What every unit's key shares: the run's settings and, for the units
 /// whose output is checked against Kubernetes schemas, the schemas' files.
@@ -98,17 +98,6 @@ impl<'a> KeyContext<'a> {
         relative.to_string_lossy().into_owned()
     }
 
-    /// Debug output with the current directory written as `<cwd>`.
-    fn debug(&self, value: &impl std::fmt::Debug) -> String {
-        let cwd = self.cwd.to_string_lossy();
-        let text = format!("{value:?}");
-        if cwd.len() > 1 {
-            text.replace(cwd.as_ref(), "<cwd>")
-        } else {
-            text
-        }
-    }
-
     /// Hash `path`'s name and content; a file that cannot be read hashes
     /// as missing (a unit that reads it fails the same way again).
     fn file(&self, hasher: &mut KeyHasher, path: &Path) {
@@ -125,14 +114,17 @@ impl<'a> KeyContext<'a> {
         request: &LintRequest,
         reads: &mut std::collections::HashSet<PathBuf>,
     ) -> (Digest, bool) {
-        let mut hasher = KeyHasher::new();
+        // Paths relative to the current directory: a checkout elsewhere
+        // computes the same keys.
+        let mut hasher = KeyHasher::relative_to(self.cwd);
         hasher.text(KEY_FORMAT).text(crate::cache::BUILD);
-        // The environment is hashed only where a flag reads it.
-        let mut ytt = request.ytt.clone();
-        let env = std::mem::take(&mut ytt.flags.env);
-        hasher.text(&self.debug(&ytt));
-        hasher.text(&self.debug(&request.kubernetes));
-        hasher.text(&self.debug(&request.config));
+        // Every setting, field by field (`Key`); the environment only where
+        // a flag reads it, below.
+        hasher
+            .key(&request.ytt)
+            .key(&request.kubernetes)
+            .key(&request.config);
+        let env = &request.ytt.flags.env;
         let flags = &request.ytt.flags;
         let prefixes = flags
             .data_values_env
@@ -142,7 +134,7 @@ impl<'a> KeyContext<'a> {
             .chain(request.config.iter().flat_map(Config::env_prefixes));
         let mut reads_environment = false;
         for given in prefixes {
-            for (name, value) in crate::check::ytt::flags::env_vars_read(given, &env) {
+            for (name, value) in crate::check::ytt::flags::env_vars_read(given, env) {
                 hasher.text(name).text(value);
                 reads_environment = true;
             }
@@ -173,7 +165,7 @@ impl<'a> KeyContext<'a> {
                 hasher.text("no kubernetes check");
             }
             Some((version, mut files)) => {
-                hasher.text(&format!("{version:?}"));
+                hasher.key(&version);
                 files.sort();
                 files.dedup();
                 for path in &files {
@@ -205,7 +197,7 @@ impl<'a> KeyContext<'a> {
             (System::Ytt, Some(inputs)) => {
                 for input in &inputs.files {
                     self.file(&mut hasher, &input.path);
-                    hasher.text(&input.marks_key());
+                    hasher.key(input);
                     paths.text(&self.name(&input.path));
                     reads.insert(input.path.clone());
                 }

@@ -127,20 +127,35 @@ pub struct InputFile {
     marked_for_output: Option<bool>,
 }
 
-impl InputFile {
-    /// What ytt makes of the file, but where it is: its name and marks
-    /// (a key of what a package read, see `run::inputs`).
-    pub fn marks_key(&self) -> String {
-        format!(
-            "{}|{:?}|{:?}|{:?}|{:?}",
-            self.name,
-            self.original,
-            self.marked_type,
-            self.marked_template,
-            self.marked_for_output
-        )
+/// What ytt makes of the file, but where it is (its path is keyed with
+/// the file's content, by the caller): its name and marks.
+impl confvet_key::Key for InputFile {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        let InputFile {
+            name,
+            original,
+            path: _,
+            marked_type,
+            marked_template,
+            marked_for_output,
+        } = self;
+        out.key(name).key(original).key(marked_type);
+        out.key(marked_template).key(marked_for_output);
     }
+}
 
+impl confvet_key::Key for FileType {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        out.text(match self {
+            FileType::Yaml => "yaml",
+            FileType::Text => "text",
+            FileType::Starlark => "starlark",
+            FileType::Unknown => "unknown",
+        });
+    }
+}
+
+impl InputFile {
     pub fn new(name: String, path: PathBuf) -> InputFile {
         InputFile {
             original: None,
@@ -490,6 +505,29 @@ pub struct SymlinkPolicy {
     /// A link not allowed stops the run (`render`, `values`, as ytt);
     /// else it is left out (`lint`).
     pub refuses: bool,
+}
+
+/// A mark is keyed as written: its pattern and action follow from the text.
+impl confvet_key::Key for FileMark {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        let FileMark {
+            text,
+            pattern: _,
+            action: _,
+        } = self;
+        out.key(text);
+    }
+}
+
+impl confvet_key::Key for SymlinkPolicy {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        let SymlinkPolicy {
+            allow_all,
+            allowed,
+            refuses,
+        } = self;
+        out.key(allow_all).key(allowed).key(refuses);
+    }
 }
 
 impl SymlinkPolicy {

@@ -257,6 +257,13 @@ const DATA: [(&str, &str); 3] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Version(usize);
 
+/// A version is keyed by its name: the index is this build's.
+impl confvet_key::Key for Version {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        out.text(self.name());
+    }
+}
+
 impl Version {
     /// Every supported version, oldest first.
     pub fn all() -> impl Iterator<Item = Version> {

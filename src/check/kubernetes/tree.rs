@@ -25,6 +25,17 @@ pub struct Options {
     pub version: Option<Version>,
 }
 
+impl confvet_key::Key for Options {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        let Options {
+            check,
+            manifests,
+            version,
+        } = self;
+        out.key(check).key(manifests).key(version);
+    }
+}
+
 /// The catalog of a run: `version`'s built-in kinds, the CRDs of `crd_files`
 /// (files of the tree the walk found holding one) and of `schema_paths`
 /// (files and folders the configuration names, already checked to be

@@ -31,6 +31,30 @@ pub struct DataValueFlags {
     pub cwd: PathBuf,
 }
 
+impl confvet_key::Key for DataValueFlags {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        let DataValueFlags {
+            data_value,
+            data_value_yaml,
+            data_value_file,
+            data_values_file,
+            data_values_env,
+            data_values_env_yaml,
+            // Only the variables a `data-values-env` prefix reads are keyed,
+            // by the run (the environment is large, and mostly unread).
+            env: _,
+            cwd,
+        } = self;
+        out.key(data_value)
+            .key(data_value_yaml)
+            .key(data_value_file);
+        out.key(data_values_file)
+            .key(data_values_env)
+            .key(data_values_env_yaml);
+        out.key(cwd);
+    }
+}
+
 impl DataValueFlags {
     pub fn is_empty(&self) -> bool {
         FlagKind::IN_ORDER

@@ -95,6 +95,45 @@ pub struct YttSettings {
     pub plain_manifests: bool,
 }
 
+impl confvet_key::Key for YttSettings {
+    fn key(&self, out: &mut confvet_key::KeyHasher) {
+        let YttSettings {
+            flags,
+            disable_validation,
+            strict,
+            ignore_unknown_comments,
+            skip_templates,
+            values_only,
+            implicit_map_key_overrides,
+            flat_files,
+            text_templates,
+            library_files,
+            marks,
+            symlinks,
+            // Worked out per package from the files (a unit's own key
+            // covers them); a request never carries them.
+            inputs: _,
+            // A private library's evaluation, inside a package's check.
+            library: _,
+            // The catalog is keyed by its version and files (the run's
+            // catalog digest), not by the index built from them.
+            kubernetes: _,
+            plain_manifests,
+        } = self;
+        out.key(flags).key(disable_validation).key(strict);
+        out.key(ignore_unknown_comments)
+            .key(skip_templates)
+            .key(values_only);
+        out.key(implicit_map_key_overrides).key(flat_files);
+        // A file id is this process's: the paths are what was read.
+        let text_template_paths = text_templates
+            .as_ref()
+            .map(|files| files.iter().map(|(_, path)| path).collect::<Vec<_>>());
+        out.key(&text_template_paths).key(library_files).key(marks);
+        out.key(symlinks).key(plain_manifests);
+    }
+}
+
 /// The package check (`check_package_exporting`), as a library evaluation
 /// gets it.
 pub(crate) type CheckPackage = fn(
