@@ -278,22 +278,41 @@ fn fixed_files(sources: &Sources, kept: &[(&Finding, &Fix)]) -> BTreeMap<FileId,
         .collect()
 }
 
+/// Why a fixed file was not written (each said after the file's name).
+#[derive(Debug, thiserror::Error)]
+enum NotWritten {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("it is not a regular file")]
+    NotAFile,
+    #[error("it changed on disk, or is not UTF-8 text as read")]
+    Changed,
+    #[error("it has no name")]
+    NoName,
+}
+
 /// Replace the file at `path` by `after`, when it still holds `before`:
 /// written aside in its folder and renamed over it (never through a link),
 /// with its permissions kept.
-fn write_fixed(path: &Path, before: &str, after: &str) -> Result<(), String> {
-    let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+fn write_fixed(path: &Path, before: &str, after: &str) -> Result<(), NotWritten> {
+    let meta = std::fs::symlink_metadata(path)?;
     if !meta.file_type().is_file() {
-        return Err("it is not a regular file".into());
+        return Err(NotWritten::NotAFile);
     }
-    let now = crate::source::read_limited(path).map_err(|e| e.to_string())?;
+    let now = crate::source::read_limited(path)?;
     if now != before.as_bytes() {
-        return Err("it changed on disk, or is not UTF-8 text as read".into());
+        return Err(NotWritten::Changed);
     }
-    let name = path.file_name().ok_or("it has no name")?;
+    let name = path.file_name().ok_or(NotWritten::NoName)?;
     let aside = format!(".{}.confvet-fix.", name.to_string_lossy());
     let mode = Mode::Kept(meta.permissions());
-    crate::replace::replace(path, &aside, after.as_bytes(), mode, true).map_err(|e| e.to_string())
+    Ok(crate::replace::replace(
+        path,
+        &aside,
+        after.as_bytes(),
+        mode,
+        true,
+    )?)
 }
 
 #[cfg(test)]

@@ -110,12 +110,23 @@ impl Ending {
     }
 }
 
+/// Why the server stopped other than by the client's word.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("reading or writing messages: {0}")]
+    Transport(std::io::Error),
+    #[error("starting the check thread: {0}")]
+    Worker(std::io::Error),
+    #[error("describing the server's capabilities: {0}")]
+    Capabilities(serde_json::Error),
+}
+
 /// Serve on standard input and output until the client exits.
-pub fn run_stdio() -> Result<Ending, String> {
-    let (connection, threads) = transport::stdio().map_err(|e| e.to_string())?;
+pub fn run_stdio() -> Result<Ending, ServerError> {
+    let (connection, threads) = transport::stdio().map_err(ServerError::Transport)?;
     let ending = serve(&connection)?;
     drop(connection);
-    threads.join().map_err(|e| e.to_string())?;
+    threads.join().map_err(ServerError::Transport)?;
     Ok(ending)
 }
 
@@ -152,8 +163,8 @@ fn capabilities() -> ServerCapabilities {
 }
 
 /// Initialize, then answer until `exit` or the end of input.
-pub fn serve(connection: &Connection) -> Result<Ending, String> {
-    let capabilities = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
+pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
+    let capabilities = serde_json::to_value(capabilities()).map_err(ServerError::Capabilities)?;
     let params = match handshake(connection, capabilities) {
         Ok(params) => params,
         Err(ending) => return Ok(ending),
@@ -182,7 +193,7 @@ pub fn serve(connection: &Connection) -> Result<Ending, String> {
         .unwrap_or(false);
     let (commands, commands_out) = crossbeam_channel::unbounded();
     let (done_in, done) = crossbeam_channel::unbounded();
-    worker::spawn(commands_out, done_in).map_err(|e| e.to_string())?;
+    worker::spawn(commands_out, done_in).map_err(ServerError::Worker)?;
     let mut server = Server {
         folders,
         documents: HashMap::new(),

@@ -34,7 +34,7 @@ spec:
 /// The client's end, with the server answering on a thread.
 struct Client {
     connection: Connection,
-    server: Option<std::thread::JoinHandle<Result<Ending, String>>>,
+    server: Option<std::thread::JoinHandle<Result<Ending, super::ServerError>>>,
     next_id: i32,
 }
 
@@ -148,7 +148,7 @@ impl Client {
         self.request("shutdown", serde_json::Value::Null);
         self.notify("exit", serde_json::Value::Null);
         let ended = self.server.take().unwrap().join().unwrap();
-        assert_eq!(ended, Ok(Ending::ShutDown));
+        assert_eq!(ended.ok(), Some(Ending::ShutDown));
     }
 }
 
@@ -637,7 +637,10 @@ fn closing_an_unsaved_schema_rechecks_the_values_files_of_its_package() {
 
 /// The server's end of a memory connection, serving on a thread, and the
 /// client's end.
-fn serving() -> (Connection, std::thread::JoinHandle<Result<Ending, String>>) {
+fn serving() -> (
+    Connection,
+    std::thread::JoinHandle<Result<Ending, super::ServerError>>,
+) {
     let (server, client) = Connection::memory();
     (client, std::thread::spawn(move || serve(&server)))
 }
@@ -658,7 +661,7 @@ fn exit_without_shutdown_ends_the_session_with_status_1() {
     let mut client = Client::start(&dir);
     client.notify("exit", serde_json::Value::Null);
     let ended = client.server.take().unwrap().join().unwrap();
-    assert_eq!(ended, Ok(Ending::ExitWithoutShutdown));
+    assert_eq!(ended.ok(), Some(Ending::ExitWithoutShutdown));
     assert_eq!(Ending::ExitWithoutShutdown.status(), 1);
     assert_eq!(Ending::ShutDown.status(), 0);
     let _ = std::fs::remove_dir_all(&dir);
@@ -684,7 +687,10 @@ fn before_initialize_requests_are_refused_and_exit_ends_the_session_with_status_
     assert_eq!(error_code(&client), Some(ErrorCode::InvalidParams as i32));
     let exit = Notification::new("exit".into(), serde_json::Value::Null);
     client.sender.send(exit.into()).unwrap();
-    assert_eq!(server.join().unwrap(), Ok(Ending::ExitWithoutShutdown));
+    assert_eq!(
+        server.join().unwrap().ok(),
+        Some(Ending::ExitWithoutShutdown)
+    );
 }
 
 #[test]
@@ -703,7 +709,7 @@ fn after_shutdown_requests_are_refused_and_the_end_of_input_is_a_clean_end() {
     );
     let server = client.server.take().unwrap();
     drop(client);
-    assert_eq!(server.join().unwrap(), Ok(Ending::ShutDown));
+    assert_eq!(server.join().unwrap().ok(), Some(Ending::ShutDown));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -711,12 +717,12 @@ fn after_shutdown_requests_are_refused_and_the_end_of_input_is_a_clean_end() {
 fn the_end_of_input_before_shutdown_ends_the_session_with_status_1() {
     let (client, server) = serving();
     drop(client);
-    assert_eq!(server.join().unwrap(), Ok(Ending::InputClosed));
+    assert_eq!(server.join().unwrap().ok(), Some(Ending::InputClosed));
     let dir = scratch("input-closed");
     let mut client = Client::start(&dir);
     let server = client.server.take().unwrap();
     drop(client);
-    assert_eq!(server.join().unwrap(), Ok(Ending::InputClosed));
+    assert_eq!(server.join().unwrap().ok(), Some(Ending::InputClosed));
     assert_eq!(Ending::InputClosed.status(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }

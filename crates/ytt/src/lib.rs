@@ -15,6 +15,13 @@
 //! encodings the modules share. It renders; it does not judge: what a
 //! linter makes of a failure (its rule, its finding) is for the crate
 //! above.
+//!
+//! Errors are typed where they leave the crate: a template that does not
+//! compile ([`template::compile::CompileError`]), code that stopped
+//! ([`engine::RunFailure`], with the line and ytt's own message), either
+//! of them ([`engine::TemplateError`]). Inside, a `@ytt:` module's error
+//! is the text ytt prints, a `String` on purpose: it becomes the Starlark
+//! error the template sees and the message a user compares with ytt's.
 #![doc = ""]
 #![doc = include_str!("../README.md")]
 
