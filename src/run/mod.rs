@@ -114,12 +114,7 @@ impl LintResult {
 pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult {
     let mut options = match discover_options(request, cwd) {
         Ok(options) => options,
-        Err(error) => {
-            return LintResult {
-                errors: vec![error],
-                ..LintResult::default()
-            };
-        }
+        Err(error) => return LintResult::failed(error),
     };
     let Discovery {
         files,
@@ -139,23 +134,10 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         errors: errors.into_iter().map(RunError::from).collect(),
         ..LintResult::default()
     };
-    let carvel_packages: Vec<&discover::DiscoveredFile> = resources
-        .iter()
-        .filter(|file| file.resource.carvel_package)
-        .collect();
     let catalog = kubernetes_catalog(request, &resources, sources, cwd);
-    // Every ytt package's schema files, sharded or not: which package a
-    // Carvel Package ships must not depend on the shard.
-    let schema_files: Vec<(PathBuf, PathBuf)> = units
-        .iter()
-        .filter(|u| u.system == System::Ytt)
-        .flat_map(|u| {
-            u.files
-                .iter()
-                .filter(|&&i| files[i].has_schema)
-                .map(|&i| (u.root.clone(), files[i].path.clone()))
-        })
-        .collect();
+    // Sharded or not: which package a Carvel Package ships must not depend
+    // on the shard.
+    let schema_files = ytt_schema_files(&units, &files);
     let mut units = crate::check::components::split_units(
         units,
         &files,
@@ -170,22 +152,15 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             return result;
         }
     };
-    // The roots of every ytt package, whatever the shard: the YAML below
-    // one is the package's, checked as its output (a private library's as
-    // what the package renders with it).
-    let package_roots: Vec<PathBuf> = units
-        .iter()
-        .filter(|u| u.system == System::Ytt)
-        .map(|u| u.root.clone())
-        .collect();
+    // Whatever the shard: the YAML below a package root is the package's,
+    // checked as its output (a private library's as what the package
+    // renders with it).
+    let package_roots: Vec<PathBuf> = ytt_units(&units).map(|u| u.root.clone()).collect();
     if let Some(shard) = request.shard {
         units.retain(|unit| in_shard(&unit.key, cwd, shard));
     }
-    let ytt_units = units.iter().filter(|u| u.system == System::Ytt).count();
-    if !request.ytt.flags.is_empty() && ytt_units > 1 {
-        result.errors.push(RunError::from(Error::Usage(format!(
-            "data-value flags apply to one ytt package, but the paths hold {ytt_units}; lint one package at a time"
-        ))));
+    if let Some(error) = flags_for_many_packages(request, &units) {
+        result.errors.push(error);
         return result;
     }
     if let Some(progress) = &request.progress {
@@ -193,28 +168,18 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     }
     // Carvel Packages, parsed now: the packages they ship keep their
     // schema's exports, checked or reused, for the drift check below.
-    sources.load(carvel_packages.iter().map(|file| file.id));
-    let parsed_packages: Vec<discover::DiscoveredFile> = carvel_packages
-        .iter()
-        .map(|file| file.parse_now(sources))
-        .collect();
-    let mapping = request
-        .config
-        .as_ref()
-        .map(Config::package_resources)
-        .unwrap_or_default();
-    let shipped = if parsed_packages.is_empty() {
-        Vec::new()
-    } else {
-        let context = drift::DriftContext {
-            exports: &[],
-            schema_files: &schema_files,
-            mapping: &mapping,
-            sources,
-            cwd,
-        };
-        drift::shipped_roots(&parsed_packages, &context)
+    let carvel_packages = resources.iter().filter(|f| f.resource.carvel_package);
+    let parsed_packages = parse_now(carvel_packages, sources);
+    let mapping =
+        (request.config.as_ref()).map_or_else(Default::default, Config::package_resources);
+    let drift_context = drift::DriftContext {
+        exports: &[],
+        schema_files: &schema_files,
+        mapping: &mapping,
+        sources,
+        cwd,
     };
+    let shipped = drift::shipped_roots(&parsed_packages, &drift_context);
     let reuse = reuse::Plan::new(
         request,
         options.cache.as_deref(),
@@ -226,89 +191,86 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     if let Some(cache) = options.cache.take().and_then(|c| Arc::try_unwrap(c).ok()) {
         cache.save();
     }
-    // A ytt package runs on a thread of its own, under the unit limits:
-    // what it needs is shared, not borrowed, so a package given up on can be
-    // left running.
-    let ytt_config = Arc::new(request.config.clone());
-    let ytt_settings = Arc::new(YttSettings {
-        kubernetes: catalog.clone(),
-        plain_manifests: kubernetes_manifests(request),
-        ..request.ytt.clone()
-    });
-    let outcomes: Vec<(PackageOutcome, Option<drift::SchemaExport>)> = units
-        .par_iter()
-        .enumerate()
-        .map(|(index, unit)| {
-            if let Some(reused) = reuse.as_ref().and_then(|r| r.reused(index)) {
-                if let Some(progress) = &request.progress {
-                    progress.checked();
-                }
-                return reused;
-            }
-            // Parsed here and dropped with the unit: only the units being
-            // checked hold their trees.
-            sources.load(unit.files.iter().map(|&i| files[i].id));
-            let parsed: Vec<discover::DiscoveredFile> = unit
-                .files
-                .iter()
-                .map(|&i| files[i].parse_now(sources))
-                .collect();
-            let context = UnitContext {
-                request,
-                sources,
-                cwd,
-                package_inputs: &package_inputs,
-                ytt_settings: &ytt_settings,
-                ytt_config: &ytt_config,
-                catalog: catalog.as_deref(),
-            };
-            let mut outcome = check_unit(&context, unit, parsed);
-            // Findings by the million (a file of a million bad references)
-            // would otherwise add up across the units of a run.
-            if outcome.findings.len() > crate::finding::UNIT_FINDINGS_BEFORE_CAP {
-                sort_findings(&mut outcome.findings, sources);
-                crate::finding::cap_per_rule_and_file(
-                    &mut outcome.findings,
-                    crate::finding::UNIT_MAX_PER_RULE_AND_FILE,
-                );
-            }
-            // What the drift check compares a Carvel Package with.
-            let export = match &outcome.schema {
-                Some(Some(schema)) if shipped.contains(&unit.root) => {
-                    Some(drift::SchemaExport::of(schema, sources))
-                }
-                _ => None,
-            };
-            if let Some(reuse) = &reuse {
-                reuse.store(index, &outcome, export.as_ref());
-            }
-            // What the run does not return is dropped with the unit, not
-            // at the end: the rendered documents of every package would
-            // otherwise stay alive until all units are checked.
-            outcome.rendered = None;
-            outcome.rendered_texts = None;
-            if !request.keep_outputs {
-                outcome.values = None;
-                outcome.schema = None;
-            }
-            // No text stays: the reports read the few files their findings
-            // show again (one at a time, in order), so memory does not grow
-            // with the number of findings either.
-            sources.evict(unit.files.iter().map(|&i| files[i].id));
-            if let Some(progress) = &request.progress {
-                progress.checked();
-            }
-            (outcome, export)
-        })
-        .collect();
-    let in_scope = |id| {
-        request.whole_units
-            || scope.as_ref().is_none_or(|scope| {
-                sources
-                    .path(id)
-                    .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
-            })
+    let outcomes = check_units(
+        (request, sources, cwd),
+        (catalog.as_ref(), &package_inputs),
+        (&units, &files),
+        reuse.as_ref(),
+        &shipped,
+    );
+    let in_scope = reported_in(request, scope.as_deref(), sources);
+    let exports = merge_outcomes(
+        request,
+        (sources, cwd),
+        (&units, &files),
+        outcomes,
+        &in_scope,
+        &mut result,
+    );
+    let reused_crd_problems = reuse
+        .as_ref()
+        .map(reuse::Plan::take_crd_problems)
+        .unwrap_or_default();
+    result.reuse = reuse.map(reuse::Plan::finish);
+    let context = drift::DriftContext {
+        exports: &exports,
+        ..drift_context
     };
+    let drifted = drift::check(&parsed_packages, &context);
+    result
+        .findings
+        .extend(drifted.into_iter().filter(|f| in_scope(f.span.file)));
+    // The failures of units, and the panics of the parser on a file, are
+    // findings of kind Internal by now.
+    if result.findings.iter().any(|f| f.kind == Kind::Internal) {
+        result.errors.push(Error::FailedInternally.into());
+    }
+    let in_this_shard = |key: &Path| request.shard.is_none_or(|shard| in_shard(key, cwd, shard));
+    result.findings.extend(
+        (refused_links.iter())
+            .filter(|(_, (key, _))| in_this_shard(key))
+            .map(|(link, (_, root))| refused_link(link, root, sources, cwd)),
+    );
+    let manifests = check_plain_manifests(
+        request,
+        catalog.as_deref(),
+        (&package_roots, &files, &resources),
+        &in_scope,
+        (sources, cwd),
+        &mut result,
+    );
+    let mut linted = linted_files(&units, &files, &in_scope);
+    linted.push(manifests.iter().map(|file| file.id).collect());
+    let crd_findings: Vec<Finding> = catalog
+        .iter()
+        .flat_map(|c| c.take_problems())
+        .chain(reused_crd_problems)
+        .collect();
+    add_run_findings(request, crd_findings, tree_findings, &in_scope, &mut result);
+    scrub_environment(request, &mut result);
+    finish(
+        (request, sources),
+        &mut result,
+        &linted,
+        (&units, &files, &resources),
+        &manifests,
+    );
+    result
+}
+
+/// The units' outcomes, in order, into the run's result: each unit named
+/// with its files, its findings (a Tekton or KubeVirt unit's only in
+/// `in_scope` files: a changed Task's callers are read, not reported), the
+/// values and schemas a request keeps. Gives the schema exports of the
+/// packages Carvel Packages ship.
+fn merge_outcomes(
+    request: &LintRequest,
+    (sources, cwd): (&Sources, &Path),
+    (units, files): (&[discover::Unit], &[discover::DiscoveredFile]),
+    outcomes: Vec<(PackageOutcome, Option<drift::SchemaExport>)>,
+    in_scope: &dyn Fn(FileId) -> bool,
+    result: &mut LintResult,
+) -> Vec<(PathBuf, drift::SchemaExport)> {
     let mut exports: Vec<(PathBuf, drift::SchemaExport)> = Vec::new();
     for (unit, (outcome, export)) in units.iter().zip(outcomes) {
         if let Some(export) = export {
@@ -339,67 +301,26 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
                 .extend(findings.into_iter().filter(|f| in_scope(f.span.file)));
         }
     }
-    let reused_crd_problems = reuse
-        .as_ref()
-        .map(reuse::Plan::take_crd_problems)
-        .unwrap_or_default();
-    result.reuse = reuse.map(reuse::Plan::finish);
-    if !carvel_packages.is_empty() {
-        let context = drift::DriftContext {
-            exports: &exports,
-            schema_files: &schema_files,
-            mapping: &mapping,
-            sources,
-            cwd,
-        };
-        let drifted = drift::check(&parsed_packages, &context);
-        result
-            .findings
-            .extend(drifted.into_iter().filter(|f| in_scope(f.span.file)));
-    }
-    // The failures of units, and the panics of the parser on a file, are
-    // findings of kind Internal by now.
-    if result.findings.iter().any(|f| f.kind == Kind::Internal) {
-        result.errors.push(Error::FailedInternally.into());
-    }
-    for (link, (key, root)) in refused_links {
-        if request.shard.is_none_or(|shard| in_shard(&key, cwd, shard)) {
-            result
-                .findings
-                .push(refused_link(&link, &root, sources, cwd));
-        }
-    }
-    // Plain manifests (`--kubernetes`), in the shard of their own path. The
-    // plain files of a ytt package are checked as what the package renders
-    // (its overlays may change them, its libraries are evaluated): they
-    // are left out here, as are kustomize patches (parts of resources).
-    let mut manifests: Vec<&discover::DiscoveredFile> = Vec::new();
-    if let Some(catalog) = &catalog
-        && kubernetes_manifests(request)
-    {
-        manifests = manifest_files(
-            request,
-            (&package_roots, &files, &resources),
-            &in_scope,
-            cwd,
-        );
-        let (findings, lookups) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
-        result.findings.extend(findings);
-        kubernetes::tree::merge_skipped(&mut result.skipped_kinds, lookups.skipped);
-    }
-    let mut linted = linted_files(&units, &files, in_scope);
-    linted.push(manifests.iter().map(|file| file.id).collect());
+    exports
+}
+
+/// The findings of the run rather than of a unit: what the CRDs the
+/// checks read lack, the tree's own (discovery's), the configuration's;
+/// then the configuration's rule settings over every finding.
+fn add_run_findings(
+    request: &LintRequest,
+    crd_findings: Vec<Finding>,
+    tree_findings: Vec<Finding>,
+    in_scope: &dyn Fn(FileId) -> bool,
+    result: &mut LintResult,
+) {
     // The configuration's own findings belong to one shard.
     let is_first_shard = request.shard.is_none_or(|shard| shard.index == 1);
     // What the CRDs the checks read were found to lack, each once (the run
     // removes repeats), in the shard that read them.
-    let crd_findings = catalog
-        .iter()
-        .flat_map(|c| c.take_problems())
-        .chain(reused_crd_problems);
     result
         .findings
-        .extend(crd_findings.filter(|f| in_scope(f.span.file)));
+        .extend(crd_findings.into_iter().filter(|f| in_scope(f.span.file)));
     if is_first_shard {
         let tree = tree_findings.into_iter().filter(|f| in_scope(f.span.file));
         result.findings.extend(tree);
@@ -410,7 +331,96 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         }
         config.apply_rules(&mut result.findings);
     }
-    // What came from the environment is named, never shown.
+}
+
+/// Whether a finding in a file is reported: when the named paths are not
+/// whole units (a named Task read with its callers), only the findings in
+/// them are, unless the request asks for every finding of those units.
+fn reported_in<'a>(
+    request: &'a LintRequest,
+    scope: Option<&'a [PathBuf]>,
+    sources: &'a Sources,
+) -> impl Fn(FileId) -> bool + 'a {
+    move |id| {
+        request.whole_units
+            || scope.is_none_or(|scope| {
+                sources
+                    .path(id)
+                    .is_some_and(|p| scope.iter().any(|s| p.starts_with(s)))
+            })
+    }
+}
+
+/// The files, read and parsed now (discovery keeps no tree).
+fn parse_now<'f>(
+    files: impl Iterator<Item = &'f discover::DiscoveredFile> + Clone,
+    sources: &Sources,
+) -> Vec<discover::DiscoveredFile> {
+    sources.load(files.clone().map(|file| file.id));
+    files.map(|file| file.parse_now(sources)).collect()
+}
+
+/// Data-value flags name one package's values: a usage error when the
+/// paths hold more than one.
+fn flags_for_many_packages(request: &LintRequest, units: &[discover::Unit]) -> Option<RunError> {
+    let count = ytt_units(units).count();
+    (!request.ytt.flags.is_empty() && count > 1).then(|| {
+        RunError::from(Error::Usage(format!(
+            "data-value flags apply to one ytt package, but the paths hold {count}; lint one package at a time"
+        )))
+    })
+}
+
+/// The ytt packages among `units`.
+fn ytt_units(units: &[discover::Unit]) -> impl Iterator<Item = &discover::Unit> {
+    units.iter().filter(|u| u.system == System::Ytt)
+}
+
+/// Every ytt package's schema files, by the package's root.
+fn ytt_schema_files(
+    units: &[discover::Unit],
+    files: &[discover::DiscoveredFile],
+) -> Vec<(PathBuf, PathBuf)> {
+    ytt_units(units)
+        .flat_map(|u| {
+            u.files
+                .iter()
+                .filter(|&&i| files[i].has_schema)
+                .map(|&i| (u.root.clone(), files[i].path.clone()))
+        })
+        .collect()
+}
+
+/// Plain manifests (`--kubernetes`), in the shard of their own path,
+/// checked against the catalog; gives the files checked. The plain files
+/// of a ytt package are checked as what the package renders (its overlays
+/// may change them, its libraries are evaluated): they are left out here,
+/// as are kustomize patches (parts of resources).
+fn check_plain_manifests<'f>(
+    request: &LintRequest,
+    catalog: Option<&kubernetes::Catalog>,
+    tree: (
+        &[PathBuf],
+        &'f [discover::DiscoveredFile],
+        &'f [discover::DiscoveredFile],
+    ),
+    in_scope: &dyn Fn(FileId) -> bool,
+    (sources, cwd): (&Sources, &Path),
+    result: &mut LintResult,
+) -> Vec<&'f discover::DiscoveredFile> {
+    let Some(catalog) = catalog.filter(|_| kubernetes_manifests(request)) else {
+        return Vec::new();
+    };
+    let manifests = manifest_files(request, tree, in_scope, cwd);
+    let (findings, lookups) = kubernetes::tree::check_manifests(catalog, &manifests, sources);
+    result.findings.extend(findings);
+    kubernetes::tree::merge_skipped(&mut result.skipped_kinds, lookups.skipped);
+    manifests
+}
+
+/// Name, never show, what came from the environment: in every finding and
+/// error of the run.
+fn scrub_environment(request: &LintRequest, result: &mut LintResult) {
     let flags = &request.ytt.flags;
     let environment = crate::redact::EnvironmentValues::new(
         flags
@@ -429,6 +439,30 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             error.message = environment.scrub(&error.message);
         }
     }
+}
+
+/// The run's findings as reported: one per link, sorted, repeats gone,
+/// the rules the request turns off dropped, suppression comments applied
+/// (in the `linted` files), numbered, counted with the units and files.
+fn finish(
+    (request, sources): (&LintRequest, &Sources),
+    result: &mut LintResult,
+    linted: &[Vec<FileId>],
+    (units, files, resources): (
+        &[discover::Unit],
+        &[discover::DiscoveredFile],
+        &[discover::DiscoveredFile],
+    ),
+    manifests: &[&discover::DiscoveredFile],
+) {
+    // Discovery saw which files hold no suppression comment: those are not
+    // read again (a unit whose findings were reused read none of its files).
+    let unmarked: std::collections::HashSet<FileId> = files
+        .iter()
+        .chain(resources)
+        .filter(|file| !file.has_suppression)
+        .map(|file| file.id)
+        .collect();
     // A link a data values folder left out is also one the walk did: say it
     // once, with the more telling reason (the first).
     let mut links_said = std::collections::HashSet::new();
@@ -439,15 +473,7 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     result.findings.dedup();
     let reports = |id: &str| request.reports(id);
     result.findings.retain(|f| reports(f.rule));
-    // Discovery saw which files hold no suppression comment: those are not
-    // read again (a unit whose findings were reused read none of its files).
-    let unmarked: std::collections::HashSet<FileId> = files
-        .iter()
-        .chain(&resources)
-        .filter(|file| !file.has_suppression)
-        .map(|file| file.id)
-        .collect();
-    let suppressed = suppress::apply(&mut result.findings, sources, &linted, &reports, &|id| {
+    let suppressed = suppress::apply(&mut result.findings, sources, linted, &reports, &|id| {
         unmarked.contains(&id)
     });
     // Suppression comments make findings of their own, which may be off.
@@ -455,13 +481,6 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
     sort_findings(&mut result.findings, sources);
     number_alike(&mut result.findings, sources);
     result.summary = Summary {
-        // A Tekton or KubeVirt file is counted with its unit.
-        files: units.iter().map(|u| u.files.len()).sum::<usize>()
-            + manifests
-                .iter()
-                .filter(|file| file.system.is_none())
-                .count(),
-        units: units.len(),
         errors: result
             .findings
             .iter()
@@ -475,8 +494,110 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
             .map(|f| f.left_out.max(1))
             .sum(),
         suppressed,
+        // A Tekton or KubeVirt file is counted with its unit.
+        files: units.iter().map(|u| u.files.len()).sum::<usize>()
+            + manifests
+                .iter()
+                .filter(|file| file.system.is_none())
+                .count(),
+        units: units.len(),
     };
-    result
+}
+
+impl LintResult {
+    /// A run that stopped before it checked anything.
+    fn failed(error: RunError) -> LintResult {
+        LintResult {
+            errors: vec![error],
+            ..LintResult::default()
+        }
+    }
+}
+
+/// Check every unit on all cores, or take its findings from the cache;
+/// each unit's trees and texts are dropped as soon as it is done. Gives
+/// each unit's outcome and, for a package a Carvel Package ships
+/// (`shipped`), its schema's export for the drift check.
+fn check_units(
+    (request, sources, cwd): (&LintRequest, &Sources, &Path),
+    (catalog, package_inputs): (
+        Option<&Arc<kubernetes::Catalog>>,
+        &std::collections::HashMap<PathBuf, Arc<marks::Inputs>>,
+    ),
+    (units, files): (&[discover::Unit], &[discover::DiscoveredFile]),
+    reuse: Option<&reuse::Plan<'_>>,
+    shipped: &[PathBuf],
+) -> Vec<(PackageOutcome, Option<drift::SchemaExport>)> {
+    // A ytt package runs on a thread of its own, under the unit limits:
+    // what it needs is shared, not borrowed, so a package given up on can be
+    // left running.
+    let ytt_config = Arc::new(request.config.clone());
+    let ytt_settings = Arc::new(YttSettings {
+        kubernetes: catalog.cloned(),
+        plain_manifests: kubernetes_manifests(request),
+        ..request.ytt.clone()
+    });
+    let context = &UnitContext {
+        request,
+        sources,
+        cwd,
+        package_inputs,
+        ytt_settings: &ytt_settings,
+        ytt_config: &ytt_config,
+        catalog: catalog.map(|c| &**c),
+    };
+    units
+        .par_iter()
+        .enumerate()
+        .map(|(index, unit)| {
+            if let Some(reused) = reuse.and_then(|r| r.reused(index)) {
+                if let Some(progress) = &request.progress {
+                    progress.checked();
+                }
+                return reused;
+            }
+            // Parsed here and dropped with the unit: only the units being
+            // checked hold their trees.
+            let parsed = parse_now(unit.files.iter().map(|&i| &files[i]), sources);
+            let mut outcome = check_unit(context, unit, parsed);
+            // Findings by the million (a file of a million bad references)
+            // would otherwise add up across the units of a run.
+            if outcome.findings.len() > crate::finding::UNIT_FINDINGS_BEFORE_CAP {
+                sort_findings(&mut outcome.findings, sources);
+                crate::finding::cap_per_rule_and_file(
+                    &mut outcome.findings,
+                    crate::finding::UNIT_MAX_PER_RULE_AND_FILE,
+                );
+            }
+            // What the drift check compares a Carvel Package with.
+            let export = match &outcome.schema {
+                Some(Some(schema)) if shipped.contains(&unit.root) => {
+                    Some(drift::SchemaExport::of(schema, sources))
+                }
+                _ => None,
+            };
+            if let Some(reuse) = reuse {
+                reuse.store(index, &outcome, export.as_ref());
+            }
+            // What the run does not return is dropped with the unit, not
+            // at the end: the rendered documents of every package would
+            // otherwise stay alive until all units are checked.
+            outcome.rendered = None;
+            outcome.rendered_texts = None;
+            if !request.keep_outputs {
+                outcome.values = None;
+                outcome.schema = None;
+            }
+            // No text stays: the reports read the few files their findings
+            // show again (one at a time, in order), so memory does not grow
+            // with the number of findings either.
+            sources.evict(unit.files.iter().map(|&i| files[i].id));
+            if let Some(progress) = &request.progress {
+                progress.checked();
+            }
+            (outcome, export)
+        })
+        .collect()
 }
 
 /// The catalog the Kubernetes check of this run uses, built once; None
