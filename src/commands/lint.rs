@@ -111,16 +111,15 @@ fn project_root(config: Option<&Config>, cwd: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// Paths that share their closest configuration, with where it comes from.
+type ConfigGroup = (ConfigSource, Vec<PathBuf>);
+
 /// The configuration each linted path takes, with the paths that take
 /// it: with no `--config` or `--no-config`, the closest `.confvet.yaml` at
 /// or above the path (its folder, for a file), as ruff finds its settings,
 /// so a repository of several packages each with its own is linted with
 /// each; else the one named, for every path.
-fn config_groups(
-    source: ConfigSource,
-    paths: &[PathBuf],
-    cwd: &Path,
-) -> Vec<(ConfigSource, Vec<PathBuf>)> {
+fn config_groups(source: ConfigSource, paths: &[PathBuf], cwd: &Path) -> Vec<ConfigGroup> {
     if !matches!(source, ConfigSource::Search) || paths.is_empty() {
         return vec![(source, paths.to_vec())];
     }
@@ -221,30 +220,8 @@ fn paths_to_lint(
 
 /// `confvet lint` up to its exit code; `Err` stops it, with exit code 2.
 fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Result<u8, Error> {
-    let indexed = |name: &str| -> Vec<usize> {
-        matches
-            .indices_of(name)
-            .map(|i| i.collect())
-            .unwrap_or_default()
-    };
-    let formats: Vec<(usize, Format)> = indexed("format")
-        .into_iter()
-        .zip(args.format.iter().copied())
-        .collect();
-    let outputs: Vec<(usize, PathBuf)> = indexed("output")
-        .into_iter()
-        .zip(args.output.iter().cloned())
-        .collect();
-    let outputs = cli::pair_outputs(&formats, &outputs)?;
-    // Workers get a large stack: Starlark's parser and evaluator recurse
-    // once per level of an expression, and code nested as deep as the
-    // translation lets through must not overflow (the stack is reserved,
-    // not used, until it is needed).
-    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK_BYTES);
-    if let Some(threads) = args.threads {
-        pool = pool.num_threads(threads.max(1));
-    }
-    let _ = pool.build_global();
+    let outputs = formats_and_outputs(&args, matches)?;
+    start_workers(args.threads);
     let baseline = match args.baseline.as_deref() {
         Some(path) => Some(Baseline::open(path, args.update_baseline)?),
         None => None,
@@ -287,65 +264,16 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
     let config = configs.first().cloned().flatten();
     let mut bar = progress::wanted(args.quiet, args.no_progress)
         .then(|| progress::TerminalBar::start(progress::DELAY));
-    // Each unit's findings, and the role of every file of the tree (which
-    // files named one by one need to find their context), are remembered
-    // between runs.
-    // A folder the operator names is believed; the default one, in the
-    // checkout, only when this machine sealed it (see `cache::trust`).
-    let cache = cache_location(&args, cwd);
     let mut request = LintRequest {
-        paths,
-        cache,
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
-        extend_exclude: args.extend_exclude.clone(),
-        shard: args.shard,
-        whole_units: args.changed_since.is_some(),
-        keep_outputs: false,
-        package_roots: Vec::new(),
-        named_only: false,
-        cancel: None,
-        limits: limits(),
-        kubernetes: confvet::check::kubernetes::tree::Options {
-            check: !args.no_kubernetes,
-            manifests: args.kubernetes,
-            version: args.kubernetes_version,
-        },
-        ytt: YttSettings {
-            skip_templates: args.no_render,
-            ..ytt_settings(&args.ytt, cwd)
-        },
         config,
         progress: bar.as_ref().map(|bar| bar.progress()),
+        ..lint_request(&args, paths, cwd)
     };
     // A configuration with errors stops its part of the run: nothing
     // there is linted.
     let is_blocked = configs.iter().flatten().any(Config::has_errors);
-    let lint_part = |request: &LintRequest, sources: &Sources| match &request.config {
-        Some(config) if config.has_errors() => {
-            confvet::run::LintResult::blocked_by(config, sources)
-        }
-        _ => lint(request, sources, cwd),
-    };
-    // Paths with different closest configurations are linted apart, each
-    // with its own, and reported as one run.
     let lint_pass = |request: &LintRequest, configs: &[Option<Config>], sources: &Sources| {
-        if configs.len() <= 1 {
-            return lint_part(request, sources);
-        }
-        let parts = groups
-            .iter()
-            .zip(configs)
-            .map(|((_, paths), config)| {
-                let part = LintRequest {
-                    paths: paths.clone(),
-                    config: config.clone(),
-                    ..request.clone()
-                };
-                lint_part(&part, sources)
-            })
-            .collect();
-        confvet::run::LintResult::merge(parts, sources)
+        lint_by_configuration(request, (&groups, configs), sources, cwd)
     };
     let (sources, mut result) = if fixing && !is_blocked {
         let options = confvet::fix::Options {
@@ -387,15 +315,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         if let Some(bar) = bar.take() {
             bar.finish();
         }
-        for note in &outcome.notes {
-            eprintln!("confvet: {note}");
-        }
-        if !outcome.converged {
-            eprintln!(
-                "confvet: fixes still apply after {} passes; stopped (a fix may make the finding it fixes again: please report it)",
-                confvet::fix::MAX_PASSES
-            );
-        }
+        say_fix_notes(&outcome);
         if args.diff {
             return show_diff(&outcome, args.quiet, &last.result.errors);
         }
@@ -415,6 +335,207 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         bar.finish();
     }
 
+    let nothing_linted = say_how_the_run_went(&args, &request, (&result, &sources), is_blocked);
+    if let Some(baseline) = baseline.as_ref().filter(|_| !fixing) {
+        apply_baseline(baseline, &args, &mut result, &sources)?;
+    }
+    confvet::finding::cap_per_rule_and_file(
+        &mut result.findings,
+        confvet::finding::MAX_PER_RULE_AND_FILE,
+    );
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Never => None,
+    };
+    let category = sarif_category(&args);
+    let report = Report {
+        errors: &result.errors,
+        fail_on: threshold,
+        category: category.as_deref(),
+        base_dir: Some(cwd),
+        unchecked_kinds: &result.skipped_kinds,
+        ..Report::new(&result.findings, &sources, &result.units, result.summary)
+    };
+    if !write_reports(&args, &outputs, &report, nothing_linted)? {
+        // Standard output was closed (`| head`): nothing more to say.
+        return Ok(0);
+    }
+    Ok(exit_code(
+        &result,
+        threshold,
+        is_blocked,
+        request.config.as_ref(),
+    ))
+}
+
+/// 2 when the run was incomplete or a configuration names what is
+/// outside its directory (a usage error, not a lint result); 1 when a
+/// configuration with errors blocked the run or a finding is at or above
+/// `threshold`; else 0.
+fn exit_code(
+    result: &confvet::run::LintResult,
+    threshold: Option<Severity>,
+    is_blocked: bool,
+    config: Option<&Config>,
+) -> u8 {
+    if !result.errors.is_empty() {
+        return 2;
+    }
+    if is_blocked {
+        let names_outside = config.is_some_and(|c| c.names_outside);
+        return if names_outside { 2 } else { 1 };
+    }
+    let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
+    u8::from(failed)
+}
+
+/// What `--fix` or `--diff` has to say beyond the fixes: notes on fixes
+/// left out, and a loop stopped.
+fn say_fix_notes(outcome: &confvet::fix::Outcome) {
+    for note in &outcome.notes {
+        eprintln!("confvet: {note}");
+    }
+    if !outcome.converged {
+        eprintln!(
+            "confvet: fixes still apply after {} passes; stopped (a fix may make the finding it fixes again: please report it)",
+            confvet::fix::MAX_PASSES
+        );
+    }
+}
+
+/// The baseline over the findings: the ones it accepts dropped, or all of
+/// them written to it (`--update-baseline`, said on standard error).
+fn apply_baseline(
+    baseline: &Baseline,
+    args: &LintArgs,
+    result: &mut confvet::run::LintResult,
+    sources: &Sources,
+) -> Result<(), Error> {
+    let count = baseline.apply(result, sources)?;
+    if args.update_baseline && !args.quiet {
+        let noun = if count == 1 { "finding" } else { "findings" };
+        eprintln!(
+            "confvet: wrote {count} {noun} to {}",
+            baseline.path().display()
+        );
+    }
+    Ok(())
+}
+
+/// Lint the request's paths, those with different closest configurations
+/// apart, each with its own, and report them as one run. A configuration
+/// with errors stops its part of the run: nothing there is linted.
+fn lint_by_configuration(
+    request: &LintRequest,
+    (groups, configs): (&[ConfigGroup], &[Option<Config>]),
+    sources: &Sources,
+    cwd: &Path,
+) -> confvet::run::LintResult {
+    let lint_part = |request: &LintRequest| match &request.config {
+        Some(config) if config.has_errors() => {
+            confvet::run::LintResult::blocked_by(config, sources)
+        }
+        _ => lint(request, sources, cwd),
+    };
+    if configs.len() <= 1 {
+        return lint_part(request);
+    }
+    let parts = groups
+        .iter()
+        .zip(configs)
+        .map(|((_, paths), config)| {
+            let part = LintRequest {
+                paths: paths.clone(),
+                config: config.clone(),
+                ..request.clone()
+            };
+            lint_part(&part)
+        })
+        .collect();
+    confvet::run::LintResult::merge(parts, sources)
+}
+
+/// Each `--format` with the `--output` given after it (None: standard
+/// output), in the order given.
+fn formats_and_outputs(
+    args: &LintArgs,
+    matches: &clap::ArgMatches,
+) -> Result<Vec<(Format, Option<PathBuf>)>, Error> {
+    let indexed = |name: &str| -> Vec<usize> {
+        matches
+            .indices_of(name)
+            .map(|i| i.collect())
+            .unwrap_or_default()
+    };
+    let formats: Vec<(usize, Format)> = indexed("format")
+        .into_iter()
+        .zip(args.format.iter().copied())
+        .collect();
+    let outputs: Vec<(usize, PathBuf)> = indexed("output")
+        .into_iter()
+        .zip(args.output.iter().cloned())
+        .collect();
+    cli::pair_outputs(&formats, &outputs)
+}
+
+/// The worker threads of the run (`--threads`, else one per core).
+/// Workers get a large stack: Starlark's parser and evaluator recurse once
+/// per level of an expression, and code nested as deep as the translation
+/// lets through must not overflow (the stack is reserved, not used, until
+/// it is needed).
+fn start_workers(threads: Option<usize>) {
+    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK_BYTES);
+    if let Some(threads) = threads {
+        pool = pool.num_threads(threads.max(1));
+    }
+    let _ = pool.build_global();
+}
+
+/// What the flags ask of a lint of `paths` (the configuration and the
+/// progress bar are the caller's).
+fn lint_request(args: &LintArgs, paths: Vec<PathBuf>, cwd: &Path) -> LintRequest {
+    LintRequest {
+        paths,
+        // Each unit's findings, and the role of every file of the tree
+        // (which files named one by one need to find their context), are
+        // remembered between runs. A folder the operator names is
+        // believed; the default one, in the checkout, only when this
+        // machine sealed it (see `cache::trust`).
+        cache: cache_location(args, cwd),
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        extend_exclude: args.extend_exclude.clone(),
+        shard: args.shard,
+        whole_units: args.changed_since.is_some(),
+        keep_outputs: false,
+        package_roots: Vec::new(),
+        named_only: false,
+        cancel: None,
+        limits: limits(),
+        kubernetes: confvet::check::kubernetes::tree::Options {
+            check: !args.no_kubernetes,
+            manifests: args.kubernetes,
+            version: args.kubernetes_version,
+        },
+        ytt: YttSettings {
+            skip_templates: args.no_render,
+            ..ytt_settings(&args.ytt, cwd)
+        },
+        config: None,
+        progress: None,
+    }
+}
+
+/// On standard error: the run's errors, what the cache reused when asked,
+/// and, when nothing was linted, why (instead of "no problems in 0
+/// files"). Gives whether nothing was linted.
+fn say_how_the_run_went(
+    args: &LintArgs,
+    request: &LintRequest,
+    (result, sources): (&confvet::run::LintResult, &Sources),
+    is_blocked: bool,
+) -> bool {
     for error in &result.errors {
         eprintln!("confvet: {error}");
     }
@@ -428,7 +549,6 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
             }
         }
     }
-    // Nothing was linted: say why instead of "no problems in 0 files".
     let nothing_linted = result.summary.files == 0 && !is_blocked && result.findings.is_empty();
     if nothing_linted && result.errors.is_empty() && !args.quiet {
         let shown: Vec<String> = request
@@ -448,28 +568,13 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
             }
         }
     }
-    if let Some(baseline) = baseline.as_ref().filter(|_| !fixing) {
-        let count = baseline.apply(&mut result, &sources)?;
-        if args.update_baseline && !args.quiet {
-            let noun = if count == 1 { "finding" } else { "findings" };
-            eprintln!(
-                "confvet: wrote {count} {noun} to {}",
-                baseline.path().display()
-            );
-        }
-    }
-    confvet::finding::cap_per_rule_and_file(
-        &mut result.findings,
-        confvet::finding::MAX_PER_RULE_AND_FILE,
-    );
-    let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Never => None,
-    };
-    // Each shard's SARIF is a category of its own, so code scanning keeps
-    // the alerts of every shard.
-    let category = match (&args.category, args.shard) {
+    nothing_linted
+}
+
+/// SARIF's run category: each shard's is a category of its own, so code
+/// scanning keeps the alerts of every shard.
+fn sarif_category(args: &LintArgs) -> Option<String> {
+    match (&args.category, args.shard) {
         (Some(category), Some(shard)) => Some(format!(
             "{}/shard-{}-of-{}",
             category.trim_end_matches('/'),
@@ -478,17 +583,20 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
         )),
         (None, Some(shard)) => Some(format!("confvet/shard-{}-of-{}", shard.index, shard.count)),
         (category, None) => category.clone(),
-    };
-    let report = Report {
-        errors: &result.errors,
-        fail_on: threshold,
-        category: category.as_deref(),
-        base_dir: Some(cwd),
-        unchecked_kinds: &result.skipped_kinds,
-        ..Report::new(&result.findings, &sources, &result.units, result.summary)
-    };
+    }
+}
+
+/// Write the report in each format to its output. Gives false when
+/// standard output was closed under it (a pipe to `head`): the run ends
+/// quietly then.
+fn write_reports(
+    args: &LintArgs,
+    outputs: &[(Format, Option<PathBuf>)],
+    report: &Report<'_>,
+    nothing_linted: bool,
+) -> Result<bool, Error> {
     let color = use_color(args.color);
-    for (format, output) in &outputs {
+    for (format, output) in outputs {
         let written = match output {
             Some(path) => std::fs::File::create(path).and_then(|file| {
                 let mut writer = std::io::BufWriter::new(file);
@@ -496,7 +604,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
                     statistics: args.statistics,
                     ..Style::default()
                 };
-                format.emitter(style).emit(&mut writer, &report)?;
+                format.emitter(style).emit(&mut writer, report)?;
                 writer.flush()
             }),
             None if (args.quiet || nothing_linted)
@@ -513,13 +621,13 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
                 };
                 format
                     .emitter(style)
-                    .emit(&mut lock, &report)
+                    .emit(&mut lock, report)
                     .and_then(|_| lock.flush())
             }
         };
         match written {
             Ok(()) => {}
-            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Ok(false),
             Err(err) => {
                 let target = output
                     .as_ref()
@@ -528,17 +636,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
             }
         }
     }
-    if !result.errors.is_empty() {
-        return Ok(2);
-    }
-    if is_blocked {
-        // A configuration naming what is outside its directory is refused
-        // as a usage error, not reported as a lint result.
-        let names_outside = request.config.as_ref().is_some_and(|c| c.names_outside);
-        return Ok(if names_outside { 2 } else { 1 });
-    }
-    let failed = threshold.is_some_and(|t| result.findings.iter().any(|f| f.severity >= t));
-    Ok(u8::from(failed))
+    Ok(true)
 }
 
 /// `--diff`: the fixes as a unified diff on standard output; exit code 1

@@ -69,63 +69,11 @@ fn read_file(
         && let Some(record) = cache.scan(path, stamp)
     {
         // Unchanged since the last run: its role is known without reading it.
-        let system = record.system.as_deref().and_then(System::from_name);
-        let resource = Resource {
-            carvel_package: record.is_carvel_package,
-            crd: record.is_crd,
-            manifest: record.is_manifest,
-        };
-        return Ok(Some(DiscoveredFile {
-            id: sources.add_unread(name, path.to_path_buf()),
-            path: path.to_path_buf(),
-            system,
-            parsed: Ok(DocumentSet::default()),
-            has_schema: record.has_schema,
-            has_values: record.has_values,
-            has_overlay: record.has_overlay,
-            parse_later: Some(parse.clone()),
-            stamp: Some(stamp),
-            resource,
-            crd_groups: record.crd_groups,
-            has_suppression: record.has_suppression,
-        }));
+        let id = sources.add_unread(name, path.to_path_buf());
+        return Ok(Some(from_scan_record(id, path, record, stamp, parse)));
     }
-    let too_large = meta.is_some_and(|m| m.len() > MAX_FILE_BYTES);
-    if too_large {
-        use std::io::Read;
-        let mut head = Vec::new();
-        let _ = std::fs::File::open(path).and_then(|f| f.take(1 << 20).read_to_end(&mut head));
-        let system = classify(&String::from_utf8_lossy(&head));
-        if system.is_none() {
-            return Ok(None);
-        }
-        let id = sources.add(SourceFile::new(
-            name,
-            Some(path.to_path_buf()),
-            String::new(),
-        ));
-        let finding = Finding::new(
-            &rules::yaml::SYNTAX,
-            Span::file_start(id),
-            format!(
-                "file is larger than {} MiB; not parsed",
-                MAX_FILE_BYTES / 1024 / 1024
-            ),
-        );
-        return Ok(Some(DiscoveredFile {
-            id,
-            path: path.to_path_buf(),
-            system,
-            parsed: Err(Box::new(finding)),
-            has_schema: false,
-            has_values: false,
-            has_overlay: false,
-            parse_later: None,
-            stamp: None,
-            resource: Resource::default(),
-            crd_groups: Vec::new(),
-            has_suppression: true,
-        }));
+    if meta.is_some_and(|m| m.len() > MAX_FILE_BYTES) {
+        return Ok(too_large(path, name, sources));
     }
     // A file the walk found but cannot read (permissions, a vanished file)
     // is a run error: the run is incomplete, and says which file.
@@ -211,6 +159,72 @@ fn read_file(
         crd_groups,
         has_suppression,
     }))
+}
+
+/// A file unchanged since the run that scanned it: what the scan found,
+/// its text read (and parsed) when its unit is checked.
+fn from_scan_record(
+    id: FileId,
+    path: &Path,
+    record: ScanRecord,
+    stamp: Stamp,
+    parse: &ParseOptions,
+) -> DiscoveredFile {
+    DiscoveredFile {
+        id,
+        path: path.to_path_buf(),
+        system: record.system.as_deref().and_then(System::from_name),
+        parsed: Ok(DocumentSet::default()),
+        has_schema: record.has_schema,
+        has_values: record.has_values,
+        has_overlay: record.has_overlay,
+        parse_later: Some(parse.clone()),
+        stamp: Some(stamp),
+        resource: Resource {
+            carvel_package: record.is_carvel_package,
+            crd: record.is_crd,
+            manifest: record.is_manifest,
+        },
+        crd_groups: record.crd_groups,
+        has_suppression: record.has_suppression,
+    }
+}
+
+/// A file past the size limit: classified by its first MiB, and, when a
+/// system reads it, a `yaml/syntax` finding that it was not parsed.
+fn too_large(path: &Path, name: String, sources: &Sources) -> Option<DiscoveredFile> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let _ = std::fs::File::open(path).and_then(|f| f.take(1 << 20).read_to_end(&mut head));
+    let system = classify(&String::from_utf8_lossy(&head));
+    system?;
+    let id = sources.add(SourceFile::new(
+        name,
+        Some(path.to_path_buf()),
+        String::new(),
+    ));
+    let finding = Finding::new(
+        &rules::yaml::SYNTAX,
+        Span::file_start(id),
+        format!(
+            "file is larger than {} MiB; not parsed",
+            MAX_FILE_BYTES / 1024 / 1024
+        ),
+    );
+    Some(DiscoveredFile {
+        id,
+        path: path.to_path_buf(),
+        system,
+        parsed: Err(Box::new(finding)),
+        has_schema: false,
+        has_values: false,
+        has_overlay: false,
+        parse_later: None,
+        stamp: None,
+        resource: Resource::default(),
+        crd_groups: Vec::new(),
+        has_suppression: true,
+    })
 }
 
 /// Parse a registered file's text as YAML for `system`.

@@ -236,29 +236,7 @@ pub fn guards(builder: &mut GlobalsBuilder) {
     /// `a * b`, refusing a repetition or an integer product that would
     /// pass its limit before it is made.
     fn __ytt_mul<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
-        let repeat = match (unit_bytes(a), unit_bytes(b)) {
-            (Some(unit), None) if b.get_type() == "int" => Some((unit, b)),
-            (None, Some(unit)) if a.get_type() == "int" => Some((unit, a)),
-            _ => None,
-        };
-        if let Some((unit, times)) = repeat {
-            let times = i64::unpack_value(times).ok().flatten();
-            let bytes = match times {
-                Some(n) if n <= 0 => Some(0),
-                Some(n) => unit.checked_mul(n as u64),
-                None => None,
-            };
-            if bytes.is_none_or(|b| b > GROWTH_LIMIT_BYTES) {
-                return Err(starlark::Error::new_other(anyhow::anyhow!(
-                    "excessive repeat: the result would pass {} MiB",
-                    GROWTH_LIMIT_BYTES / 1024 / 1024
-                )));
-            }
-        }
-        if let (Some(x), Some(y)) = (int_bits(a), int_bits(b)) {
-            check_int_bits(x + y, "integer product")?;
-        }
-        a.mul(b, heap)
+        guarded_mul(a, b, heap)
     }
 
     /// `a + b`, refused when the sum of two strings or lists would pass the
@@ -273,29 +251,7 @@ pub fn guards(builder: &mut GlobalsBuilder) {
     /// `a % b`: a format string's conversions measured before they are
     /// written.
     fn __ytt_mod<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
-        if let Some(fmt) = a.unpack_str() {
-            check_growth(heap, percent_bytes(fmt, b), "string formatting")?;
-        }
-        // `%s` of a float prints it as ytt's str() does.
-        if let Some(fmt) = a.unpack_str() {
-            let conversions = percent_conversions(fmt);
-            if let Some(tuple) = TupleRef::from_value(b) {
-                if conversions.contains(&'s') {
-                    let items: Vec<Value<'v>> = tuple
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| match conversions.get(i) {
-                            Some('s') => float_as_str(v, heap),
-                            _ => v,
-                        })
-                        .collect();
-                    return a.percent(heap.alloc(starlark::values::tuple::AllocTuple(items)), heap);
-                }
-            } else if conversions.as_slice() == ['s'] {
-                return a.percent(float_as_str(b, heap), heap);
-            }
-        }
-        a.percent(b, heap)
+        guarded_percent(a, b, heap)
     }
 
     /// `a << b` on integers, refused past the integer size limit.
@@ -389,6 +345,62 @@ pub fn guards(builder: &mut GlobalsBuilder) {
         }
         eval.eval_function(bound, &args.items, &named)
     }
+}
+
+/// `a * b`, refusing a repetition or an integer product that would pass
+/// its limit before it is made.
+fn guarded_mul<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    let repeat = match (unit_bytes(a), unit_bytes(b)) {
+        (Some(unit), None) if b.get_type() == "int" => Some((unit, b)),
+        (None, Some(unit)) if a.get_type() == "int" => Some((unit, a)),
+        _ => None,
+    };
+    if let Some((unit, times)) = repeat {
+        let times = i64::unpack_value(times).ok().flatten();
+        let bytes = match times {
+            Some(n) if n <= 0 => Some(0),
+            Some(n) => unit.checked_mul(n as u64),
+            None => None,
+        };
+        if bytes.is_none_or(|b| b > GROWTH_LIMIT_BYTES) {
+            return Err(starlark::Error::new_other(anyhow::anyhow!(
+                "excessive repeat: the result would pass {} MiB",
+                GROWTH_LIMIT_BYTES / 1024 / 1024
+            )));
+        }
+    }
+    if let (Some(x), Some(y)) = (int_bits(a), int_bits(b)) {
+        check_int_bits(x + y, "integer product")?;
+    }
+    a.mul(b, heap)
+}
+
+/// `a % b`: the conversions measured before they are written, and `%s` of
+/// a float printed as ytt's str() prints it.
+fn guarded_percent<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    if let Some(fmt) = a.unpack_str() {
+        check_growth(heap, percent_bytes(fmt, b), "string formatting")?;
+    }
+    // `%s` of a float prints it as ytt's str() does.
+    if let Some(fmt) = a.unpack_str() {
+        let conversions = percent_conversions(fmt);
+        if let Some(tuple) = TupleRef::from_value(b) {
+            if conversions.contains(&'s') {
+                let items: Vec<Value<'v>> = tuple
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| match conversions.get(i) {
+                        Some('s') => float_as_str(v, heap),
+                        _ => v,
+                    })
+                    .collect();
+                return a.percent(heap.alloc(starlark::values::tuple::AllocTuple(items)), heap);
+            }
+        } else if conversions.as_slice() == ['s'] {
+            return a.percent(float_as_str(b, heap), heap);
+        }
+    }
+    a.percent(b, heap)
 }
 
 /// A float as ytt's `str()` prints it (a string); any other value as it is.
