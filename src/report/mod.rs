@@ -11,10 +11,12 @@ use std::io::{self, Write};
 mod concise;
 mod escape;
 mod github;
+mod gitlab;
 mod json;
 mod junit;
 mod markdown;
 mod model;
+mod rdjson;
 mod sarif;
 mod statistics;
 mod text;
@@ -36,6 +38,10 @@ pub enum Format {
     Github,
     /// a Markdown table, for a CI job summary
     Markdown,
+    /// GitLab Code Quality report (JSON), for a `codequality` artifact
+    Gitlab,
+    /// reviewdog's rdjson, with fixes as suggested changes
+    Rdjson,
 }
 
 /// How the formats for people (text, concise) are written, from flags and
@@ -56,7 +62,7 @@ pub struct Style {
 impl Format {
     /// The emitter for this format, written in `style`.
     pub fn emitter(self, style: Style) -> Box<dyn Emitter> {
-        let for_people: Box<dyn Emitter> = match self {
+        let mut emitter: Box<dyn Emitter> = match self {
             // Counts replace the findings of the formats people read; a
             // machine format keeps its findings (`--format sarif
             // --statistics -o x.sarif` must still be SARIF).
@@ -65,22 +71,23 @@ impl Format {
             }
             Format::Text => Box::new(text::TextEmitter { color: style.color }),
             Format::Concise => Box::new(concise::ConciseEmitter),
-            Format::Json => return Box::new(json::JsonEmitter),
-            Format::Junit => return Box::new(junit::JunitEmitter),
-            Format::Sarif => return Box::new(sarif::SarifEmitter),
-            Format::Github => return Box::new(github::GithubEmitter),
-            Format::Markdown => {
-                return Box::new(markdown::MarkdownEmitter {
-                    max_rows: markdown::MAX_ROWS,
-                    max_bytes: markdown::MAX_BYTES,
-                });
-            }
+            Format::Json => Box::new(json::JsonEmitter),
+            Format::Junit => Box::new(junit::JunitEmitter),
+            Format::Sarif => Box::new(sarif::SarifEmitter),
+            Format::Github => Box::new(github::GithubEmitter),
+            Format::Markdown => Box::new(markdown::MarkdownEmitter {
+                max_rows: markdown::MAX_ROWS,
+                max_bytes: markdown::MAX_BYTES,
+            }),
+            Format::Gitlab => Box::new(gitlab::GitlabEmitter),
+            Format::Rdjson => Box::new(rdjson::RdjsonEmitter),
         };
-        if style.github_actions {
-            Box::new(WithoutWorkflowCommands(for_people))
-        } else {
-            for_people
+        // Machine formats are not wrapped: GitHub must still run the
+        // annotations, and no other format puts `::` at a line's start.
+        if style.github_actions && matches!(self, Format::Text | Format::Concise) {
+            emitter = Box::new(WithoutWorkflowCommands(emitter));
         }
+        emitter
     }
 }
 
@@ -122,6 +129,7 @@ mod tests {
     use super::model::shown_range;
     use super::*;
     use crate::source::{FileId, Span};
+    use clap::ValueEnum;
     use std::ops::Range;
 
     fn shown(text: &str, start: usize, end: usize) -> Range<usize> {
@@ -139,41 +147,56 @@ mod tests {
 
     #[test]
     fn no_emitter_panics_on_any_span() {
+        use crate::finding::{Edit, Fix};
+        use crate::source::{SourceFile, Sources};
         // Tabs, wide characters, CRLF, and characters snippets draw as
         // pictures of another length in bytes (ESC, C1, RLM, a lone CR).
         let text = "a:\té: \"名\u{1b}\u{9b}\u{200f}\"\r\n\n  b: [1\rx\n";
-        let formats = [
-            Format::Text,
-            Format::Concise,
-            Format::Json,
-            Format::Junit,
-            Format::Sarif,
-            Format::Github,
-            Format::Markdown,
-        ];
         for start in 0..=text.len() + 2 {
             for end in [0, start, start + 1, start + 3, text.len(), text.len() + 5] {
-                let mut fixture = fixtures::single("a.yml", text, start, end);
-                let related = fixture.findings[0].span;
-                fixture.findings[0] = fixture.findings[0].clone().with_related(
-                    Span {
-                        start: related.end,
-                        end: related.start,
-                        ..related
-                    },
-                    "x",
-                );
-                for format in formats {
-                    for statistics in [false, true] {
-                        let mut out = Vec::new();
-                        let style = Style {
-                            statistics,
-                            ..Style::default()
-                        };
-                        format
-                            .emitter(style)
-                            .emit(&mut out, &fixture.report())
-                            .unwrap();
+                // A pseudo file, and a file on disk whose finding has a fix
+                // there and just after.
+                for on_disk in [false, true] {
+                    let mut fixture = fixtures::single("a.yml", text, start, end);
+                    if on_disk {
+                        fixture.sources = Sources::new();
+                        let file = fixture.sources.add(SourceFile::new(
+                            "a.yml".into(),
+                            Some("/work/a.yml".into()),
+                            text.into(),
+                        ));
+                        let finding = &mut fixture.findings[0];
+                        finding.span = Span::new(file, start, end);
+                        finding.fix = Fix::safe(
+                            "x",
+                            vec![
+                                Edit::replace(Span::new(file, start, end), "y"),
+                                Edit::replace(Span::new(file, end + 1, end + 2), "z"),
+                            ],
+                        )
+                        .map(Box::new);
+                    }
+                    let related = fixture.findings[0].span;
+                    fixture.findings[0] = fixture.findings[0].clone().with_related(
+                        Span {
+                            start: related.end,
+                            end: related.start,
+                            ..related
+                        },
+                        "x",
+                    );
+                    for &format in Format::value_variants() {
+                        for statistics in [false, true] {
+                            let mut out = Vec::new();
+                            let style = Style {
+                                statistics,
+                                ..Style::default()
+                            };
+                            format
+                                .emitter(style)
+                                .emit(&mut out, &fixture.report())
+                                .unwrap();
+                        }
                     }
                 }
             }
@@ -206,13 +229,10 @@ mod tests {
             statistics: true,
             ..Style::default()
         };
-        for format in [
-            Format::Json,
-            Format::Sarif,
-            Format::Junit,
-            Format::Github,
-            Format::Markdown,
-        ] {
+        for &format in Format::value_variants() {
+            if matches!(format, Format::Text | Format::Concise) {
+                continue;
+            }
             assert_eq!(
                 written(format, counts, &fixture),
                 written(format, Style::default(), &fixture),
