@@ -4,16 +4,19 @@
 //! finding was found. The formats people and CI logs read pass the text that
 //! comes from files through `escape` first.
 
+use logging_commands::{InertHash, WithoutLoggingCommands};
 pub(crate) use model::locate;
 pub use model::{CheckedUnit, Emitter, Report, RunError, Summary, plural};
 use std::io::{self, Write};
 
+mod azure;
 mod concise;
 mod escape;
 mod github;
 mod gitlab;
 mod json;
 mod junit;
+mod logging_commands;
 mod markdown;
 mod model;
 mod rdjson;
@@ -40,6 +43,8 @@ pub enum Format {
     Markdown,
     /// GitLab Code Quality report (JSON), for a `codequality` artifact
     Gitlab,
+    /// Azure Pipelines logging commands (##vso[task.logissue])
+    Azure,
     /// reviewdog's rdjson, with fixes as suggested changes
     Rdjson,
 }
@@ -55,6 +60,11 @@ pub struct Style {
     /// that text from a linted file (`::add-mask::`, `::error::`) is never
     /// run as one.
     pub github_actions: bool,
+    /// Standard output is read by an Azure Pipelines agent (`TF_BUILD` is
+    /// `True`), which runs a `##vso[` command found anywhere in a line:
+    /// every format but `azure` (whose commands are the point) has them
+    /// made inert, so that no linted file can spell one out.
+    pub azure_pipelines: bool,
     /// `--statistics`: counts per rule instead of the findings.
     pub statistics: bool,
 }
@@ -80,14 +90,35 @@ impl Format {
                 max_bytes: markdown::MAX_BYTES,
             }),
             Format::Gitlab => Box::new(gitlab::GitlabEmitter),
+            Format::Azure => Box::new(azure::AzureEmitter),
             Format::Rdjson => Box::new(rdjson::RdjsonEmitter),
         };
+        if style.azure_pipelines
+            && let Some(hash) = self.inert_hash()
+        {
+            emitter = Box::new(WithoutLoggingCommands {
+                inner: emitter,
+                hash,
+            });
+        }
         // Machine formats are not wrapped: GitHub must still run the
         // annotations, and no other format puts `::` at a line's start.
         if style.github_actions && matches!(self, Format::Text | Format::Concise) {
             emitter = Box::new(WithoutWorkflowCommands(emitter));
         }
         emitter
+    }
+
+    /// How this format writes a `#` an Azure Pipelines agent does not read
+    /// as one; None for `azure`, whose own commands must run (its messages
+    /// are made inert by the emitter).
+    fn inert_hash(self) -> Option<InertHash> {
+        match self {
+            Format::Text | Format::Concise | Format::Github => Some(InertHash::Text),
+            Format::Json | Format::Sarif | Format::Gitlab | Format::Rdjson => Some(InertHash::Json),
+            Format::Junit | Format::Markdown => Some(InertHash::Markup),
+            Format::Azure => None,
+        }
     }
 }
 
@@ -190,6 +221,7 @@ mod tests {
                             let mut out = Vec::new();
                             let style = Style {
                                 statistics,
+                                azure_pipelines: statistics,
                                 ..Style::default()
                             };
                             format
@@ -293,5 +325,92 @@ mod tests {
         // Machine formats are not wrapped: annotations must still run.
         let annotations = written(Format::Github, github, &fixture);
         assert!(annotations.starts_with("::error "), "{annotations}");
+    }
+
+    #[test]
+    fn under_azure_pipelines_file_contents_cannot_run_logging_commands() {
+        // A value, a message, a help, a data path and a file name that an
+        // agent would run, anywhere in a line.
+        let command = "##vso[task.setvariable variable=A]1";
+        let text = format!("a: \"x {command}\"\n##[group]hidden\n");
+        let name = "pkg/#\u{ad}#vso[task.prependpath]x.yml";
+        let sources = crate::source::Sources::new();
+        let file = sources.add(crate::source::SourceFile::new(
+            name.into(),
+            Some(format!("/work/{name}").into()),
+            text.clone(),
+        ));
+        let mut fixture = fixtures::single("a.yml", &text, 0, 1);
+        fixture.sources = sources;
+        let finding = &mut fixture.findings[0];
+        finding.span = Span::new(file, 3, text.len() - 1);
+        finding.message = format!("bad {command}\n##[error]x ###VSO[task.complete result=Failed]");
+        finding.help = Some(format!("did you mean {command}?"));
+        finding.path = Some(command.into());
+        let azure = Style {
+            azure_pipelines: true,
+            ..Style::default()
+        };
+        // A command starts where `##` then `[` or `vso[` are, whatever the
+        // agent's comparison skips in between.
+        let commands = |out: &str| {
+            out.match_indices('#')
+                .filter(|(at, _)| {
+                    let rest: String = out[*at..]
+                        .chars()
+                        .filter(|c| *c == '\n' || !(c.is_control() || *c == '\u{ad}'))
+                        .take(6)
+                        .collect();
+                    rest.starts_with("##[") || rest.to_ascii_lowercase().starts_with("##vso[")
+                })
+                .count()
+        };
+        for &format in Format::value_variants() {
+            for statistics in [false, true] {
+                let style = Style {
+                    statistics,
+                    ..azure
+                };
+                let out = written(format, style, &fixture);
+                let plain = written(
+                    format,
+                    Style {
+                        statistics,
+                        ..Style::default()
+                    },
+                    &fixture,
+                );
+                if format == Format::Azure {
+                    // Its own command, once, at the start; nothing else.
+                    assert_eq!(out, plain);
+                    assert!(out.starts_with("##vso[task.logissue "), "{out}");
+                    assert_eq!(commands(&out), 1, "{out}");
+                    continue;
+                }
+                assert_eq!(commands(&out), 0, "{format:?}:\n{out}");
+                // `--statistics` shows no text from files, and Markdown
+                // writes every `#` and `[` from them backslashed already.
+                let shows_commands = match format {
+                    Format::Text | Format::Concise => !statistics,
+                    Format::Markdown => false,
+                    _ => true,
+                };
+                if shows_commands {
+                    assert!(commands(&plain) > 0, "{format:?} test is vacuous:\n{plain}");
+                }
+                // Machine formats mean the same once read back.
+                match format {
+                    Format::Json | Format::Sarif | Format::Gitlab | Format::Rdjson => {
+                        let read: serde_json::Value = serde_json::from_str(&out).unwrap();
+                        let read_plain: serde_json::Value = serde_json::from_str(&plain).unwrap();
+                        assert_eq!(read, read_plain, "{format:?}");
+                    }
+                    Format::Junit => {
+                        assert_eq!(out.replace("&#35;", "#"), plain, "{format:?}");
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 }
