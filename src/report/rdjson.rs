@@ -28,7 +28,8 @@
 //!   A value given by a flag has no file: its diagnostic has no `location`,
 //!   and its message starts with the source and position;
 //! * `message`: the message, then the help on a line of its own, then, for
-//!   a finding with a suggestion, what the fix does and how safe it is. It
+//!   a finding with a suggestion, what the fix does and how safe it is
+//!   (instead of the help, when that says what the fix does). It
 //!   is shown to people (a review comment, `-reporter=local` in a
 //!   terminal), so control and bidirectional characters from files are
 //!   shown escaped ([`escape`](super::escape)), as in `github`;
@@ -158,7 +159,11 @@ fn diagnostic<'a>(finding: &'a Finding, sources: &Sources) -> Diagnostic<'a> {
         );
     }
     message.push_str(&escape::text(&finding.message));
-    if let Some(help) = &finding.help {
+    // A fix that does what the help says is said once, on the fix's line.
+    let fix_says_help = suggestion
+        .as_ref()
+        .is_some_and(|(fix, _)| finding.help.as_deref() == Some(&fix.message));
+    if let Some(help) = finding.help.as_ref().filter(|_| !fix_says_help) {
         message.push_str("\nhelp: ");
         message.push_str(&escape::text(help));
     }

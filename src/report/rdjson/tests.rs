@@ -126,8 +126,8 @@ fn columns_count_utf8_bytes() {
     // The bytes between them are the value.
     let line = VALUES_YML.lines().nth(6).unwrap();
     assert_eq!(&line[9..17], "\"naïve\"");
-    // A related location counts the same way: `équipe:` in schema.yml is
-    // on line 10, and `one_of=[…]` on line 9 starts after ASCII only.
+    // A related location counts the same way: `one_of=[…]` on line 9 of
+    // schema.yml starts after ASCII only, so bytes and characters agree.
     assert_eq!(
         at(&diagnostic["related_locations"][0]["location"]["range"]["start"]),
         (9, 21)
@@ -212,6 +212,19 @@ fn the_edits_of_a_fix_make_one_suggestion_of_the_text_they_span() {
             .unwrap()
             .ends_with("suggested fix: make it so (safe: `confvet lint --fix` makes it)"),
         "{diagnostic:#}"
+    );
+
+    // A help that says what the fix does is said once, as the fix.
+    let mut fixture = fixed(Applicability::Safe, &[(3, 4, "2")]);
+    fixture.findings[0].help = Some("make it so".into());
+    assert_eq!(
+        emit(&fixture)["diagnostics"][0]["message"],
+        "a must be 2\nsuggested fix: make it so (safe: `confvet lint --fix` makes it)"
+    );
+    fixture.findings[0].help = Some("2 is the one".into());
+    assert_eq!(
+        emit(&fixture)["diagnostics"][0]["message"],
+        "a must be 2\nhelp: 2 is the one\nsuggested fix: make it so (safe: `confvet lint --fix` makes it)"
     );
 
     // Display-only fixes are suggested too, and say so.
