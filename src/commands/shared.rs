@@ -97,13 +97,17 @@ pub fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
-/// How text for people is written to standard output or error: in colour
-/// or not, and with workflow commands turned off where a GitHub Actions
-/// runner reads it (file contents are untrusted).
+/// How output is written to standard output or error: in colour or not,
+/// and with workflow commands turned off where a GitHub Actions runner
+/// reads it, logging commands where an Azure Pipelines agent does (file
+/// contents are untrusted).
 pub fn log_style(color: bool) -> Style {
     Style {
         color,
         github_actions: std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true"),
+        // The agent sets `TF_BUILD=True` in every step's environment.
+        azure_pipelines: std::env::var_os("TF_BUILD")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true")),
         statistics: false,
     }
 }

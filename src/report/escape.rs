@@ -1,5 +1,7 @@
 //! How text from linted files is shown in the formats a terminal or a CI
-//! log renders (`text`, `concise`, `github`, `markdown`, `--statistics`).
+//! log renders (`text`, `concise`, `github`, `markdown`, `azure`,
+//! `--statistics`) and in the prose CI pages show (`gitlab`'s description,
+//! `rdjson`'s messages).
 //!
 //! A key, a value or a file name may hold characters that are not text: an
 //! escape sequence that retitles the terminal (`ESC ] 0 ; … BEL`), writes a
@@ -29,7 +31,8 @@
 //!   line becomes `␍`. See [`SnippetSource`].
 //!
 //! The machine formats (JSON, SARIF, JUnit) carry the original characters:
-//! their own syntax escapes them.
+//! their own syntax escapes them; so do the paths and suggested text of
+//! `gitlab` and `rdjson`, which CI systems match and apply.
 
 use std::borrow::Cow;
 

@@ -4,17 +4,22 @@
 //! finding was found. The formats people and CI logs read pass the text that
 //! comes from files through `escape` first.
 
+use logging_commands::{InertHash, WithoutLoggingCommands};
 pub(crate) use model::locate;
 pub use model::{CheckedUnit, Emitter, Report, RunError, Summary, plural};
 use std::io::{self, Write};
 
+mod azure;
 mod concise;
 mod escape;
 mod github;
+mod gitlab;
 mod json;
 mod junit;
+mod logging_commands;
 mod markdown;
 mod model;
+mod rdjson;
 mod sarif;
 mod statistics;
 mod text;
@@ -36,6 +41,12 @@ pub enum Format {
     Github,
     /// a Markdown table, for a CI job summary
     Markdown,
+    /// GitLab Code Quality report (JSON), for a `codequality` artifact
+    Gitlab,
+    /// Azure Pipelines logging commands (##vso[task.logissue])
+    Azure,
+    /// reviewdog's rdjson, with fixes as suggested changes
+    Rdjson,
 }
 
 /// How the formats for people (text, concise) are written, from flags and
@@ -49,6 +60,11 @@ pub struct Style {
     /// that text from a linted file (`::add-mask::`, `::error::`) is never
     /// run as one.
     pub github_actions: bool,
+    /// Standard output is read by an Azure Pipelines agent (`TF_BUILD` is
+    /// `True`), which runs a `##vso[` command found anywhere in a line:
+    /// every format but `azure` (whose commands are the point) has them
+    /// made inert, so that no linted file can spell one out.
+    pub azure_pipelines: bool,
     /// `--statistics`: counts per rule instead of the findings.
     pub statistics: bool,
 }
@@ -56,7 +72,7 @@ pub struct Style {
 impl Format {
     /// The emitter for this format, written in `style`.
     pub fn emitter(self, style: Style) -> Box<dyn Emitter> {
-        let for_people: Box<dyn Emitter> = match self {
+        let mut emitter: Box<dyn Emitter> = match self {
             // Counts replace the findings of the formats people read; a
             // machine format keeps its findings (`--format sarif
             // --statistics -o x.sarif` must still be SARIF).
@@ -65,21 +81,43 @@ impl Format {
             }
             Format::Text => Box::new(text::TextEmitter { color: style.color }),
             Format::Concise => Box::new(concise::ConciseEmitter),
-            Format::Json => return Box::new(json::JsonEmitter),
-            Format::Junit => return Box::new(junit::JunitEmitter),
-            Format::Sarif => return Box::new(sarif::SarifEmitter),
-            Format::Github => return Box::new(github::GithubEmitter),
-            Format::Markdown => {
-                return Box::new(markdown::MarkdownEmitter {
-                    max_rows: markdown::MAX_ROWS,
-                    max_bytes: markdown::MAX_BYTES,
-                });
-            }
+            Format::Json => Box::new(json::JsonEmitter),
+            Format::Junit => Box::new(junit::JunitEmitter),
+            Format::Sarif => Box::new(sarif::SarifEmitter),
+            Format::Github => Box::new(github::GithubEmitter),
+            Format::Markdown => Box::new(markdown::MarkdownEmitter {
+                max_rows: markdown::MAX_ROWS,
+                max_bytes: markdown::MAX_BYTES,
+            }),
+            Format::Gitlab => Box::new(gitlab::GitlabEmitter),
+            Format::Azure => Box::new(azure::AzureEmitter),
+            Format::Rdjson => Box::new(rdjson::RdjsonEmitter),
         };
-        if style.github_actions {
-            Box::new(WithoutWorkflowCommands(for_people))
-        } else {
-            for_people
+        if style.azure_pipelines
+            && let Some(hash) = self.inert_hash()
+        {
+            emitter = Box::new(WithoutLoggingCommands {
+                inner: emitter,
+                hash,
+            });
+        }
+        // Machine formats are not wrapped: GitHub must still run the
+        // annotations, and no other format puts `::` at a line's start.
+        if style.github_actions && matches!(self, Format::Text | Format::Concise) {
+            emitter = Box::new(WithoutWorkflowCommands(emitter));
+        }
+        emitter
+    }
+
+    /// How this format writes a `#` an Azure Pipelines agent does not read
+    /// as one; None for `azure`, whose own commands must run (its messages
+    /// are made inert by the emitter).
+    fn inert_hash(self) -> Option<InertHash> {
+        match self {
+            Format::Text | Format::Concise | Format::Github => Some(InertHash::Text),
+            Format::Json | Format::Sarif | Format::Gitlab | Format::Rdjson => Some(InertHash::Json),
+            Format::Junit | Format::Markdown => Some(InertHash::Markup),
+            Format::Azure => None,
         }
     }
 }
@@ -122,6 +160,7 @@ mod tests {
     use super::model::shown_range;
     use super::*;
     use crate::source::{FileId, Span};
+    use clap::ValueEnum;
     use std::ops::Range;
 
     fn shown(text: &str, start: usize, end: usize) -> Range<usize> {
@@ -139,41 +178,57 @@ mod tests {
 
     #[test]
     fn no_emitter_panics_on_any_span() {
+        use crate::finding::{Edit, Fix};
+        use crate::source::{SourceFile, Sources};
         // Tabs, wide characters, CRLF, and characters snippets draw as
         // pictures of another length in bytes (ESC, C1, RLM, a lone CR).
         let text = "a:\té: \"名\u{1b}\u{9b}\u{200f}\"\r\n\n  b: [1\rx\n";
-        let formats = [
-            Format::Text,
-            Format::Concise,
-            Format::Json,
-            Format::Junit,
-            Format::Sarif,
-            Format::Github,
-            Format::Markdown,
-        ];
         for start in 0..=text.len() + 2 {
             for end in [0, start, start + 1, start + 3, text.len(), text.len() + 5] {
-                let mut fixture = fixtures::single("a.yml", text, start, end);
-                let related = fixture.findings[0].span;
-                fixture.findings[0] = fixture.findings[0].clone().with_related(
-                    Span {
-                        start: related.end,
-                        end: related.start,
-                        ..related
-                    },
-                    "x",
-                );
-                for format in formats {
-                    for statistics in [false, true] {
-                        let mut out = Vec::new();
-                        let style = Style {
-                            statistics,
-                            ..Style::default()
-                        };
-                        format
-                            .emitter(style)
-                            .emit(&mut out, &fixture.report())
-                            .unwrap();
+                // A pseudo file, and a file on disk whose finding has a fix
+                // there and just after.
+                for on_disk in [false, true] {
+                    let mut fixture = fixtures::single("a.yml", text, start, end);
+                    if on_disk {
+                        fixture.sources = Sources::new();
+                        let file = fixture.sources.add(SourceFile::new(
+                            "a.yml".into(),
+                            Some("/work/a.yml".into()),
+                            text.into(),
+                        ));
+                        let finding = &mut fixture.findings[0];
+                        finding.span = Span::new(file, start, end);
+                        finding.fix = Fix::safe(
+                            "x",
+                            vec![
+                                Edit::replace(Span::new(file, start, end), "y"),
+                                Edit::replace(Span::new(file, end + 1, end + 2), "z"),
+                            ],
+                        )
+                        .map(Box::new);
+                    }
+                    let related = fixture.findings[0].span;
+                    fixture.findings[0] = fixture.findings[0].clone().with_related(
+                        Span {
+                            start: related.end,
+                            end: related.start,
+                            ..related
+                        },
+                        "x",
+                    );
+                    for &format in Format::value_variants() {
+                        for statistics in [false, true] {
+                            let mut out = Vec::new();
+                            let style = Style {
+                                statistics,
+                                azure_pipelines: statistics,
+                                ..Style::default()
+                            };
+                            format
+                                .emitter(style)
+                                .emit(&mut out, &fixture.report())
+                                .unwrap();
+                        }
                     }
                 }
             }
@@ -206,13 +261,10 @@ mod tests {
             statistics: true,
             ..Style::default()
         };
-        for format in [
-            Format::Json,
-            Format::Sarif,
-            Format::Junit,
-            Format::Github,
-            Format::Markdown,
-        ] {
+        for &format in Format::value_variants() {
+            if matches!(format, Format::Text | Format::Concise) {
+                continue;
+            }
             assert_eq!(
                 written(format, counts, &fixture),
                 written(format, Style::default(), &fixture),
@@ -273,5 +325,92 @@ mod tests {
         // Machine formats are not wrapped: annotations must still run.
         let annotations = written(Format::Github, github, &fixture);
         assert!(annotations.starts_with("::error "), "{annotations}");
+    }
+
+    #[test]
+    fn under_azure_pipelines_file_contents_cannot_run_logging_commands() {
+        // A value, a message, a help, a data path and a file name that an
+        // agent would run, anywhere in a line.
+        let command = "##vso[task.setvariable variable=A]1";
+        let text = format!("a: \"x {command}\"\n##[group]hidden\n");
+        let name = "pkg/#\u{ad}#vso[task.prependpath]x.yml";
+        let sources = crate::source::Sources::new();
+        let file = sources.add(crate::source::SourceFile::new(
+            name.into(),
+            Some(format!("/work/{name}").into()),
+            text.clone(),
+        ));
+        let mut fixture = fixtures::single("a.yml", &text, 0, 1);
+        fixture.sources = sources;
+        let finding = &mut fixture.findings[0];
+        finding.span = Span::new(file, 3, text.len() - 1);
+        finding.message = format!("bad {command}\n##[error]x ###VSO[task.complete result=Failed]");
+        finding.help = Some(format!("did you mean {command}?"));
+        finding.path = Some(command.into());
+        let azure = Style {
+            azure_pipelines: true,
+            ..Style::default()
+        };
+        // A command starts where `##` then `[` or `vso[` are, whatever the
+        // agent's comparison skips in between.
+        let commands = |out: &str| {
+            out.match_indices('#')
+                .filter(|(at, _)| {
+                    let rest: String = out[*at..]
+                        .chars()
+                        .filter(|c| *c == '\n' || !(c.is_control() || *c == '\u{ad}'))
+                        .take(6)
+                        .collect();
+                    rest.starts_with("##[") || rest.to_ascii_lowercase().starts_with("##vso[")
+                })
+                .count()
+        };
+        for &format in Format::value_variants() {
+            for statistics in [false, true] {
+                let style = Style {
+                    statistics,
+                    ..azure
+                };
+                let out = written(format, style, &fixture);
+                let plain = written(
+                    format,
+                    Style {
+                        statistics,
+                        ..Style::default()
+                    },
+                    &fixture,
+                );
+                if format == Format::Azure {
+                    // Its own command, once, at the start; nothing else.
+                    assert_eq!(out, plain);
+                    assert!(out.starts_with("##vso[task.logissue "), "{out}");
+                    assert_eq!(commands(&out), 1, "{out}");
+                    continue;
+                }
+                assert_eq!(commands(&out), 0, "{format:?}:\n{out}");
+                // `--statistics` shows no text from files, and Markdown
+                // writes every `#` and `[` from them backslashed already.
+                let shows_commands = match format {
+                    Format::Text | Format::Concise => !statistics,
+                    Format::Markdown => false,
+                    _ => true,
+                };
+                if shows_commands {
+                    assert!(commands(&plain) > 0, "{format:?} test is vacuous:\n{plain}");
+                }
+                // Machine formats mean the same once read back.
+                match format {
+                    Format::Json | Format::Sarif | Format::Gitlab | Format::Rdjson => {
+                        let read: serde_json::Value = serde_json::from_str(&out).unwrap();
+                        let read_plain: serde_json::Value = serde_json::from_str(&plain).unwrap();
+                        assert_eq!(read, read_plain, "{format:?}");
+                    }
+                    Format::Junit => {
+                        assert_eq!(out.replace("&#35;", "#"), plain, "{format:?}");
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 }

@@ -118,7 +118,17 @@ pub(crate) fn locate(sources: &Sources, span: Span) -> (Arc<SourceFile>, Region)
 /// bytes it replaces.
 pub(crate) fn locate_edit(sources: &Sources, span: Span) -> (Arc<SourceFile>, Region) {
     let file = sources.get(span.file);
-    let text = &file.text;
+    let range = edit_range(&file.text, span);
+    let region = Region {
+        start: file.line_col(range.start),
+        end: file.line_col(range.end),
+    };
+    (file, region)
+}
+
+/// An edit's byte range as [`locate_edit`] reads it: clamped to the text and
+/// widened to character boundaries.
+pub(crate) fn edit_range(text: &str, span: Span) -> Range<usize> {
     let mut start = (span.start as usize).min(text.len());
     while !text.is_char_boundary(start) {
         start -= 1;
@@ -127,11 +137,7 @@ pub(crate) fn locate_edit(sources: &Sources, span: Span) -> (Arc<SourceFile>, Re
     while !text.is_char_boundary(end) {
         end += 1;
     }
-    let region = Region {
-        start: file.line_col(start),
-        end: file.line_col(end),
-    };
-    (file, region)
+    start..end
 }
 
 /// How many of `findings` carry a fix `--fix` applies, and how many more

@@ -14,6 +14,7 @@ mod config;
 mod discovery;
 mod file_marks;
 mod fixes;
+mod formats;
 mod kubernetes;
 mod package_drift;
 mod progress;

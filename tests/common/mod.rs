@@ -111,7 +111,8 @@ fn run_full(dir: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>
         .current_dir(dir)
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
-        .env_remove("GITHUB_ACTIONS");
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("TF_BUILD");
     keep_cache_out_of_shared(&mut command, dir);
     for (key, value) in env {
         command.env(key, value);

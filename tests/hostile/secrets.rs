@@ -14,8 +14,8 @@ use std::path::Path;
 /// in a `yaml/syntax` snippet).
 const MARKER: &str = "ghp_CONFVETMARKERSECRET0123456789";
 
-const FORMATS: [&str; 7] = [
-    "text", "concise", "json", "sarif", "junit", "github", "markdown",
+const FORMATS: [&str; 10] = [
+    "text", "concise", "json", "sarif", "junit", "github", "markdown", "gitlab", "azure", "rdjson",
 ];
 
 /// A repository: `repo/` (where confvet runs), with a ytt package `pkg/`
