@@ -301,6 +301,22 @@ impl Doc {
         depth: usize,
     ) -> usize {
         let local = self.local(owner, spec, text);
+        self.task_declared(spec, local, outer, text, depth);
+        local
+    }
+
+    /// A Task spec whose declarations are `local`: its steps and strings,
+    /// in a scope of its own inside `outer`. An inline `taskSpec` of a
+    /// pipeline task sees the Pipeline's tasks (`outer.tasks`): upstream
+    /// substitutes their results in inline steps too.
+    fn task_declared(
+        &mut self,
+        spec: &Node,
+        local: usize,
+        outer: &Scope,
+        text: &SourceFile,
+        depth: usize,
+    ) {
         let mut steps = Vec::new();
         for s in super::super::model::items(child(spec, "steps")) {
             let Some(it) = item(s, "name") else { continue };
@@ -322,7 +338,7 @@ impl Doc {
             params,
             results: Some(local),
             workspaces,
-            tasks: None,
+            tasks: outer.tasks.clone(),
             steps: Some(Arc::new(steps)),
             tt: outer.tt,
         };
@@ -336,7 +352,6 @@ impl Doc {
                 self.strings(v, id, depth + 1);
             }
         }
-        local
     }
 
     /// A Pipeline spec: returns the index of its declarations.
@@ -364,8 +379,12 @@ impl Doc {
                 if child(ts, "apiVersion").is_some() || child(ts, "kind").is_some() {
                     Runs::Unknown
                 } else {
-                    embedded.push((t, ts, name.clone()));
-                    Runs::Unknown
+                    // Declared now, so that every pipeline task's results
+                    // are known before any string is read.
+                    let owner = format!("the taskSpec of pipeline task `{name}`");
+                    let local = self.local(owner, ts, text);
+                    embedded.push((ts, local));
+                    Runs::Local(local)
                 }
             } else if let Some(r) = child(t, "taskRef") {
                 self.reference(r, "Task")
@@ -378,27 +397,18 @@ impl Doc {
             });
         }
         let (params, workspaces) = outer.within(local);
-        let base = Scope {
+        let scope = Scope {
             kind: "Pipeline",
             params,
             results: None,
             workspaces,
-            tasks: None,
+            tasks: Some(Arc::new(tasks)),
             steps: None,
             tt: outer.tt,
         };
-        // The embedded specs first: the pipeline tasks' results need them.
-        for (_, ts, name) in embedded {
-            let owner = format!("the taskSpec of pipeline task `{name}`");
-            let l = self.task(ts, &base, owner, text, depth + 1);
-            if let Some(task) = tasks.iter_mut().find(|x| x.name == name) {
-                task.runs = Runs::Local(l);
-            }
+        for (ts, local) in embedded {
+            self.task_declared(ts, local, &scope, text, depth + 1);
         }
-        let scope = Scope {
-            tasks: Some(Arc::new(tasks)),
-            ..base
-        };
         let id = self.scope(scope, spec);
         for (key, v) in entries(spec) {
             if !sections.contains(&key) {

@@ -430,8 +430,11 @@ fn completion_offers_the_names_in_scope() {
     assert_eq!(doc.labels("$(params.di", 0, 11), ["digest", "rev"]);
     let c = doc.nav().completions(doc.at("$(params.di", 0, 11));
     assert_eq!(&doc.text[c[0].replace.range()], "di");
-    // `$(tasks.` is not substituted in a taskSpec: no pipeline tasks there.
-    assert!(doc.labels("$(tasks. ", 0, 8).is_empty());
+    // Inline steps consume results too (spec § 7.1): the pipeline's tasks.
+    assert_eq!(
+        doc.labels("$(tasks. ", 0, 8),
+        ["build-it", "on-cluster", "remote", "report"]
+    );
     assert_eq!(doc.labels("$(workspaces.", 0, 13), ["shared"]);
     let edited = PIPELINE.replace(
         "value: $(tasks.build-it.results.files[*])",
@@ -613,5 +616,39 @@ fn measure_on_a_big_workspace() {
         median(hover),
         median(definition),
         median(completion)
+    );
+}
+
+/// `$(tasks.T.results.R)` in an inline `taskSpec`'s steps (upstream
+/// substitutes it there, and lint checks it) hovers, goes to the result
+/// and completes as it does in the pipeline task's params.
+#[test]
+fn a_task_result_in_inline_steps_hovers_and_goes_to_its_declaration() {
+    let pipeline = PIPELINE.replace(
+        "script: echo $(params.digest) $(params.rev)",
+        "script: echo $(tasks.build-it.results.digest) $(tasks.build-it.results.f",
+    );
+    let root = workspace(
+        "inline-results",
+        &[("tasks/build.yaml", TASK), ("pipelines/ci.yaml", &pipeline)],
+    );
+    let memo = WorkspaceMemo::default();
+    let doc = open(&root, "pipelines/ci.yaml", &memo);
+    let md = doc
+        .hover("$(tasks.build-it.results.digest) $(", 0, 27)
+        .expect("a hover on the result");
+    assert!(md.starts_with("**result** `digest`: string"), "{md}");
+    assert!(md.contains("Task `build` (tasks/build.yaml:21)"), "{md}");
+    assert_eq!(
+        doc.definition("$(tasks.build-it.results.digest) $(", 0, 27),
+        vec![def("tasks/build.yaml", 21, "digest")]
+    );
+    assert_eq!(
+        doc.definition("$(tasks.build-it.results.digest) $(", 0, 10),
+        vec![def("pipelines/ci.yaml", 12, "build-it")]
+    );
+    assert_eq!(
+        doc.labels("$(tasks.build-it.results.f", 0, 26),
+        ["digest", "files"]
     );
 }
