@@ -1,6 +1,7 @@
 //! The `confvet` binary: parse flags, call the library, map the outcome to
 //! an exit code (0 clean, 1 findings at or above --fail-on, 2 usage or I/O).
 
+#[macro_use]
 mod commands;
 
 use commands::inspect::{run_schema, run_values};
@@ -43,7 +44,7 @@ fn main() -> ExitCode {
         Ok(Ok(code)) => code,
         Ok(Err(_)) => ExitCode::from(101),
         Err(err) => {
-            eprintln!("confvet: cannot start: {err}");
+            say!("confvet: cannot start: {err}");
             ExitCode::from(2)
         }
     }
@@ -102,7 +103,7 @@ fn run_main() -> ExitCode {
         Command::Server => match confvet::server::run_stdio() {
             Ok(ending) => ending.status(),
             Err(error) => {
-                eprintln!("confvet: the language server stopped: {error}");
+                say!("confvet: the language server stopped: {error}");
                 2
             }
         },

@@ -36,7 +36,7 @@ fn inspect_package(
     };
     let result = lint(&request, sources, cwd);
     for error in &result.errors {
-        eprintln!("confvet: {error}");
+        say!("confvet: {error}");
     }
     if !result.errors.is_empty() {
         return Err(2);
@@ -133,7 +133,7 @@ pub fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
         return match std::fs::read_to_string(output) {
             Ok(current) if current == text => 0,
             Ok(_) => {
-                eprintln!(
+                say!(
                     "confvet: {} is out of date; run the same `confvet schema` without --check to rewrite it",
                     output.display()
                 );
@@ -142,7 +142,7 @@ pub fn run_schema(args: SchemaArgs, cwd: &Path) -> u8 {
             // Not up to date either way: exit 1, as a check that failed.
             Err(err) => {
                 let shown = output.display().to_string();
-                eprintln!(
+                say!(
                     "confvet: {}",
                     Error::io_unlocated(Doing::Naming, shown, err)
                 );

@@ -155,12 +155,12 @@ fn say_configurations(
     for ((_, paths), config) in groups.iter().zip(configs) {
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         match config {
-            Some(config) => eprintln!(
+            Some(config) => say!(
                 "confvet: configuration {} applies to {}",
                 confvet::source::display_name(&config.path, cwd),
                 shown.join(", ")
             ),
-            None => eprintln!("confvet: no configuration applies to {}", shown.join(", ")),
+            None => say!("confvet: no configuration applies to {}", shown.join(", ")),
         }
     }
 }
@@ -185,7 +185,7 @@ fn cache_location(args: &LintArgs, cwd: &Path) -> Option<confvet::cache::CacheLo
             Ok(location) => Some(location),
             Err(why) => {
                 if args.explain_cache {
-                    eprintln!("confvet: {why}");
+                    say!("confvet: {why}");
                 }
                 None
             }
@@ -209,7 +209,7 @@ fn paths_to_lint(
                 .map_err(|error| error.within(format!("--changed-since {reference}")))?;
             if changed.is_empty() {
                 if !args.quiet {
-                    eprintln!("confvet: no file changed since {reference}; nothing to lint");
+                    say!("confvet: no file changed since {reference}; nothing to lint");
                 }
                 return Ok(None);
             }
@@ -320,7 +320,7 @@ fn lint_command(args: LintArgs, matches: &clap::ArgMatches, cwd: &Path) -> Resul
             return show_diff(&outcome, args.quiet, &last.result.errors);
         }
         if !args.quiet && outcome.fixed > 0 {
-            eprintln!(
+            say!(
                 "confvet: fixed {} in {}",
                 confvet::report::plural(outcome.fixed, "finding"),
                 confvet::report::plural(outcome.changes.len(), "file")
@@ -394,10 +394,10 @@ fn exit_code(
 /// left out, and a loop stopped.
 fn say_fix_notes(outcome: &confvet::fix::Outcome) {
     for note in &outcome.notes {
-        eprintln!("confvet: {note}");
+        say!("confvet: {note}");
     }
     if !outcome.converged {
-        eprintln!(
+        say!(
             "confvet: fixes still apply after {} passes; stopped (a fix may make the finding it fixes again: please report it)",
             confvet::fix::MAX_PASSES
         );
@@ -415,7 +415,7 @@ fn apply_baseline(
     let count = baseline.apply(result, sources)?;
     if args.update_baseline && !args.quiet {
         let noun = if count == 1 { "finding" } else { "findings" };
-        eprintln!(
+        say!(
             "confvet: wrote {count} {noun} to {}",
             baseline.path().display()
         );
@@ -537,15 +537,15 @@ fn say_how_the_run_went(
     is_blocked: bool,
 ) -> bool {
     for error in &result.errors {
-        eprintln!("confvet: {error}");
+        say!("confvet: {error}");
     }
     if let Some(reuse) = &result.reuse
         && (args.explain_cache || (args.statistics && !args.quiet))
     {
-        eprintln!("confvet: {}", reuse.summary());
+        say!("confvet: {}", reuse.summary());
         if args.explain_cache {
             for (unit, why) in &reuse.checked {
-                eprintln!("  {unit}: {}", why.says());
+                say!("  {unit}: {}", why.says());
             }
         }
     }
@@ -556,7 +556,7 @@ fn say_how_the_run_went(
             .iter()
             .map(|p| p.display().to_string())
             .collect();
-        eprintln!(
+        say!(
             "confvet: nothing to lint: no ytt package, KubeVirt Template or Tekton file in {}",
             shown.join(", ")
         );
@@ -564,7 +564,7 @@ fn say_how_the_run_went(
         for path in request.paths.iter().filter(|p| p.is_file()) {
             if let Ok(bytes) = sources.read(path) {
                 let why = confvet::discover::why_not_linted(path, &bytes);
-                eprintln!("  {}: {why}", path.display());
+                say!("  {}: {why}", path.display());
             }
         }
     }
@@ -647,7 +647,7 @@ fn show_diff(
     errors: &[confvet::report::RunError],
 ) -> Result<u8, Error> {
     for error in errors {
-        eprintln!("confvet: {error}");
+        say!("confvet: {error}");
     }
     let diff = confvet::fix::unified_diff(&outcome.changes);
     let mut stdout = std::io::stdout().lock();
@@ -662,9 +662,9 @@ fn show_diff(
     }
     if quiet {
     } else if outcome.changes.is_empty() {
-        eprintln!("confvet: nothing to fix");
+        say!("confvet: nothing to fix");
     } else {
-        eprintln!(
+        say!(
             "confvet: would fix {} in {}",
             confvet::report::plural(outcome.fixed, "finding"),
             confvet::report::plural(outcome.changes.len(), "file")

@@ -128,7 +128,7 @@ fn run_each_package(args: &RenderArgs, paths: &[PathBuf], cwd: &Path) -> u8 {
         &options,
     );
     for error in &discovery.errors {
-        eprintln!("confvet: {error}");
+        say!("confvet: {error}");
     }
     if !discovery.errors.is_empty() {
         return 2;
@@ -244,12 +244,12 @@ fn print_result(
             }
         }
         Err(Failure::Run(error)) => {
-            eprintln!("confvet: {shown}: {error}");
+            say!("confvet: {shown}: {error}");
             *code = (*code).max(error.exit_code());
             Ok(())
         }
         Err(stopped) => {
-            eprintln!("confvet: {shown}: not rendered");
+            say!("confvet: {shown}: not rendered");
             eprint!("{}", stopped.stopped_text().unwrap_or_default());
             *code = (*code).max(1);
             Ok(())

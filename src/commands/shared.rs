@@ -37,7 +37,7 @@ pub fn print_stdout(text: &str) -> u8 {
 
 /// Say why a command stops, on standard error: its exit code.
 pub fn fail(error: Error) -> u8 {
-    eprintln!("confvet: {error}");
+    say!("confvet: {error}");
     error.exit_code()
 }
 

@@ -69,6 +69,39 @@ pub struct Style {
     pub statistics: bool,
 }
 
+impl Style {
+    /// Text for standard error, which CI runners read for commands as they
+    /// read standard output. It may hold what came from the repository (a
+    /// file name, a message quoting a file): every control and
+    /// bidirectional character but tab and line feed is shown escaped;
+    /// under Azure Pipelines no `##vso[` or `##[` is left in it; under
+    /// GitHub Actions no line of it starts with `::`, the first `:`
+    /// written `\u{3a}` (a file name with a line break cannot start one).
+    pub fn log_text(&self, text: &str) -> String {
+        let shown = escape::text(text);
+        let shown = if self.azure_pipelines {
+            logging_commands::neutralize(&shown, InertHash::Text).into_owned()
+        } else {
+            shown.into_owned()
+        };
+        if !self.github_actions {
+            return shown;
+        }
+        let lines: Vec<String> = shown
+            .split('\n')
+            .map(|line| {
+                let indent = line.len() - line.trim_start().len();
+                if line[indent..].starts_with("::") {
+                    format!("{}\\u{{3a}}{}", &line[..indent], &line[indent + 1..])
+                } else {
+                    line.to_string()
+                }
+            })
+            .collect();
+        lines.join("\n")
+    }
+}
+
 impl Format {
     /// The emitter for this format, written in `style`.
     pub fn emitter(self, style: Style) -> Box<dyn Emitter> {
@@ -165,6 +198,28 @@ mod tests {
 
     fn shown(text: &str, start: usize, end: usize) -> Range<usize> {
         shown_range(text, Span::new(FileId(0), start, end))
+    }
+
+    #[test]
+    fn text_for_standard_error_runs_no_ci_command() {
+        let hostile = "cannot read x\n::error::owned\n  ::set-output name=a::b ##vso[task.setvariable variable=a]b \u{1b}[2J";
+        let both = Style {
+            github_actions: true,
+            azure_pipelines: true,
+            ..Style::default()
+        };
+        let shown = both.log_text(hostile);
+        for line in shown.lines() {
+            assert!(!line.trim_start().starts_with("::"), "{shown}");
+        }
+        assert!(!shown.contains("##vso["), "{shown}");
+        assert!(!shown.contains('\u{1b}'), "{shown}");
+        assert!(shown.contains("\\u{3a}:error::owned"), "{shown}");
+        // Outside a CI runner only hidden characters change.
+        let plain = Style::default().log_text(hostile);
+        assert!(plain.contains("\n::error::owned"), "{plain}");
+        assert!(plain.contains("##vso["), "{plain}");
+        assert!(!plain.contains('\u{1b}'), "{plain}");
     }
 
     #[test]

@@ -332,3 +332,57 @@ fn rdjson_columns_count_bytes_on_a_line_with_accents() {
         (&9.into(), &16.into())
     );
 }
+
+/// What confvet says on standard error names files of the repository too
+/// (here one named on the command line that is not linted, and why): under
+/// Azure Pipelines or GitHub Actions, which read standard error as they
+/// read standard output, none of it runs a command.
+#[test]
+fn messages_on_standard_error_run_no_ci_command() {
+    let dir = TempDir::new("stderr-commands");
+    let name = "##vso[task.complete result=Failed]x.txt";
+    dir.write(name, "not yaml\n");
+    let lines_run = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter(|l| l.contains("##vso[") || l.trim_start().starts_with("::"))
+            .map(String::from)
+            .collect()
+    };
+    let plain = run_in(dir.path(), &["lint", name]);
+    assert!(plain.stderr.contains("##vso["), "{}", plain.stderr);
+    let azure = run_env(dir.path(), &["lint", name], &[("TF_BUILD", "True")]);
+    assert_eq!(
+        lines_run(&azure.stderr),
+        Vec::<String>::new(),
+        "{}",
+        azure.stderr
+    );
+    assert!(azure.stderr.contains("\\u{23}#vso["), "{}", azure.stderr);
+    // A line that starts with `::` is GitHub's workflow command.
+    let github_name = "::error::x.txt";
+    dir.write(github_name, "not yaml\n");
+    let plain = run_in(dir.path(), &["lint", github_name]);
+    assert_ne!(
+        lines_run(&plain.stderr),
+        Vec::<String>::new(),
+        "{}",
+        plain.stderr
+    );
+    let github = run_env(
+        dir.path(),
+        &["lint", github_name],
+        &[("GITHUB_ACTIONS", "true")],
+    );
+    assert_eq!(
+        lines_run(&github.stderr),
+        Vec::<String>::new(),
+        "{}",
+        github.stderr
+    );
+    assert!(
+        github.stderr.contains("\\u{3a}:error::x.txt"),
+        "{}",
+        github.stderr
+    );
+}
