@@ -54,7 +54,7 @@ fn local_cases() {
 }
 
 /// Rules no data case can hold, each with why.
-const NO_CASE: &[(&str, &str)] = &[
+pub(crate) const NO_CASE: &[(&str, &str)] = &[
     (
         "confvet/internal",
         "a bug of confvet: a case that produced it would be a bug to fix",
