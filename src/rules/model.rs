@@ -81,8 +81,9 @@ pub struct Rule {
     pub severity: Severity,
     /// The documentation page, `docs/rules/<id>.md`, included at build time:
     /// a title, the one-line summary, the kind and severity line, then the
-    /// sections "What it does", "Why", "Example" (and "Fix" for a rule
-    /// with [`Rule::fix`]).
+    /// sections "What it does", "Why", "Example" (a case of tests/cases,
+    /// which tests/cases/rule_pages.rs runs) and "Fix" for a rule with
+    /// [`Rule::fix`].
     page: &'static str,
     /// Whether its findings may carry a fix, and the most that fix may be
     /// applied by (`Safe`: `--fix`); the page's "Fix" section says what it

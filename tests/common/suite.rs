@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Parse a YAML file with confvet's own parser into JSON data.
-fn read_yaml(path: &Path) -> Result<J, String> {
+pub fn read_yaml(path: &Path) -> Result<J, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let sources = Sources::new();
     let id: FileId = sources.add(SourceFile::new("expect.yml".into(), None, text.clone()));
@@ -158,7 +158,7 @@ fn same_data(a: &J, b: &J) -> bool {
 }
 
 /// The command-line arguments a case gives (`args:`).
-fn expect_args(expect: &J) -> Vec<String> {
+pub fn expect_args(expect: &J) -> Vec<String> {
     expect
         .get("args")
         .and_then(J::as_array)
