@@ -91,17 +91,17 @@ impl<'a> KeyContext<'a> {
         }
     }
 
-    /// A path as keys name it: relative to the current directory when
-    /// below it, so that a checkout elsewhere computes the same keys.
-    fn name(&self, path: &Path) -> String {
-        let relative = path.strip_prefix(self.cwd).unwrap_or(path);
-        relative.to_string_lossy().into_owned()
+    /// A hasher that keys paths as keys name them: relative to the current
+    /// directory when below it, so that a checkout elsewhere computes the
+    /// same keys.
+    fn hasher(&self) -> KeyHasher {
+        KeyHasher::relative_to(self.cwd)
     }
 
     /// Hash `path`'s name and content; a file that cannot be read hashes
     /// as missing (a unit that reads it fails the same way again).
     fn file(&self, hasher: &mut KeyHasher, path: &Path) {
-        hasher.text(&self.name(path));
+        hasher.path(path);
         match self.cache.hash(path) {
             Some(digest) => hasher.part(&digest.0),
             None => hasher.text("<unreadable>"),
@@ -116,7 +116,7 @@ impl<'a> KeyContext<'a> {
     ) -> (Digest, bool) {
         // Paths relative to the current directory: a checkout elsewhere
         // computes the same keys.
-        let mut hasher = KeyHasher::relative_to(self.cwd);
+        let mut hasher = self.hasher();
         hasher.text(KEY_FORMAT).text(crate::cache::BUILD);
         // Every setting, field by field (`Key`); the environment only where
         // a flag reads it, below.
@@ -159,7 +159,7 @@ impl<'a> KeyContext<'a> {
         &self,
         catalog: Option<(crate::check::kubernetes::Version, Vec<PathBuf>)>,
     ) -> Digest {
-        let mut hasher = KeyHasher::new();
+        let mut hasher = self.hasher();
         match catalog {
             None => {
                 hasher.text("no kubernetes check");
@@ -184,12 +184,12 @@ impl<'a> KeyContext<'a> {
         files: &[DiscoveredFile],
         inputs: Option<&marks::Inputs>,
     ) -> UnitKey {
-        let mut hasher = KeyHasher::new();
-        let mut paths = KeyHasher::new();
+        let mut hasher = self.hasher();
+        let mut paths = self.hasher();
         let mut reads = std::collections::HashSet::new();
         hasher.part(&self.settings.0);
-        hasher.text(unit.system.name()).text(&self.name(&unit.root));
-        paths.text(unit.system.name()).text(&self.name(&unit.root));
+        hasher.text(unit.system.name()).path(&unit.root);
+        paths.text(unit.system.name()).path(&unit.root);
         if unit.system != System::Tekton {
             hasher.part(&self.catalog.0);
         }
@@ -198,18 +198,18 @@ impl<'a> KeyContext<'a> {
                 for input in &inputs.files {
                     self.file(&mut hasher, &input.path);
                     hasher.key(input);
-                    paths.text(&self.name(&input.path));
+                    paths.path(&input.path);
                     reads.insert(input.path.clone());
                 }
                 for path in inputs.excluded.iter().chain(&inputs.refused_links) {
-                    hasher.text(&self.name(path));
-                    paths.text(&self.name(path));
+                    hasher.path(path);
+                    paths.path(path);
                 }
             }
             _ => {
                 for &i in &unit.files {
                     self.file(&mut hasher, &files[i].path);
-                    paths.text(&self.name(&files[i].path));
+                    paths.path(&files[i].path);
                     reads.insert(files[i].path.clone());
                 }
             }
@@ -226,8 +226,8 @@ impl<'a> KeyContext<'a> {
             .map(|&i| &files[i].path)
             .chain(&unit.other_files)
         {
-            hasher.text(&self.name(path));
-            paths.text(&self.name(path));
+            hasher.path(path);
+            paths.path(path);
         }
         if unit.system == System::Tekton {
             self.repositories(&mut hasher, unit, files);
@@ -252,7 +252,7 @@ impl<'a> KeyContext<'a> {
         roots.sort();
         roots.dedup();
         for root in roots {
-            hasher.text(&self.name(&root));
+            hasher.path(&root);
             let config = root.join(".git").join("config");
             if config.is_file() {
                 self.file(hasher, &config);

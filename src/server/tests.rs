@@ -236,6 +236,15 @@ fn an_open_document_gets_its_diagnostics_and_quick_fixes_and_loses_them_when_fix
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The rule code of each published diagnostic, in order.
+fn codes(published: &PublishDiagnosticsParams) -> Vec<Option<NumberOrString>> {
+    published
+        .diagnostics
+        .iter()
+        .map(|d| d.code.clone())
+        .collect()
+}
+
 /// A fresh folder of this test's own, with its path as the server sees it.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("confvet-server-{name}-{}", std::process::id()));
@@ -577,11 +586,7 @@ fn a_file_created_after_the_first_check_is_checked_with_the_files_it_names() {
     let pipeline = write(&dir, "pipeline.yaml", pipeline_text);
     client.open(&pipeline, pipeline_text);
     let published = client.diagnostics_of(&pipeline);
-    let codes: Vec<_> = published
-        .diagnostics
-        .iter()
-        .map(|d| d.code.clone())
-        .collect();
+    let codes = codes(&published);
     assert_eq!(
         codes,
         [Some(NumberOrString::String("tekton/missing-param".into()))],
@@ -804,11 +809,7 @@ fn a_new_unsaved_values_file_is_checked_with_its_package() {
     let text = "#@data/values\n---\nreplicas: many\n";
     client.open(&uri, text);
     let published = client.diagnostics_of(&uri);
-    let codes: Vec<_> = published
-        .diagnostics
-        .iter()
-        .map(|d| d.code.clone())
-        .collect();
+    let codes = codes(&published);
     assert_eq!(
         codes,
         [Some(NumberOrString::String("ytt/type-mismatch".into()))],

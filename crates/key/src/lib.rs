@@ -80,8 +80,7 @@ impl KeyHasher {
     }
 
     pub fn part(&mut self, bytes: &[u8]) -> &mut KeyHasher {
-        self.hasher.update(&(bytes.len() as u64).to_le_bytes());
-        self.hasher.update(bytes);
+        frame(&mut self.hasher, bytes);
         self
     }
 
@@ -95,8 +94,8 @@ impl KeyHasher {
             Some(base) => path.strip_prefix(base).unwrap_or(path),
             None => path,
         };
-        let bytes = relative.as_os_str().as_encoded_bytes().to_vec();
-        self.part(&bytes)
+        frame(&mut self.hasher, relative.as_os_str().as_encoded_bytes());
+        self
     }
 
     /// Any value, through its [`Key`].
@@ -110,6 +109,12 @@ impl KeyHasher {
         out.copy_from_slice(&self.hasher.finalize().as_bytes()[..16]);
         Digest(out)
     }
+}
+
+/// One part, framed by its length.
+fn frame(hasher: &mut blake3::Hasher, bytes: &[u8]) {
+    hasher.update(&(bytes.len() as u64).to_le_bytes());
+    hasher.update(bytes);
 }
 
 /// A value as it goes into a cache key. Implement it by taking the value
