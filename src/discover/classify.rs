@@ -115,7 +115,7 @@ pub(super) fn scan(text: &str) -> Scan {
     };
     // Helm and Jinja templates are text, not YAML, until rendered (looked
     // for only in what could be a manifest).
-    let is_text_template = text.contains("{{") || text.contains("{%");
+    let is_text_template = is_text_template(text);
     let manifest = !is_text_template
         && match system {
             // A Tekton or KubeVirt file may hold other resources beside
@@ -230,14 +230,15 @@ static GROUP: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
+/// A Helm or Jinja template: text, not YAML, until it is rendered.
+fn is_text_template(text: &str) -> bool {
+    text.contains("{{") || text.contains("{%")
+}
+
 /// Why a file named on the command line was not linted, said from its name
 /// and text, so that "nothing to lint" names the reason.
 pub fn why_not_linted(name: &std::path::Path, bytes: &[u8]) -> &'static str {
-    let is_yaml = matches!(
-        name.extension().and_then(|e| e.to_str()),
-        Some("yml" | "yaml")
-    );
-    if !is_yaml {
+    if !super::walk::is_yaml_name(name) {
         return match name.extension().and_then(|e| e.to_str()) {
             Some("star") => "a Starlark file of no ytt package below the paths given",
             _ => {
@@ -251,7 +252,7 @@ pub fn why_not_linted(name: &std::path::Path, bytes: &[u8]) -> &'static str {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return "not UTF-8 text";
     };
-    if text.contains("{{") || text.contains("{%") {
+    if is_text_template(text) {
         return "a Helm or Jinja template: text, not YAML, until it is rendered";
     }
     let found = scan(text);
