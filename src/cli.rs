@@ -351,7 +351,7 @@ fn shard(text: &str) -> Result<Shard, String> {
 }
 
 /// `--select`/`--ignore` values: a rule id or a system.
-fn selector(text: &str) -> Result<Selector, String> {
+fn selector(text: &str) -> Result<Selector, crate::rules::UnknownRule> {
     Selector::parse(text)
 }
 

@@ -5,9 +5,10 @@
 //! with [`Error::exit_code`]. A unit's failure (its panic, its limits) is
 //! reported as a finding of its own ([`Error::finding`]).
 
-use crate::finding::{Finding, RunError, panic_message};
+use crate::finding::{Finding, RunError};
 use crate::rules::{self, Rule};
 use crate::source::Span;
+use crate::watchdog::panic_message;
 use crate::watchdog::{Failure, Stopped};
 
 /// Why a run, or one of its units, failed.

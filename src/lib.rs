@@ -13,7 +13,8 @@
 //!   `file://` URIs. They are the crate `confvet-syntax` (crates/syntax),
 //!   which knows nothing above it, re-exported here under these names.
 //! * `finding`, `rules`: what a check reports, and the table of rule ids;
-//!   a finding's fixes are `edit`s;
+//!   a finding's fixes are `edit`s: the crate `confvet-findings`
+//!   (crates/findings); `rules` adds each rule's page from `docs/rules/`;
 //!   `suggest`: did-you-mean hints.
 //! * `discover`: the parallel walk, file classification, grouping into units.
 //! * `check`: one module per system; speaks only the YAML tree and findings.
@@ -38,7 +39,6 @@ pub mod cli;
 pub mod config;
 pub mod discover;
 pub mod error;
-pub mod finding;
 pub mod fix;
 pub mod navigate;
 pub mod progress;
@@ -50,8 +50,9 @@ pub mod run;
 pub mod server;
 pub mod suppress;
 
-// The layers below, crates of their own (crates/syntax, crates/watchdog),
-// under the names the modules above have always used.
+// The layers below, crates of their own (crates/syntax, crates/watchdog,
+// crates/findings), under the names the modules above have always used.
+pub use confvet_findings::finding;
 pub use confvet_syntax::{edit, source, suggest, uri, yaml};
 pub use confvet_watchdog as watchdog;
 pub use confvet_watchdog::allocator;

@@ -10,6 +10,7 @@ use commands::shared::{LIMITS, WORKER_STACK_BYTES, print_stdout};
 
 use clap::{CommandFactory, FromArgMatches};
 use confvet::cli::{Cli, Command};
+use confvet::rules::Documented;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -94,6 +95,7 @@ fn run_main() -> ExitCode {
             None => {
                 let hint = confvet::rules::Selector::parse(&rule)
                     .err()
+                    .map(|unknown| unknown.to_string())
                     .unwrap_or_else(|| {
                         format!("{rule:?} is a system; `confvet rules` lists its rules")
                     });

@@ -282,15 +282,16 @@ impl Parser<'_> {
             let selector = item.key.text.as_str();
             // The file names groups as `ytt/*` only: a bare `ytt` is the
             // command line's shorthand.
-            let parsed = match crate::rules::Selector::parse(selector) {
-                Ok(crate::rules::Selector::System(_)) if !selector.ends_with("/*") => Err(format!(
-                    "unknown rule \"{selector}\"; `{selector}/*` names the whole system"
-                )),
-                parsed => parsed,
+            let advice = match crate::rules::Selector::parse(selector) {
+                Ok(crate::rules::Selector::System(_)) if !selector.ends_with("/*") => {
+                    Some(format!("`{selector}/*` names the whole system"))
+                }
+                Ok(_) => None,
+                Err(unknown) => Some(unknown.advice()),
             };
-            if let Err(message) = parsed {
-                let (message, help) = message.split_once("; ").unwrap_or((&message, ""));
-                self.invalid(item.key_span, message).help = Some(help.to_string());
+            if let Some(advice) = advice {
+                self.invalid(item.key_span, format!("unknown rule \"{selector}\""))
+                    .help = Some(advice);
                 continue;
             }
             let severity = match item.value.as_scalar().map(|s| &s.resolved) {

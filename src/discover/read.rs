@@ -269,7 +269,7 @@ fn parse_source(
             let failed = Error::Internal {
                 during: During::Parsing,
                 // As in `Error::of_unit`: the payload, not the box.
-                message: crate::finding::panic_message(panic.as_ref()),
+                message: crate::watchdog::panic_message(panic.as_ref()),
             };
             Err(Box::new(Finding::new(
                 &rules::confvet::INTERNAL,

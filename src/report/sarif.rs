@@ -45,7 +45,7 @@
 
 use super::model::{Emitter, Region, Report, RunError, locate, locate_edit};
 use crate::finding::{Finding, Fix, Severity};
-use crate::rules::{self, Rule};
+use crate::rules::{self, Documented, Rule};
 use crate::source::{FileId, Sources, Span};
 use crate::uri::{self, Syntax};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};

@@ -9,7 +9,7 @@ use super::escape;
 use super::model::{Emitter, Report};
 use super::text::summary_line;
 use crate::finding::Severity;
-use crate::rules;
+use crate::rules::{self, Documented};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 

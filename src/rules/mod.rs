@@ -1,27 +1,62 @@
-//! The rule table: every rule id confvet can report, with its kind, default
-//! severity and documentation page. `confvet rules`, `confvet explain`,
-//! SARIF `tool.driver.rules` and the JSON output all read this one table.
-//! Ids are stable: a retired id is never reused. A rule is a static of its
-//! system's file (`rules::ytt::VALIDATION`), so a finding names its rule by
-//! a path the compiler checks, and takes its kind and severity from it.
+//! The rules' documentation: the table itself (ids, kinds, severities,
+//! fixes) is the crate `confvet-findings`, re-exported here under the name
+//! the code has always used; this module adds each rule's page,
+//! `docs/rules/<system>/<name>.md`, compiled into the binary. `confvet
+//! explain` prints a page, `confvet rules` and SARIF's `tool.driver.rules`
+//! read its summary and docs, and the index of the pages is generated from
+//! the table.
 
-pub mod config;
-pub mod confvet;
-pub mod kubernetes;
-pub mod kubevirt;
-mod model;
-mod table;
-pub mod tekton;
-pub mod yaml;
-pub mod ytt;
+pub use confvet_findings::rules::*;
 
-pub use model::{Kind, Rule, Severity};
-pub use table::RULES;
+// `PAGES`: (rule id, page text) for every file under `docs/rules/`, written
+// by build.rs from the folder, so the pages are the folder's files and a
+// test (below) holds the table and the folder to each other.
+include!(concat!(env!("OUT_DIR"), "/rule_pages.rs"));
+
+/// A rule's documentation page and the parts read from it.
+pub trait Documented {
+    /// What `confvet explain` prints: the page as `docs/rules/<id>.md`
+    /// holds it: a title, the one-line summary, the kind and severity line,
+    /// then the sections "What it does", "Why", "Example" (a case of
+    /// tests/cases, which tests/cases/rule_pages.rs runs) and "Fix" for a
+    /// rule with a fix. Empty for a rule without a page, which a test
+    /// refuses.
+    fn page(&self) -> &'static str;
+
+    /// One line, no trailing period: the page's second paragraph.
+    fn summary(&self) -> &'static str {
+        self.page().split("\n\n").nth(1).unwrap_or("")
+    }
+
+    /// The page's line giving the kind and default severity (a test keeps
+    /// it the same as the table's fields).
+    fn kind_line(&self) -> &'static str {
+        self.page().split("\n\n").nth(2).unwrap_or("")
+    }
+
+    /// The Markdown after the kind line: "What it does", "Why", "Example".
+    fn docs(&self) -> &'static str {
+        self.page()
+            .splitn(4, "\n\n")
+            .nth(3)
+            .unwrap_or("")
+            .trim_end_matches('\n')
+    }
+}
+
+impl Documented for Rule {
+    fn page(&self) -> &'static str {
+        PAGES
+            .iter()
+            .find(|(id, _)| *id == self.id)
+            .map_or("", |(_, page)| page)
+    }
+}
 
 /// The index of the documentation pages, `docs/rules/README.md`.
 pub fn index_page() -> String {
     let mut page = String::from(
-        "# Rules\n\nEvery rule confvet reports, by system. Each page is what `confvet explain <rule>` prints, and the source of the rule's summary and docs; this index is generated from the rule table in `src/rules/` (`CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs`). The Fix column says which rules' findings may carry a fix, and the most it is applied by: `safe` by `confvet lint --fix`, `unsafe` with `--unsafe-fixes`; each such page's Fix section says what it does and why it is that safe.\n",
+        "# Rules\n\nEvery rule confvet reports, by system. Each page is what `confvet explain <rule>` prints, and the source of the rule's summary and docs; this index is generated from the rule table in `crates/findings/src/rules/` (`CONFVET_UPDATE_DOCS=1 cargo test --test cli rule_docs`). The Fix column says which rules' findings may carry a fix, and the most it is applied by: `safe` by `confvet lint --fix`, `unsafe` with `--unsafe-fixes`; each such page's Fix section says what it does and why it is that safe.\n",
     );
     let mut system = "";
     for rule in RULES {
@@ -44,83 +79,18 @@ pub fn index_page() -> String {
     page
 }
 
-/// The project's home page; SARIF's `informationUri` and the base of every
-/// rule's documentation URL.
-pub const HOMEPAGE: &str = "https://github.com/confvet/confvet";
-
-/// Where a rule's documentation page lives: `docs/rules/<id>.md` in the
-/// repository, generated from this table (`confvet explain` shows the same
-/// text).
-pub fn doc_url(id: &str) -> String {
-    format!("{HOMEPAGE}/blob/main/docs/rules/{id}.md")
-}
-
-/// What `--select`, `--ignore` and the configuration's `rules` name: one
-/// rule, or every rule of a system (`ytt/*`; on the command line also `ytt`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Selector {
-    Rule(&'static str),
-    System(&'static str),
-}
-
-impl Selector {
-    /// The selector `text` names; the error says what was wrong and what
-    /// would be right (the nearest rule id, or where the ids are listed).
-    pub fn parse(text: &str) -> Result<Selector, String> {
-        let group = text.strip_suffix("/*").unwrap_or(text);
-        if let Some(system) = GROUPS.iter().find(|system| **system == group) {
-            return Ok(Selector::System(system));
-        }
-        if let Some(rule) = find(text) {
-            return Ok(Selector::Rule(rule.id));
-        }
-        let ids: Vec<String> = RULES.iter().map(|r| r.id.to_string()).collect();
-        Err(match crate::suggest::did_you_mean(text, &ids) {
-            Some(near) => format!("unknown rule \"{text}\"; did you mean \"{near}\"?"),
-            None => format!(
-                "unknown rule \"{text}\"; `confvet rules` lists them, and `ytt/*` names a whole system ({})",
-                GROUPS.join(", ")
-            ),
-        })
-    }
-
-    pub fn matches(&self, id: &str) -> bool {
-        match self {
-            Selector::Rule(rule) => *rule == id,
-            Selector::System(system) => id.split('/').next() == Some(system),
-        }
-    }
-}
-
-/// The groups rule ids start with: the three systems, Kubernetes schemas,
-/// the YAML parser, the configuration file and confvet itself.
-pub const GROUPS: &[&str] = &[
-    "yaml",
-    "ytt",
-    "kubevirt",
-    "tekton",
-    "kubernetes",
-    "config",
-    "confvet",
-];
-
-/// The rule with this id.
-pub fn find(id: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.id == id).copied()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_rule_id_used_in_the_code_is_in_the_table() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let pattern = regex::Regex::new(
             r#""((?:yaml|ytt|kubevirt|tekton|kubernetes|config|confvet)/[a-z-]+)""#,
         )
         .unwrap();
-        let mut stack = vec![root];
+        let mut stack = vec![root.join("src"), root.join("crates")];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap().flatten() {
                 let path = entry.path();
@@ -150,21 +120,19 @@ mod tests {
     }
 
     #[test]
-    fn selectors_name_rules_and_systems_and_suggest_the_nearest_id() {
-        assert_eq!(
-            Selector::parse("ytt/validation"),
-            Ok(Selector::Rule("ytt/validation"))
-        );
-        assert_eq!(Selector::parse("ytt/*"), Ok(Selector::System("ytt")));
-        assert_eq!(Selector::parse("tekton"), Ok(Selector::System("tekton")));
-        let system = Selector::parse("kubevirt").unwrap();
-        assert!(system.matches("kubevirt/validation"));
-        assert!(!system.matches("ytt/validation"));
-        let error = Selector::parse("ytt/validaton").unwrap_err();
-        assert!(error.contains("did you mean \"ytt/validation\""), "{error}");
-        let error = Selector::parse("nothing/like-it").unwrap_err();
-        assert!(error.contains("`confvet rules` lists them"), "{error}");
-        assert!(Selector::parse("ytt/").is_err());
+    fn every_rule_has_one_page_and_every_page_a_rule() {
+        for (id, _) in PAGES {
+            assert!(find(id).is_some(), "docs/rules/{id}.md names no rule");
+        }
+        for rule in RULES {
+            assert_eq!(
+                PAGES.iter().filter(|(id, _)| *id == rule.id).count(),
+                1,
+                "{} has no page docs/rules/{}.md",
+                rule.id,
+                rule.id
+            );
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! stale, or a page is left over from a retired id; run it with
 //! `CONFVET_UPDATE_DOCS=1` to write them anew.
 
-use confvet::rules::{self, RULES};
+use confvet::rules::{self, Documented, RULES};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,8 @@
 //! Findings: what a check reports. Knows `source` spans and nothing of YAML
 //! or of how a finding was found; emitters in `report` read only this.
 
-pub use crate::edit::{Applicability, Edit, Fix};
-use crate::source::{Sources, Span};
+pub use confvet_syntax::edit::{Applicability, Edit, Fix};
+use confvet_syntax::source::{Sources, Span};
 use std::fmt;
 
 pub use crate::rules::{Kind, Rule, Severity};
@@ -179,26 +179,34 @@ fn mask_digits(message: &str) -> String {
 
 /// FNV-1a: small, stable across Rust versions and machines (unlike
 /// `DefaultHasher`); fingerprints and shard assignment use it.
-pub(crate) struct Fnv64(pub(crate) u64);
+pub struct Fnv64(pub u64);
 
 /// A file that did not parse: `yaml/syntax` or `yaml/duplicate-key`, at the
 /// parser's span, in its words.
-impl From<crate::yaml::ParseError> for Finding {
-    fn from(error: crate::yaml::ParseError) -> Finding {
+impl From<confvet_syntax::yaml::ParseError> for Finding {
+    fn from(error: confvet_syntax::yaml::ParseError) -> Finding {
         let rule = match error.kind {
-            crate::yaml::ParseErrorKind::Syntax => &crate::rules::yaml::SYNTAX,
-            crate::yaml::ParseErrorKind::DuplicateKey => &crate::rules::yaml::DUPLICATE_KEY,
+            confvet_syntax::yaml::ParseErrorKind::Syntax => &crate::rules::yaml::SYNTAX,
+            confvet_syntax::yaml::ParseErrorKind::DuplicateKey => {
+                &crate::rules::yaml::DUPLICATE_KEY
+            }
         };
         Finding::new(rule, error.span, error.message)
     }
 }
 
+impl Default for Fnv64 {
+    fn default() -> Fnv64 {
+        Fnv64::new()
+    }
+}
+
 impl Fnv64 {
-    pub(crate) fn new() -> Fnv64 {
+    pub fn new() -> Fnv64 {
         Fnv64(0xcbf2_9ce4_8422_2325)
     }
 
-    pub(crate) fn write(&mut self, text: &str) {
+    pub fn write(&mut self, text: &str) {
         for byte in text.bytes().chain(std::iter::once(0xff)) {
             self.0 ^= u64::from(byte);
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
@@ -217,9 +225,6 @@ pub fn sort_findings(findings: &mut [Finding], sources: &Sources) {
         )
     });
 }
-
-/// The message a caught panic carried (the watchdog's, which catches them).
-pub use crate::watchdog::panic_message;
 
 /// At most this many findings of one rule in one file are shown.
 pub const MAX_PER_RULE_AND_FILE: usize = 100;
@@ -328,7 +333,7 @@ impl fmt::Display for RunError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::SourceFile;
+    use confvet_syntax::source::SourceFile;
 
     #[test]
     fn a_flood_of_one_rule_in_one_file_is_cut_and_counted() {

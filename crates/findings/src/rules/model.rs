@@ -1,8 +1,9 @@
-//! What a rule is: its id, kind, default severity and documentation page.
-//! The page, `docs/rules/<system>/<name>.md`, is the source of the summary
-//! and the docs; this file knows only how to read them.
+//! What a rule is: its id, kind, default severity and whether its findings
+//! may carry a fix. Its documentation page, `docs/rules/<system>/<name>.md`,
+//! is the binary's: the `confvet` crate compiles the pages in and reads the
+//! summary and docs from them.
 
-use crate::edit::Applicability;
+use confvet_syntax::edit::Applicability;
 use serde::{Deserialize, Serialize};
 
 /// The class of a problem, as in the conformance README.
@@ -79,12 +80,6 @@ pub struct Rule {
     pub id: &'static str,
     pub kind: Kind,
     pub severity: Severity,
-    /// The documentation page, `docs/rules/<id>.md`, included at build time:
-    /// a title, the one-line summary, the kind and severity line, then the
-    /// sections "What it does", "Why", "Example" (a case of tests/cases,
-    /// which tests/cases/rule_pages.rs runs) and "Fix" for a rule with
-    /// [`Rule::fix`].
-    page: &'static str,
     /// Whether its findings may carry a fix, and the most that fix may be
     /// applied by (`Safe`: `--fix`); the page's "Fix" section says what it
     /// does and why it is that safe.
@@ -92,50 +87,19 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// Used by [`rule!`]; the page comes from the docs folder.
+    /// Used by [`rule!`].
     pub(crate) const fn new(
         id: &'static str,
         kind: Kind,
         severity: Severity,
-        page: &'static str,
         fix: Option<Applicability>,
     ) -> Rule {
         Rule {
             id,
             kind,
             severity,
-            page,
             fix,
         }
-    }
-
-    /// What `confvet explain` prints: the page as `docs/rules/<id>.md` holds it.
-    pub fn page(&self) -> &'static str {
-        self.page
-    }
-
-    /// One line, no trailing period: the page's second paragraph.
-    pub fn summary(&self) -> &'static str {
-        self.paragraphs().nth(1).unwrap_or("")
-    }
-
-    /// The page's line giving the kind and default severity (a test keeps it
-    /// the same as the table's fields).
-    pub fn kind_line(&self) -> &'static str {
-        self.paragraphs().nth(2).unwrap_or("")
-    }
-
-    /// The Markdown after the kind line: "What it does", "Why", "Example".
-    pub fn docs(&self) -> &'static str {
-        self.page
-            .splitn(4, "\n\n")
-            .nth(3)
-            .unwrap_or("")
-            .trim_end_matches('\n')
-    }
-
-    fn paragraphs(&self) -> impl Iterator<Item = &'static str> {
-        self.page.split("\n\n")
     }
 }
 
@@ -147,10 +111,10 @@ impl PartialEq for Rule {
 
 impl Eq for Rule {}
 
-/// `rule!(NAME, "system/name", Kind, Severity)`: a static rule whose page is
-/// `docs/rules/system/name.md`, so a rule without a page does not build;
-/// `rule!(NAME, "system/name", Kind, Severity, fix = Safe)` for a rule whose
-/// findings may carry a fix.
+/// `rule!(NAME, "system/name", Kind, Severity)`: a static rule (its page,
+/// `docs/rules/system/name.md`, is the binary's, whose tests fail on a rule
+/// without one); `rule!(NAME, "system/name", Kind, Severity, fix = Safe)`
+/// for a rule whose findings may carry a fix.
 macro_rules! rule {
     ($name:ident, $id:literal, $kind:ident, $severity:ident) => {
         $crate::rules::model::rule!(@make $name, $id, $kind, $severity, None);
@@ -158,22 +122,11 @@ macro_rules! rule {
     ($name:ident, $id:literal, $kind:ident, $severity:ident, fix = $fix:ident) => {
         $crate::rules::model::rule!(
             @make $name, $id, $kind, $severity,
-            Some($crate::edit::Applicability::$fix)
+            Some(confvet_syntax::edit::Applicability::$fix)
         );
     };
     (@make $name:ident, $id:literal, $kind:ident, $severity:ident, $fix:expr) => {
-        pub static $name: Rule = Rule::new(
-            $id,
-            Kind::$kind,
-            Severity::$severity,
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/docs/rules/",
-                $id,
-                ".md"
-            )),
-            $fix,
-        );
+        pub static $name: Rule = Rule::new($id, Kind::$kind, Severity::$severity, $fix);
     };
 }
 pub(crate) use rule;
