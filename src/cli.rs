@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::report::Format;
 use crate::rules::Selector;
-use crate::run::Shard;
+use crate::run::{NotAShard, Shard};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -334,19 +334,23 @@ pub struct YttFlags {
     pub allow_all_symlink_destinations: bool,
 }
 
-fn kubernetes_version(text: &str) -> Result<crate::check::kubernetes::Version, String> {
+fn kubernetes_version(text: &str) -> Result<crate::check::kubernetes::Version, UnknownVersion> {
+    crate::check::kubernetes::Version::parse(text).ok_or_else(|| UnknownVersion(text.to_string()))
+}
+
+/// A `--kubernetes-version` confvet has no schemas of.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("confvet has the schemas of Kubernetes {known}, not \"{0}\"", known = known_versions())]
+pub struct UnknownVersion(pub String);
+
+fn known_versions() -> String {
     use crate::check::kubernetes::Version;
-    Version::parse(text).ok_or_else(|| {
-        let known: Vec<&str> = Version::all().map(Version::name).collect();
-        format!(
-            "confvet has the schemas of Kubernetes {}, not \"{text}\"",
-            known.join(", ")
-        )
-    })
+    let known: Vec<&str> = Version::all().map(Version::name).collect();
+    known.join(", ")
 }
 
 /// `--shard K/N`.
-fn shard(text: &str) -> Result<Shard, String> {
+fn shard(text: &str) -> Result<Shard, NotAShard> {
     Shard::parse(text)
 }
 
@@ -358,15 +362,23 @@ fn selector(text: &str) -> Result<Selector, crate::rules::UnknownRule> {
 /// A data-value flag's `KEY=VALUE`, checked when the flags are read so a
 /// mistake is a usage error that says what was expected (ytt's `@lib:key`
 /// prefix and `key+=value` both contain `=` and pass through).
-fn key_value(text: &str) -> Result<String, String> {
-    let problem = match text.split_once('=') {
-        None => "it has no `=`",
-        Some((key, _)) if key.is_empty() || key == "+" => "it has no key before `=`",
-        Some(_) => return Ok(text.to_string()),
-    };
-    Err(format!(
-        "expected KEY=VALUE with a dotted key, as in `image.tag=1.2`, but {problem}"
-    ))
+fn key_value(text: &str) -> Result<String, NotKeyValue> {
+    match text.split_once('=') {
+        None => Err(NotKeyValue::NoEquals),
+        Some((key, _)) if key.is_empty() || key == "+" => Err(NotKeyValue::NoKey),
+        Some(_) => Ok(text.to_string()),
+    }
+}
+
+/// A data-value flag that is not `KEY=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotKeyValue {
+    #[error("expected KEY=VALUE with a dotted key, as in `image.tag=1.2`, but it has no `=`")]
+    NoEquals,
+    #[error(
+        "expected KEY=VALUE with a dotted key, as in `image.tag=1.2`, but it has no key before `=`"
+    )]
+    NoKey,
 }
 
 /// A `--file-mark`, checked when the flags are read: ytt's message when it

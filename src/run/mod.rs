@@ -6,7 +6,7 @@ pub mod inputs;
 mod request;
 pub mod reuse;
 
-pub use self::request::{LintRequest, Shard};
+pub use self::request::{LintRequest, NotAShard, Shard};
 
 use crate::check::ytt::schema::SchemaType;
 use crate::check::ytt::{PackageOutcome, YttSettings};

@@ -73,7 +73,7 @@ pub struct Shard {
 
 impl Shard {
     /// `K/N`, as `--shard` takes it.
-    pub fn parse(text: &str) -> Result<Shard, String> {
+    pub fn parse(text: &str) -> Result<Shard, NotAShard> {
         let parsed = text.split_once('/').and_then(|(k, n)| {
             Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?))
         });
@@ -81,9 +81,12 @@ impl Shard {
             Some((index, count)) if count >= 1 && (1..=count).contains(&index) => {
                 Ok(Shard { index, count })
             }
-            _ => Err(format!(
-                "expected K/N with 1 <= K <= N, as in `--shard 2/4`, found \"{text}\""
-            )),
+            _ => Err(NotAShard(text.to_string())),
         }
     }
 }
+
+/// A `--shard` value that is not `K/N` with 1 <= K <= N.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected K/N with 1 <= K <= N, as in `--shard 2/4`, found \"{0}\"")]
+pub struct NotAShard(pub String);

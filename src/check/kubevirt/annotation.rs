@@ -73,20 +73,34 @@ fn problem(off: usize, message: String) -> Problem {
     }
 }
 
-/// Compile a `jsonpath::` string; Err is a fatal parse error message.
-fn compile_path(s: &str) -> Result<Path, String> {
+/// A `jsonpath::` string that does not compile: a fatal parse error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid JSONPath `{text}`: {}", match .reason {
+    Some(reason) => reason.to_string(),
+    None => "a path must start with `jsonpath::`".to_string(),
+})]
+struct InvalidPath {
+    text: String,
+    /// None: it does not start with `jsonpath::`.
+    reason: Option<jsonpath::PathError>,
+}
+
+/// Compile a `jsonpath::` string.
+fn compile_path(s: &str) -> Result<Path, InvalidPath> {
+    let invalid = |reason| InvalidPath {
+        text: s.to_string(),
+        reason,
+    };
     let Some(rest) = s.strip_prefix("jsonpath::") else {
-        return Err(format!(
-            "invalid JSONPath `{s}`: a path must start with `jsonpath::`"
-        ));
+        return Err(invalid(None));
     };
     let e = rest.strip_prefix('$').unwrap_or(rest);
     let steps = if e.starts_with(['.', '[']) {
-        jsonpath::compile(e).map_err(|m| format!("invalid JSONPath `{s}`: {m}"))?
+        jsonpath::compile(e).map_err(|reason| invalid(Some(reason)))?
     } else {
         // `.spec.template` + E: compiles, never matches; §3 reports it.
         let joined = format!(".x{e}");
-        jsonpath::compile(&joined).map_err(|m| format!("invalid JSONPath `{s}`: {m}"))?;
+        jsonpath::compile(&joined).map_err(|reason| invalid(Some(reason)))?;
         Vec::new()
     };
     Ok(Path {

@@ -12,8 +12,27 @@ pub enum Step {
     Slice(Option<i64>, Option<i64>),
 }
 
+/// Why a path does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("recursive descent `..` is not supported")]
+    RecursiveDescent,
+    #[error("unexpected `{0}` after `.`")]
+    AfterDot(char),
+    #[error("unterminated array notation")]
+    Unterminated,
+    #[error("filters are not supported")]
+    Filter,
+    #[error("invalid array index {0}")]
+    SliceBound(String),
+    #[error("invalid array index `{0}`")]
+    Index(String),
+    #[error("unrecognized character `{0}` in path")]
+    Character(char),
+}
+
 /// Compile the text after `jsonpath::` (and an optional `$`).
-pub fn compile(e: &str) -> Result<Vec<Step>, String> {
+pub fn compile(e: &str) -> Result<Vec<Step>, PathError> {
     let c: Vec<char> = e.chars().collect();
     let mut i = 0;
     let mut steps = Vec::new();
@@ -22,7 +41,7 @@ pub fn compile(e: &str) -> Result<Vec<Step>, String> {
             '.' => {
                 i += 1;
                 if c.get(i) == Some(&'.') {
-                    return Err("recursive descent `..` is not supported".into());
+                    return Err(PathError::RecursiveDescent);
                 }
                 let mut name = String::new();
                 while i < c.len() {
@@ -43,7 +62,7 @@ pub fn compile(e: &str) -> Result<Vec<Step>, String> {
                         // A trailing `.` selects the current value.
                         continue;
                     }
-                    return Err(format!("unexpected `{}` after `.`", c[i]));
+                    return Err(PathError::AfterDot(c[i]));
                 }
                 steps.push(Step::Field(name));
             }
@@ -51,7 +70,7 @@ pub fn compile(e: &str) -> Result<Vec<Step>, String> {
                 let close = c[i..]
                     .iter()
                     .position(|&x| x == ']')
-                    .ok_or("unterminated array notation")?;
+                    .ok_or(PathError::Unterminated)?;
                 let inner: String = c[i + 1..i + close].iter().collect();
                 i += close + 1;
                 let inner = inner.trim();
@@ -62,27 +81,27 @@ pub fn compile(e: &str) -> Result<Vec<Step>, String> {
                 {
                     steps.push(Step::Field(inner[1..inner.len() - 1].to_string()));
                 } else if inner.starts_with('?') {
-                    return Err("filters are not supported".into());
+                    return Err(PathError::Filter);
                 } else if let Some((a, b)) = inner.split_once(':') {
                     let b = b.split(':').next().unwrap_or("");
-                    let parse = |s: &str| -> Result<Option<i64>, String> {
+                    let parse = |s: &str| {
                         let s = s.trim();
                         if s.is_empty() {
                             Ok(None)
                         } else {
                             s.parse()
                                 .map(Some)
-                                .map_err(|_| format!("invalid array index {s}"))
+                                .map_err(|_| PathError::SliceBound(s.to_string()))
                         }
                     };
                     steps.push(Step::Slice(parse(a)?, parse(b)?));
                 } else if let Ok(n) = inner.parse::<i64>() {
                     steps.push(Step::Index(n));
                 } else {
-                    return Err(format!("invalid array index `{inner}`"));
+                    return Err(PathError::Index(inner.to_string()));
                 }
             }
-            ch => return Err(format!("unrecognized character `{ch}` in path")),
+            ch => return Err(PathError::Character(ch)),
         }
     }
     Ok(steps)

@@ -44,11 +44,11 @@ pub(crate) fn assert_validation(
             }
             Some(validation)
         }
-        Err(message) => {
+        Err(refused) => {
             errors.push(Finding::new(
                 &rules::ytt::RULE_ANNOTATION,
                 comment.span,
-                message,
+                refused.to_string(),
             ));
             None
         }

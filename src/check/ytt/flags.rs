@@ -169,7 +169,7 @@ impl Reading<'_> {
     /// with ytt's error, when it addresses one wrongly.
     fn addressed<'a>(
         &mut self,
-        split: Result<(Option<&'a str>, &'a str), String>,
+        split: Result<(Option<&'a str>, &'a str), BadLibraryAddress>,
     ) -> Option<(Option<&'a str>, &'a str)> {
         match split {
             Ok(split) => Some(split),
@@ -408,13 +408,22 @@ pub fn env_vars_read<'e>(given: &str, env: &'e [(String, String)]) -> Vec<&'e (S
     }
 }
 
+/// A flag's argument that addresses a library wrongly, in ytt's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum BadLibraryAddress {
+    #[error("Expected library ref to not be empty")]
+    EmptyLibrary,
+    #[error("Expected at most one library-key separator ':' in '{0}'")]
+    TwoSeparators(String),
+}
+
 /// ytt's `libraryRefAndRemainder`: `@lib:rest` is `rest` for library `@lib`.
-fn split_library(arg: &str) -> Result<(Option<&str>, &str), String> {
+fn split_library(arg: &str) -> Result<(Option<&str>, &str), BadLibraryAddress> {
     if arg.starts_with('@')
         && let Some((library, rest)) = arg.split_once(':')
     {
         if library.len() == 1 {
-            return Err("Expected library ref to not be empty".into());
+            return Err(BadLibraryAddress::EmptyLibrary);
         }
         return Ok((Some(library), rest));
     }
@@ -423,12 +432,10 @@ fn split_library(arg: &str) -> Result<(Option<&str>, &str), String> {
 
 /// ytt's `libraryRefAndKey`: as `split_library`, and the key holds no
 /// other `:`.
-fn split_library_key(arg: &str) -> Result<(Option<&str>, &str), String> {
+fn split_library_key(arg: &str) -> Result<(Option<&str>, &str), BadLibraryAddress> {
     let (library, key) = split_library(arg)?;
     if key.contains(':') {
-        return Err(format!(
-            "Expected at most one library-key separator ':' in '{key}'"
-        ));
+        return Err(BadLibraryAddress::TwoSeparators(key.to_string()));
     }
     Ok((library, key))
 }

@@ -7,7 +7,10 @@
 //! (custom `(description, check)` rules, named rules, `not_null`, `when=`),
 //! with ytt's error texts, as ytt's pkg/validations/annotations.go.
 
+mod error;
 mod named;
+
+pub use error::{AnnotationError, Problem};
 
 pub(crate) use named::found_value;
 pub use named::{NamedRule, check_named};
@@ -78,8 +81,11 @@ pub fn parse_validation(
     call: &CallArgs,
     comment: &Comment,
     annotation: &'static str,
-) -> Result<Validation, String> {
-    let prefix = format!("Invalid @{annotation} annotation - ");
+) -> Result<Validation, AnnotationError> {
+    let refuse = |problem| AnnotationError {
+        annotation,
+        problem,
+    };
     let mut validation = Validation {
         span: comment.span,
         annotation,
@@ -92,12 +98,10 @@ pub fn parse_validation(
         compat: Vec::new(),
     };
     if call.positional.is_empty() && call.named.is_empty() {
-        return Err(format!(
-            "{prefix}expected annotation to have 2-tuple as argument(s), but found no arguments"
-        ));
+        return Err(refuse(Problem::NoArguments));
     }
     for rule in &call.positional {
-        let custom = custom_rule(rule, (&prefix, annotation), &mut validation.compat)?;
+        let custom = custom_rule(rule, annotation, &mut validation.compat).map_err(refuse)?;
         validation.custom.push(custom);
     }
     for (key, given) in &call.named {
@@ -123,7 +127,7 @@ pub fn parse_validation(
             key.as_str(),
             "min_len" | "max_len" | "min" | "max" | "not_null" | "one_not_null" | "one_of" | "when"
         );
-        let rule = named_rule(key, (value, &description), &prefix, &mut validation)?;
+        let rule = named_rule(key, (value, &description), &mut validation).map_err(refuse)?;
         if is_seed {
             validation.compat.push(format!(
                 "@{annotation}: {key}= is a named rule of confvet's; ytt rejects it (unknown keyword argument \"{key}\")"
@@ -141,31 +145,26 @@ pub fn parse_validation(
 /// message template, is confvet's (noted in `compat`).
 fn custom_rule(
     rule: &StarValue,
-    (prefix, annotation): (&str, &str),
+    annotation: &str,
     compat: &mut Vec<String>,
-) -> Result<CustomRule, String> {
+) -> Result<CustomRule, Problem> {
     let StarValue::Tuple(items) = rule else {
-        return Err(format!(
-            "{prefix}expected annotation to have 2-tuple as argument(s), but found: {rule}"
-        ));
+        return Err(Problem::NotATuple {
+            found: rule.to_string(),
+        });
     };
     if items.len() != 2 && items.len() != 3 {
-        return Err(format!(
-            "{prefix}expected 2-tuple, but found tuple with length {}",
-            items.len()
-        ));
+        return Err(Problem::TupleLength(items.len()));
     }
     let StarValue::Str(description) = &items[0] else {
-        return Err(format!(
-            "{prefix}expected first item in the 2-tuple to be a string describing a valid value, but was {}",
-            items[0].type_name()
-        ));
+        return Err(Problem::DescriptionNotAString {
+            type_name: items[0].type_name().to_string(),
+        });
     };
     if !is_callable(&items[1]) {
-        return Err(format!(
-            "{prefix}expected second item in tuple to be an assertion function or assertion object, but was a {}",
-            items[1].type_name()
-        ));
+        return Err(Problem::CheckNotCallable {
+            type_name: items[1].type_name().to_string(),
+        });
     }
     let message = match items.get(2) {
         None => None,
@@ -176,10 +175,9 @@ fn custom_rule(
             Some(template.clone())
         }
         Some(other) => {
-            return Err(format!(
-                "{prefix}expected the third item of a rule tuple to be a message template string, but was {}",
-                other.type_name()
-            ));
+            return Err(Problem::MessageNotAString {
+                type_name: other.type_name().to_string(),
+            });
         }
     };
     Ok(CustomRule {
@@ -194,37 +192,27 @@ fn custom_rule(
 fn named_rule(
     key: &str,
     (value, description): (&StarValue, &Option<String>),
-    prefix: &str,
     validation: &mut Validation,
-) -> Result<Option<NamedRule>, String> {
-    let number = |value: &StarValue| -> Result<i64, String> {
-        match value {
-            StarValue::Int(i) => Ok(*i),
-            // ytt truncates: min_len=8.9 means 8.
-            StarValue::Float(f) => Ok(f.trunc() as i64),
-            other => Err(format!(
-                "{prefix}expected keyword argument \"{key}\" to be a number, but was {}",
-                other.type_name()
-            )),
-        }
+) -> Result<Option<NamedRule>, Problem> {
+    let wrong_type = |expected: &'static str, value: &StarValue| Problem::KeywordType {
+        key: key.to_string(),
+        quoted: key != "one_of",
+        expected,
+        type_name: value.type_name().to_string(),
     };
-    let string = |value: &StarValue| -> Result<String, String> {
-        match value {
-            StarValue::Str(s) => Ok(s.clone()),
-            other => Err(format!(
-                "{prefix}expected keyword argument \"{key}\" to be a string, but was {}",
-                other.type_name()
-            )),
-        }
+    let number = |value: &StarValue| match value {
+        StarValue::Int(i) => Ok(*i),
+        // ytt truncates: min_len=8.9 means 8.
+        StarValue::Float(f) => Ok(f.trunc() as i64),
+        other => Err(wrong_type("a number", other)),
     };
-    let flag = |value: &StarValue| -> Result<bool, String> {
-        match value {
-            StarValue::Bool(b) => Ok(*b),
-            other => Err(format!(
-                "{prefix}expected keyword argument \"{key}\" to be a boolean, but was {}",
-                other.type_name()
-            )),
-        }
+    let string = |value: &StarValue| match value {
+        StarValue::Str(s) => Ok(s.clone()),
+        other => Err(wrong_type("a string", other)),
+    };
+    let flag = |value: &StarValue| match value {
+        StarValue::Bool(b) => Ok(*b),
+        other => Err(wrong_type("a boolean", other)),
     };
     let rule = match key {
         "min_len" => Some(NamedRule::MinLen(number(value)?)),
@@ -239,7 +227,7 @@ fn named_rule(
         "one_not_null" => match value {
             StarValue::Bool(true) => Some(NamedRule::OneNotNull(None)),
             StarValue::Bool(false) => {
-                return Err(format!("{prefix}one_not_null= cannot be False"));
+                return Err(Problem::OneNotNullFalse);
             }
             StarValue::List(keys) | StarValue::Tuple(keys) => Some(NamedRule::OneNotNull(Some(
                 keys.iter()
@@ -249,40 +237,27 @@ fn named_rule(
                     })
                     .collect(),
             ))),
-            other => {
-                return Err(format!(
-                    "{prefix}expected keyword argument \"one_not_null\" to be a sequence or True, but was {}",
-                    other.type_name()
-                ));
-            }
+            other => return Err(wrong_type("a sequence or True", other)),
         },
         "one_of" => match value {
             StarValue::List(_) | StarValue::Tuple(_) => Some(NamedRule::OneOf(value.clone())),
-            other => {
-                return Err(format!(
-                    "{prefix}expected keyword argument one_of to be a sequence, but was {}",
-                    other.type_name()
-                ));
-            }
+            other => return Err(wrong_type("a sequence", other)),
         },
         "when" => {
             validation.has_when = true;
             validation.when = handle_of(value);
             if !is_callable(value) {
-                return Err(format!(
-                    "{prefix}expected keyword argument \"when\" to be a function, but was {}",
-                    value.type_name()
-                ));
+                return Err(wrong_type("a function", value));
             }
             None
         }
         "format" => {
             let name = string(value)?;
             if !FORMATS.contains(&name.as_str()) {
-                return Err(format!(
-                    "{prefix}unknown format {name:?} (known: {})",
-                    FORMATS.join(", ")
-                ));
+                return Err(Problem::UnknownFormat {
+                    name,
+                    known: FORMATS,
+                });
             }
             Some(NamedRule::Format(name))
         }
@@ -291,27 +266,22 @@ fn named_rule(
         "contains" => Some(NamedRule::Contains(value.clone())),
         "matches" => {
             let pattern = string(value)?;
-            if let Err(e) = regex::Regex::new(&pattern) {
-                return Err(format!(
-                    "{prefix}matches= is not a valid regular expression: {e}"
-                ));
+            if let Err(error) = regex::Regex::new(&pattern) {
+                return Err(Problem::BadPattern {
+                    error: error.to_string(),
+                });
             }
             Some(NamedRule::Matches(pattern))
         }
         "even" => flag(value)?.then_some(NamedRule::Even),
         "odd" => flag(value)?.then_some(NamedRule::Odd),
         "multiple_of" => match value {
-            StarValue::Int(0) => return Err(format!("{prefix}multiple_of= cannot be 0")),
+            StarValue::Int(0) => return Err(Problem::MultipleOfZero),
             StarValue::Int(_) | StarValue::Float(_) => Some(NamedRule::MultipleOf(value.clone())),
-            other => {
-                return Err(format!(
-                    "{prefix}expected keyword argument \"multiple_of\" to be a number, but was {}",
-                    other.type_name()
-                ));
-            }
+            other => return Err(wrong_type("a number", other)),
         },
         "len" => Some(NamedRule::Len(number(value)?)),
-        other => return Err(format!("{prefix}unknown keyword argument \"{other}\"")),
+        other => return Err(Problem::UnknownKeyword(other.to_string())),
     };
     Ok(rule)
 }

@@ -234,8 +234,8 @@ impl SchemaAnnotations {
                             found.string_defaults = Some(v);
                         }
                     }
-                    Err(message) => {
-                        builder.rule_error(comment.span, message);
+                    Err(refused) => {
+                        builder.rule_error(comment.span, refused.to_string());
                         return None;
                     }
                 }
