@@ -5,7 +5,10 @@
 ;; among them, on the load path).  It opens values.yml of a ytt package,
 ;; waits for flymake's diagnostics from the server, applies the quick fix
 ;; as eglot executes a chosen code action, waits for the diagnostics to go
-;; and asks for the hover on the fixed value; the server is shut down last.
+;; and asks for the hover on the fixed value; then, in a template of the
+;; package, for the definition of a data value (xref) and the completions
+;; after `data.values.' (completion-at-point).  The server is shut down
+;; last.
 ;; Every outcome, an error too, ends in the JSON file named by
 ;; CONFVET_EMACS_OUT and a `kill-emacs', so a failure never leaves Emacs
 ;; waiting.
@@ -107,6 +110,26 @@ Return PREDICATE's last value."
             (let ((hover (jsonrpc-request server :textDocument/hover
                                           (eglot--TextDocumentPositionParams))))
               (confvet-note 'hover (and hover (eglot--hover-info (plist-get hover :contents))))))))
+      ;; A template of the package, in the same server: M-. (xref) on
+      ;; data.values.replicas and completion (completion-at-point) after
+      ;; `data.values.'.
+      (with-current-buffer (find-file-noselect (getenv "CONFVET_EMACS_TEMPLATE"))
+        (switch-to-buffer (current-buffer))
+        (confvet-command-ends)
+        (confvet-note 'template_managed (and (confvet-wait 15 #'eglot-managed-p) t))
+        (re-search-forward "data\\.values\\.")
+        (let* ((identifier (xref-backend-identifier-at-point 'eglot))
+               (definitions (xref-backend-definitions 'eglot identifier)))
+          (confvet-note 'definitions
+                        (vconcat (mapcar (lambda (item)
+                                           (let ((location (xref-item-location item)))
+                                             `((file . ,(file-name-nondirectory
+                                                         (xref-location-group location)))
+                                               (line . ,(xref-location-line location)))))
+                                         definitions))))
+        (let ((capf (eglot-completion-at-point)))
+          (confvet-note 'completions
+                        (vconcat (and capf (all-completions "" (nth 2 capf)))))))
       ;; M-x eglot-shutdown: the server must answer `shutdown' within
       ;; eglot's 1.5 s (else this signals); then it is sent `exit', and
       ;; jsonrpc deletes its process.

@@ -12,6 +12,9 @@ string "3"; then:
   and the diagnostic must go;
 - the hover on `replicas` must name the data value, its type, the
   schema's description and the value;
+- in a template of the package, M-. (xref) on `data.values.replicas` must
+  lead to `replicas` in the schema, and completion after `data.values.`
+  must offer the schema's keys;
 - the server must answer eglot's `shutdown` (M-x eglot-shutdown) and be
   gone after it.
 
@@ -41,6 +44,13 @@ VALUES = """\
 ---
 replicas: "3"
 """
+TEMPLATE = """\
+#@ load("@ytt:data", "data")
+---
+kind: Deployment
+spec:
+  replicas: #@ data.values.replicas
+"""
 DRIVER = Path(__file__).with_name("emacs_test.el")
 
 
@@ -54,7 +64,7 @@ def main():
     version = run([emacs, "--version"]).stdout.splitlines()[0]
     with TempDir() as tmp:
         package = tmp / "package"
-        write(package, {"schema.yml": SCHEMA, "values.yml": VALUES})
+        write(package, {"schema.yml": SCHEMA, "values.yml": VALUES, "template.yml": TEMPLATE})
         write(tmp, {"docs.el": readme_example("emacs-eglot", "docs/editors.md")})
         out = tmp / "result.json"
         env = dict(
@@ -64,6 +74,7 @@ def main():
             HOME=str(tmp / "home"),
             CONFVET_EMACS_DOCS_BLOCK=str(tmp / "docs.el"),
             CONFVET_EMACS_FILE=str(package / "values.yml"),
+            CONFVET_EMACS_TEMPLATE=str(package / "template.yml"),
             CONFVET_EMACS_OUT=str(out),
         )
         (tmp / "home").mkdir()
@@ -100,9 +111,15 @@ def main():
         hover = result.get("hover") or ""
         for part in ["data.values.replicas: int", "How many pods run", "`3`"]:
             expect(part in hover, f"the hover does not say {part}")
+        expect(result["template_managed"], "eglot does not manage template.yml")
+        expect(result["definitions"] == [{"file": "schema.yml", "line": 4}],
+               "M-. on data.values.replicas does not go to replicas in the schema")
+        expect(sorted(result["completions"]) == ["image", "replicas"],
+               "the completions after data.values. are not the schema's keys")
         expect(result["stopped"], "the server still runs after eglot-shutdown")
     print(f"{version}, eglot {result['eglot_version']}: the diagnostic at 3:11, "
-          "its quick fix applied, the hover on the data value; server stopped")
+          "its quick fix applied, the hover on the data value, definition and "
+          "completion in a template; server stopped")
 
 
 if __name__ == "__main__":
