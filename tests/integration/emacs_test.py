@@ -104,19 +104,19 @@ def main():
         expect(diagnostic["type"] == "eglot-error", "not an error")
         expect("replicas: expected integer, found string" in diagnostic["text"],
                "the message does not say the mismatch")
-        expect(result["actions"][0] == "write 3 (unsafe fix)", "the quick fix is not offered first")
-        expect(result["fixed_text"] == VALUES.replace('"3"', "3"),
+        expect((result.get("actions") or [None])[0] == "write 3 (unsafe fix)", "the quick fix is not offered first")
+        expect(result.get("fixed_text") == VALUES.replace('"3"', "3"),
                "the quick fix did not write replicas: 3")
-        expect(result["cleared"], "the diagnostic stayed after the fix")
+        expect(result.get("cleared"), "the diagnostic stayed after the fix")
         hover = result.get("hover") or ""
         for part in ["data.values.replicas: int", "How many pods run", "`3`"]:
             expect(part in hover, f"the hover does not say {part}")
-        expect(result["template_managed"], "eglot does not manage template.yml")
-        expect(result["definitions"] == [{"file": "schema.yml", "line": 4}],
+        expect(result.get("template_managed"), "eglot does not manage template.yml")
+        expect(result.get("definitions") == [{"file": "schema.yml", "line": 4}],
                "M-. on data.values.replicas does not go to replicas in the schema")
-        expect(sorted(result["completions"]) == ["image", "replicas"],
+        expect(sorted(result.get("completions") or []) == ["image", "replicas"],
                "the completions after data.values. are not the schema's keys")
-        expect(result["stopped"], "the server still runs after eglot-shutdown")
+        expect(result.get("stopped"), "the server still runs after eglot-shutdown")
     print(f"{version}, eglot {result['eglot_version']}: the diagnostic at 3:11, "
           "its quick fix applied, the hover on the data value, definition and "
           "completion in a template; server stopped")
