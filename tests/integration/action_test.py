@@ -745,6 +745,16 @@ def test_archive_names_match_the_release(tmp):
     )
     wheels = {e["target"] for e in release["jobs"]["wheels"]["strategy"]["matrix"]["include"]}
     check(released <= wheels, f"a wheel for every released binary's platform: {wheels}")
+    # A VS Code .vsix for every released binary, for each platform that
+    # editors/vscode/scripts/package-target.sh packages.
+    vscode = release["jobs"]["vscode"]["strategy"]["matrix"]["include"]
+    script = (ROOT / "editors/vscode/scripts/package-target.sh").read_text()
+    cases = script.split("case $target in")[1].split("esac")[0]
+    platforms = set(re.findall(r"[a-z0-9]+-(?:x64|arm64)", cases))
+    check(
+        {e["target"] for e in vscode} == released and {e["vscode"] for e in vscode} == platforms,
+        f"a .vsix per released binary and packaged platform: {vscode}, {platforms}",
+    )
 
 
 def test_the_lint_cache_is_kept_between_runs(tmp):

@@ -3,8 +3,9 @@
 # GitHub Action and the editors, and the manual's site build: installs their tools from PyPI into target/integration-venv
 # (once per requirements.txt), builds the debug binary, then runs each test
 # (wheel_test first: precommit_test installs the hook from its wheel;
-# nvim_test runs the server in Neovim), then builds the VS Code extension
-# (vscode.sh: npm ci, tsc, eslint, vsce package). The built manual is opened
+# nvim_test runs the server in Neovim, emacs_test in Emacs with eglot),
+# then builds the VS Code extension (vscode.sh: npm ci, tsc, eslint, vsce
+# package). The built manual is opened
 # in headless Chromium (browser/check.js) right after its build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,7 +35,7 @@ node tests/integration/browser/check.js target/site "http://127.0.0.1:$port/"
 kill $server; trap - EXIT
 echo "docs browser: passed in $((SECONDS - start)) s"
 cargo build --quiet
-for test in wheel_test schema_export_test action_test precommit_test nvim_test; do
+for test in wheel_test schema_export_test action_test precommit_test nvim_test emacs_test; do
   start=$SECONDS
   "$venv/bin/python" "tests/integration/$test.py"
   echo "$test: passed in $((SECONDS - start)) s"

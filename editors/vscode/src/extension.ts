@@ -1,6 +1,9 @@
 // Starts `confvet server` (the language server over stdio) for YAML and
 // Starlark files: its diagnostics and quick fixes come through
-// vscode-languageclient, which also reads `confvet.trace.server`.
+// vscode-languageclient, which also reads `confvet.trace.server`. The
+// binary is `confvet.path`, else the one a platform-specific .vsix bundles
+// in bin/, else `confvet` on PATH.
+import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
   LanguageClient,
@@ -8,18 +11,21 @@ import {
   type ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
+import { bundledBinaryName, resolveServerBinary } from "./server-path";
 
 let client: LanguageClient | undefined;
 
 /** The server's command line from the settings as they are now. */
-function serverCommand(): { command: string; args: string[] } {
+function serverCommand(context: vscode.ExtensionContext): { command: string; args: string[] } {
   const config = vscode.workspace.getConfiguration("confvet");
-  const command = config.get<string>("path", "confvet").trim() || "confvet";
+  const bundled = context.asAbsolutePath(`bin/${bundledBinaryName(process.platform)}`);
+  const { command } = resolveServerBinary(config.get<string>("path"), bundled, fs.existsSync);
   return { command, args: ["server", ...config.get<string[]>("args", [])] };
 }
 
-async function start(log: vscode.LogOutputChannel): Promise<void> {
-  const { command, args } = serverCommand();
+async function start(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): Promise<void> {
+  const { command, args } = serverCommand(context);
+  log.info(`starting ${command} ${args.join(" ")}`);
   const serverOptions: ServerOptions = { command, args, transport: TransportKind.stdio };
   const clientOptions: LanguageClientOptions = {
     // The server lints files with their unit on disk: `file:` documents only.
@@ -39,7 +45,7 @@ async function start(log: vscode.LogOutputChannel): Promise<void> {
   } catch (error) {
     void vscode.window.showErrorMessage(
       `confvet: could not start \`${command} server\` (${String(error)}). ` +
-        "Set `confvet.path` to the confvet binary.",
+        "Set `confvet.path` to the confvet binary, or install the extension's .vsix for your platform, which bundles it.",
     );
   }
 }
@@ -61,7 +67,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = vscode.window.createOutputChannel("confvet", { log: true });
   const restart = async (): Promise<void> => {
     await stop(log);
-    await start(log);
+    await start(context, log);
   };
   context.subscriptions.push(
     log,
@@ -73,7 +79,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  await start(log);
+  await start(context, log);
 }
 
 export async function deactivate(): Promise<void> {
