@@ -178,11 +178,15 @@ pub fn eval_annotation_args(args: &str) -> Result<CallArgs, StarError> {
             is_syntax: true,
         }
     })?;
-    let globals = Globals::standard();
+    // Built once per process: building the standard globals parses every
+    // builtin's docstring, which costs more than evaluating the arguments
+    // of an annotation, and overlays and data values have many.
+    static GLOBALS: std::sync::LazyLock<Globals> = std::sync::LazyLock::new(Globals::standard);
+    let globals = &*GLOBALS;
     Module::with_temp_heap(|module| {
         let mut eval = Evaluator::new(&module);
         let _ = eval.set_max_callstack_size(50);
-        eval.eval_module(ast, &globals).map_err(|e| StarError {
+        eval.eval_module(ast, globals).map_err(|e| StarError {
             message: first_line(&e.without_diagnostic().to_string()),
             offset: None,
             is_syntax: false,
