@@ -44,15 +44,45 @@ pub(super) fn too_large(parsed: &[&DocumentSet]) -> Option<Finding> {
             total += doc.comments.len();
             total += count(&doc.value, MAX_PACKAGE_NODES.saturating_sub(total));
             if total > MAX_PACKAGE_NODES {
+                // A limit of confvet's, not a fault of the file: ytt
+                // renders such a package, given the memory.
                 return Some(Finding::new(
-                    &rules::yaml::SYNTAX,
+                    &rules::confvet::UNIT_LIMIT,
                     doc.span,
                     format!(
-                        "the ytt package holds more than {MAX_PACKAGE_NODES} YAML nodes; not checked"
+                        "the ytt package holds more than {MAX_PACKAGE_NODES} YAML nodes in its templated files, the most a unit may; not checked"
                     ),
                 ));
             }
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> DocumentSet {
+        crate::yaml::parse_file(crate::source::FileId(0), text, &Default::default())
+            .expect("valid YAML")
+    }
+
+    #[test]
+    fn a_templated_package_past_the_node_limit_is_a_unit_limit_not_a_syntax_error() {
+        let items: String = (0..MAX_PACKAGE_NODES / 2)
+            .map(|i| format!("- k{i}: 1\n"))
+            .collect();
+        let big = parsed(&format!("#@ x = 1\n---\n{items}"));
+        let finding = too_large(&[&big]).expect("past the limit");
+        assert_eq!(finding.rule, "confvet/unit-limit");
+        assert!(
+            finding.message.contains("YAML nodes"),
+            "{}",
+            finding.message
+        );
+        // The same tree without templating is passed through, not counted.
+        let plain = parsed(&format!("---\n{items}"));
+        assert!(too_large(&[&plain]).is_none());
+    }
 }
