@@ -146,3 +146,45 @@ fn a_system_reads_the_documents_of_its_kinds() {
     assert!(!reads_document(System::Kubevirt, &vmi));
     assert!(!reads_document(System::Kubevirt, &config_map));
 }
+
+/// The walk sorts by bytes with separators lowest, which must be the order
+/// `Path::cmp` gives: findings and units are listed in it.
+#[test]
+fn the_walk_orders_paths_as_path_comparison_does() {
+    let paths = [
+        "a",
+        "a/b",
+        "a-b",
+        "a.b",
+        "a/b/c",
+        "a/b-c",
+        "a/b.c",
+        "ab",
+        "a0",
+        "./x",
+        "./x/y",
+        "./.x",
+        "../x",
+        ".hidden/y",
+        "/abs",
+        "/abs/z",
+        "b/a",
+        "b",
+        "é/x",
+        "e/x",
+        "a b/c",
+        "a/ b",
+    ];
+    let paths: Vec<&std::path::Path> = paths.iter().map(std::path::Path::new).collect();
+    for a in &paths {
+        for b in &paths {
+            assert_eq!(
+                walk::path_order(a, b),
+                a.cmp(b),
+                "{} vs {}",
+                a.display(),
+                b.display()
+            );
+        }
+    }
+}

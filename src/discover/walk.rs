@@ -152,10 +152,28 @@ pub(super) fn walk(
             })
         });
     let mut walked = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    walked.yaml.sort();
-    walked.other.sort();
-    walked.links.sort();
+    for paths in [&mut walked.yaml, &mut walked.other, &mut walked.links] {
+        paths.sort_unstable_by(|a, b| path_order(a, b));
+    }
     walked
+}
+
+/// The order of `Path::cmp` (component by component) for the paths a walk
+/// gives (no `a//b`, no trailing separator), as one pass over the bytes:
+/// a separator sorts before every other byte, as the end of a component
+/// does. `Path::cmp` parses components on each comparison, a tenth of a
+/// pre-commit run in a tree of 19,000 files.
+pub(super) fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    fn bytes(path: &Path) -> impl Iterator<Item = u8> + '_ {
+        path.as_os_str().as_encoded_bytes().iter().map(|&byte| {
+            if std::path::is_separator(byte.into()) {
+                0
+            } else {
+                byte
+            }
+        })
+    }
+    bytes(a).cmp(bytes(b))
 }
 
 /// The path a walk error is about, if it names one.
