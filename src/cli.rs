@@ -372,7 +372,9 @@ fn key_value(text: &str) -> Result<String, String> {
 /// A `--file-mark`, checked when the flags are read: ytt's message when it
 /// is not one.
 fn file_mark(text: &str) -> Result<String, String> {
-    crate::check::ytt::marks::FileMark::parse(text).map(|_| text.to_string())
+    crate::check::ytt::marks::FileMark::parse(text)
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
