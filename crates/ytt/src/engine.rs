@@ -392,11 +392,7 @@ impl Engine {
             return Ok(module?);
         }
         let owned_path = || path.to_string();
-        let failed = |line, message| LoadError::Failed {
-            path: path.to_string(),
-            line,
-            message,
-        };
+        let failed = |line, message| LoadError::failed(path, line, message);
         let translated = if key.starts_with('@') {
             return Err(LoadError::NotProvided { path: owned_path() });
         } else {
@@ -453,11 +449,7 @@ impl Engine {
                 std::sync::Arc::new(crate::source::SourceFile::new(path.to_string(), None, text)),
             ),
         };
-        let failed = |line, message| LoadError::Failed {
-            path: path.to_string(),
-            line,
-            message,
-        };
+        let failed = |line, message| LoadError::failed(path, line, message);
         // A text template (`.lib.txt`): its functions return text.
         if is_text {
             return crate::template::text_program(&source, &self.session)

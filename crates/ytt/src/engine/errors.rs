@@ -48,6 +48,17 @@ pub enum LoadError {
     NotYaml { path: String, message: String },
 }
 
+impl LoadError {
+    /// `path`'s code failed at `line` of the file with `message`.
+    pub(super) fn failed(path: &str, line: usize, message: String) -> LoadError {
+        LoadError::Failed {
+            path: path.to_string(),
+            line,
+            message,
+        }
+    }
+}
+
 /// Why calling a rule function or a `when=` predicate gave no value.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CallError {
