@@ -317,12 +317,12 @@ fn render_package(
         }
         named.extend(
             confvet::check::ytt::marks::files_in(&path, cwd, &settings.symlinks, true, &skip)
-                .map_err(|message| Failure::Run(Error::Usage(message)))?,
+                .map_err(|refused| Failure::Run(Error::Usage(refused.to_string())))?,
         );
     }
     let mut matched = vec![0; settings.marks.len()];
     let inputs = confvet::check::ytt::marks::apply(&settings.marks, named, true, &mut matched)
-        .map_err(|message| Failure::Run(Error::Usage(message)))?;
+        .map_err(|refused| Failure::Run(Error::Usage(refused.to_string())))?;
     let mut files = Vec::new();
     // Text templates (`.txt`): (id, path).
     let mut texts: Vec<(FileId, PathBuf)> = Vec::new();

@@ -857,7 +857,7 @@ fn package_inputs(
                 package_inputs.insert(unit.root.clone(), Arc::new(inputs));
             }
             // The ytt engine's words, for a flag or a file of the package.
-            Err(message) => return Err(Error::Usage(message).into()),
+            Err(refused) => return Err(Error::Usage(refused.to_string()).into()),
         }
     }
     if let Some(message) = marks::unmatched(&request.ytt.marks, &matched) {

@@ -19,6 +19,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 mod amplify;
+mod errors;
+pub use errors::{CallError, InterpreterFailed, LoadError};
 mod iterations;
 mod originals;
 mod own_evaluator;
@@ -28,13 +30,6 @@ pub mod prints;
 mod sandbox;
 pub use sandbox::STATEMENT_BUDGET;
 use sandbox::{dialect, sandboxed};
-
-/// ytt's error for a load of a file that is not a library.
-fn not_a_library(path: &str) -> String {
-    format!(
-        "cannot load {path}: Expected file '{path}' to be a library file, but was not (hint: library filename must end with '.lib.yml' or '.star'; use data.read(...) for loading non-templated file contents)"
-    )
-}
 
 /// Why a template gave no documents: its code did not compile (ytt's
 /// template errors), or it stopped while running.
@@ -77,7 +72,7 @@ pub struct Engine {
 
 /// A module as a load gives it, and the lines its evaluation printed.
 struct Loaded {
-    module: Result<FrozenModule, String>,
+    module: Result<FrozenModule, LoadError>,
     printed: String,
 }
 
@@ -176,10 +171,8 @@ impl Engine {
                 Ok(result) => result,
                 Err(panic) => {
                     return Err(RunFailure {
-                        message: format!(
-                            "evaluation stopped: the interpreter failed ({}), most likely on a value too large to make",
-                            crate::watchdog::panic_message(&panic)
-                        ),
+                        message: InterpreterFailed(crate::watchdog::panic_message(&panic))
+                            .to_string(),
                         line: 1,
                         is_syntax: false,
                         chain: Vec::new(),
@@ -275,7 +268,7 @@ impl Engine {
     /// Where `load(path)` from a file in `dir` points: a built-in module, a
     /// path relative to `dir`, or `@lib:path` in a `_ytt_lib` above `dir`;
     /// never outside the package.
-    fn resolve(&self, dir: &Path, path: &str) -> Result<String, String> {
+    fn resolve(&self, dir: &Path, path: &str) -> Result<String, LoadError> {
         if path.starts_with("@ytt:") || path.starts_with("@confvet:") {
             return Ok(path.to_string());
         }
@@ -285,8 +278,8 @@ impl Engine {
             return flat
                 .get(path)
                 .map(|p| p.to_string_lossy().into_owned())
-                .ok_or_else(|| {
-                    format!("cannot load {path}: Expected to find file '{path}', but did not")
+                .ok_or_else(|| LoadError::NotNamed {
+                    path: path.to_string(),
                 });
         }
         // Inside the package by its path, and by where symbolic links on
@@ -323,7 +316,9 @@ impl Engine {
             };
         found
             .map(|p| p.to_string_lossy().into_owned())
-            .ok_or_else(|| format!("cannot load {path}: file not found in the package"))
+            .ok_or_else(|| LoadError::NotFound {
+                path: path.to_string(),
+            })
     }
 
     /// A file of several paths given (`ytt -f a -f b`), found as ytt finds
@@ -352,7 +347,7 @@ impl Engine {
 
     /// Load an input file of the package by the name ytt gives it (a base
     /// name when files were named one by one).
-    pub fn load_input(&self, name: &str) -> Result<FrozenModule, String> {
+    pub fn load_input(&self, name: &str) -> Result<FrozenModule, LoadError> {
         if self.flat_files.is_some() {
             self.load_path(&self.root, name)
         } else {
@@ -361,18 +356,20 @@ impl Engine {
     }
 
     /// Load a file of the package by its path below the package root.
-    pub fn load_file(&self, relative: &str) -> Result<FrozenModule, String> {
+    pub fn load_file(&self, relative: &str) -> Result<FrozenModule, LoadError> {
         self.load_path(&self.root, &format!("/{relative}"))
     }
 
-    fn load_path(&self, dir: &Path, path: &str) -> Result<FrozenModule, String> {
+    fn load_path(&self, dir: &Path, path: &str) -> Result<FrozenModule, LoadError> {
         let key = self.resolve(dir, path)?;
         if let Some(loaded) = self.modules.borrow().get(&key) {
             prints::replay(&loaded.printed);
             return loaded.module.clone();
         }
         if self.loading.borrow().contains(&key) {
-            return Err(format!("cycle while loading {path:?}"));
+            return Err(LoadError::Cycle {
+                path: path.to_string(),
+            });
         }
         self.loading.borrow_mut().push(key.clone());
         let (module, printed) = prints::recording(|| self.compile_load(&key, path));
@@ -387,39 +384,44 @@ impl Engine {
         module
     }
 
-    fn compile_load(&self, key: &str, path: &str) -> Result<FrozenModule, String> {
+    fn compile_load(&self, key: &str, path: &str) -> Result<FrozenModule, LoadError> {
         let context = crate::modules::Context {
             data_values: self.data_values.as_ref(),
         };
         if let Some(module) = crate::modules::load(path, &context, self.added_modules) {
-            return module;
+            return Ok(module?);
         }
+        let owned_path = || path.to_string();
+        let failed = |line, message| LoadError::failed(path, line, message);
         let translated = if key.starts_with('@') {
-            return Err(format!("cannot load {path}: not a module confvet provides"));
+            return Err(LoadError::NotProvided { path: owned_path() });
         } else {
             let file = PathBuf::from(key);
             let read = self.session.borrow().files.read(&file);
-            let bytes = read.map_err(|e| format!("cannot load {path}: {e}"))?;
-            let text = String::from_utf8(bytes)
-                .map_err(|_| format!("cannot load {path}: the file is not UTF-8 text"))?;
+            let bytes = read.map_err(|e| LoadError::Unreadable {
+                path: owned_path(),
+                reason: e.to_string(),
+            })?;
+            let text =
+                String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8 { path: owned_path() })?;
             match self.marked_type(key, path)? {
-                Some(FileType::Starlark) => translate(&star_code_lines(&text))
-                    .map_err(|e| format!("{path}:{}: {}", e.line, e.message))?,
+                Some(FileType::Starlark) => {
+                    translate(&star_code_lines(&text)).map_err(|e| failed(e.line, e.message))?
+                }
                 Some(FileType::Yaml) => self.compile_template_text(key, path, text, false)?,
                 Some(FileType::Text) => self.compile_template_text(key, path, text, true)?,
                 Some(FileType::Unknown) => {
-                    return Err(format!(
-                        "cannot load {path}: File '{path}' type is not a known"
-                    ));
+                    return Err(LoadError::UnknownType { path: owned_path() });
                 }
-                None if path.ends_with(".star") => translate(&star_code_lines(&text))
-                    .map_err(|e| format!("{path}:{}: {}", e.line, e.message))?,
+                None if path.ends_with(".star") => {
+                    translate(&star_code_lines(&text)).map_err(|e| failed(e.line, e.message))?
+                }
                 None => {
                     let is_text = path.ends_with(".txt");
                     if is_text {
                         let name = Path::new(key).file_name().unwrap_or_default();
                         if !crate::template::text::is_library(&name.to_string_lossy()) {
-                            return Err(not_a_library(path));
+                            return Err(LoadError::NotALibrary { path: owned_path() });
                         }
                     }
                     self.compile_template_text(key, path, text, is_text)?
@@ -428,7 +430,7 @@ impl Engine {
         };
         let dir = Path::new(key).parent().unwrap_or(&self.root).to_path_buf();
         self.run_module(path, &translated, &dir)
-            .map_err(|f| format!("{path}:{}: {}", f.line, f.message))
+            .map_err(|f| failed(f.line, f.message))
     }
 
     /// A loaded YAML file (`.lib.yml`) compiled as a template of this
@@ -439,7 +441,7 @@ impl Engine {
         path: &str,
         text: String,
         is_text: bool,
-    ) -> Result<Translated, String> {
+    ) -> Result<Translated, LoadError> {
         let (file, source) = match self.known_files.get(Path::new(key)) {
             Some((file, source)) => (*file, source.clone()),
             None => (
@@ -447,41 +449,47 @@ impl Engine {
                 std::sync::Arc::new(crate::source::SourceFile::new(path.to_string(), None, text)),
             ),
         };
+        let failed = |line, message| LoadError::failed(path, line, message);
         // A text template (`.lib.txt`): its functions return text.
         if is_text {
             return crate::template::text_program(&source, &self.session)
                 .map(|p| p.translated)
-                .map_err(|e| format!("{path}:{}: {}", e.line, e.message));
+                .map_err(|e| failed(e.line, e.message));
         }
         // Templates may repeat a key under `if`/`else` or in fragment functions.
         let options = crate::yaml::ParseOptions {
             keeps_duplicate_keys: true,
             ..Default::default()
         };
-        let set = crate::yaml::parse_file(file, &source.text, &options)
-            .map_err(|e| format!("{path}: {}", e.message))?;
+        let set = crate::yaml::parse_file(file, &source.text, &options).map_err(|e| {
+            LoadError::NotYaml {
+                path: path.to_string(),
+                message: e.message,
+            }
+        })?;
         crate::template::program(&set, &source, file, &self.session, Default::default())
             .map(|p| p.translated)
-            .map_err(|e| format!("{path}:{}: {}", e.line, e.message))
+            .map_err(|e| failed(e.line, e.message))
     }
 
     /// The type `--file-mark`s gave the file at `key`, when they gave one;
     /// an error when the marks make it no file to load (excluded, not a
     /// library).
-    fn marked_type(&self, key: &str, path: &str) -> Result<Option<FileType>, String> {
+    fn marked_type(&self, key: &str, path: &str) -> Result<Option<FileType>, LoadError> {
         let session = self.session.borrow();
         let Some(inputs) = session.inputs.as_ref() else {
             return Ok(None);
         };
         let at = Path::new(key);
+        let path = path.to_string();
         if inputs.is_excluded(at) {
-            return Err(format!("cannot load {path}: file not found in the package"));
+            return Err(LoadError::NotFound { path });
         }
         match inputs.get(at) {
             // Behind a link the symlink flags did not allow.
-            None => Err(format!("cannot load {path}: file not found in the package")),
+            None => Err(LoadError::NotFound { path }),
             Some(file) if !file.is_type_marked() => Ok(None),
-            Some(file) if !file.is_library() => Err(not_a_library(path)),
+            Some(file) if !file.is_library() => Err(LoadError::NotALibrary { path }),
             Some(file) => Ok(Some(file.file_type())),
         }
     }
@@ -573,7 +581,7 @@ impl Engine {
         callee: &OwnedFrozenValue,
         args: &[&StarValue],
         named: &[(&str, &StarValue)],
-    ) -> Result<StarValue, String> {
+    ) -> Result<StarValue, CallError> {
         let _session = SessionGuard::install(&self.session);
         Module::with_temp_heap(|module| {
             let heap = module.heap();
@@ -581,7 +589,7 @@ impl Engine {
             if !is_function(f) {
                 f = match f.get_attr("check", heap) {
                     Ok(Some(check)) => check,
-                    _ => return Err(format!("{} is not callable and has no check", f.get_type())),
+                    _ => return Err(CallError::NotCallable(f.get_type().to_string())),
                 };
             }
             let positional: Vec<Value> = args.iter().map(|a| star_to_value(heap, a)).collect();
@@ -602,7 +610,7 @@ impl Engine {
         value: &StarValue,
         parent: &StarValue,
         root: &StarValue,
-    ) -> Result<StarValue, String> {
+    ) -> Result<StarValue, CallError> {
         let arity = Module::with_temp_heap(|module| {
             let f = in_module(&module, callee);
             parameter_count(f)
@@ -618,9 +626,7 @@ impl Engine {
                 ]));
                 self.invoke(&module, f, &[star_to_value(heap, value), ctx], &[])
             }),
-            Some(n) => Err(format!(
-                "Failed to evaluate when=: function must accept 1 or 2 arguments ({n} given)"
-            )),
+            Some(n) => Err(CallError::WhenArity(n)),
             None => self.call(callee, &[value], &[]),
         }
     }
@@ -632,11 +638,13 @@ impl Engine {
         f: Value<'v>,
         positional: &[Value<'v>],
         named: &[(&str, Value<'v>)],
-    ) -> Result<StarValue, String> {
+    ) -> Result<StarValue, CallError> {
         let mut eval = sandboxed(module, self);
         match eval.eval_function(f, positional, named) {
             Ok(v) => Ok(crate::starlark::to_star_value(v, 0)),
-            Err(e) => Err(first_line(&e.without_diagnostic().to_string())),
+            Err(e) => Err(CallError::Failed(first_line(
+                &e.without_diagnostic().to_string(),
+            ))),
         }
     }
 }
@@ -693,17 +701,19 @@ struct Loader<'a> {
 
 impl FileLoader for Loader<'_> {
     fn load(&self, path: &str) -> starlark::Result<FrozenModule> {
-        self.engine
-            .load_path(&self.dir, path)
-            .map_err(|e| starlark::Error::new_other(anyhow::anyhow!(e)))
+        self.engine.load_path(&self.dir, path).map_err(load_failed)
     }
 }
 
 impl FileLoader for Engine {
     fn load(&self, path: &str) -> starlark::Result<FrozenModule> {
-        self.load_path(&self.root, path)
-            .map_err(|e| starlark::Error::new_other(anyhow::anyhow!(e)))
+        self.load_path(&self.root, path).map_err(load_failed)
     }
+}
+
+/// A failed load as the Starlark error of the `load()`: its text, unchanged.
+fn load_failed(e: LoadError) -> starlark::Error {
+    starlark::Error::new_other(anyhow::anyhow!(e.to_string()))
 }
 
 /// An error evaluating annotation arguments that parsed.

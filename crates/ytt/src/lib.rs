@@ -19,9 +19,18 @@
 //! Errors are typed where they leave the crate: a template that does not
 //! compile ([`template::compile::CompileError`]), code that stopped
 //! ([`engine::RunFailure`], with the line and ytt's own message), either
-//! of them ([`engine::TemplateError`]). Inside, a `@ytt:` module's error
-//! is the text ytt prints, a `String` on purpose: it becomes the Starlark
-//! error the template sees and the message a user compares with ytt's.
+//! of them ([`engine::TemplateError`]). Inside, each layer has its own
+//! `thiserror` types, whose variants name what went wrong and whose
+//! `Display` is the text ytt prints: [`starlark::convert::ConvertError`],
+//! [`template::runtime::RuntimeError`], [`overlay::compare::Mismatch`],
+//! [`modules::go_value::GoError`] and one per `@ytt:` module that fails
+//! its own way ([`modules::toml::TomlError`], [`modules::json::JsonError`],
+//! ...), [`engine::LoadError`] and [`engine::CallError`],
+//! [`marks::InputError`]. That text is behaviour: it becomes the Starlark
+//! error the template sees, through `Display` in one place per layer (a
+//! module's error becomes a builtin's failure by
+//! [`modules::native::YttMessage`]), and the message a user compares with
+//! ytt's; a change of type never changes it.
 #![doc = ""]
 #![doc = include_str!("../README.md")]
 

@@ -7,6 +7,67 @@
 
 use std::path::{Path, PathBuf};
 
+/// Why a `--file-mark` is no mark, in ytt's words (the mark as given).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FileMarkError {
+    #[error("Expected file mark '{0}' to be in format path:key=value")]
+    NotPathKeyValue(String),
+    #[error("Expected file mark '{0}' key-value portion to be in format key=value")]
+    NotKeyValue(String),
+    #[error("Unknown value in file mark '{0}'")]
+    UnknownValue(String),
+    #[error("Unknown key in file mark '{0}'")]
+    UnknownKey(String),
+}
+
+/// Why a package's input files could not be listed or marked: ytt's
+/// words, or confvet's where it does less than ytt.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// A `path=` mark moving a file across `_ytt_lib` (the mark).
+    #[error(
+        "file mark '{0}': confvet does not support moving a file into or out of a private library (`_ytt_lib`) yet"
+    )]
+    MovedAcrossPrivateLibrary(String),
+    /// A mark that matched no file (the mark).
+    #[error("Expected file mark '{0}' to match at least one file by path, but did not")]
+    Unmatched(String),
+    /// A file marked for output that ytt cannot write (its name).
+    #[error(
+        "Unknown file type: '{0}' is marked for output, but ytt outputs only YAML and text files"
+    )]
+    UnknownOutputType(String),
+    /// A link whose destination could not be found (the link as shown).
+    #[error("Checking symlink file '{shown}': Eval symlink: {error}")]
+    LinkUnresolved {
+        shown: String,
+        error: std::io::Error,
+    },
+    /// A link to a destination the symlink flags do not allow.
+    #[error(
+        "Checking symlink file '{shown}': Expected symlink file '{shown}' -> '{destination}' to be allowed, but was not (hint: symlinks are disallowed as a security feature, use '--allow-symlink-destination' flags to override)"
+    )]
+    LinkNotAllowed { shown: String, destination: String },
+    /// A path given that could not be looked at.
+    #[error("Checking file '{shown}': {error}")]
+    Unchecked {
+        shown: String,
+        error: std::io::Error,
+    },
+    /// A folder given that could not be read.
+    #[error("Listing files '{shown}': {error}")]
+    Unlisted {
+        shown: String,
+        error: std::io::Error,
+    },
+    /// A link inside a folder given that may not be read.
+    #[error("Listing files '{shown}': {link}")]
+    LinkRefused {
+        shown: String,
+        link: Box<InputError>,
+    },
+}
+
 /// True for a file named `name` (`/`-separated, as ytt names its input
 /// files) in a private library: ytt tells them by name, a folder
 /// `_ytt_lib` on the way.
@@ -54,18 +115,14 @@ pub struct FileMark {
 
 impl FileMark {
     /// Parse `PATH:KEY=VALUE`; the error is ytt's message.
-    pub fn parse(text: &str) -> Result<FileMark, String> {
+    pub fn parse(text: &str) -> Result<FileMark, FileMarkError> {
         let Some((path, key_value)) = text.split_once(':') else {
-            return Err(format!(
-                "Expected file mark '{text}' to be in format path:key=value"
-            ));
+            return Err(FileMarkError::NotPathKeyValue(text.to_string()));
         };
         let Some((key, value)) = key_value.split_once('=') else {
-            return Err(format!(
-                "Expected file mark '{text}' key-value portion to be in format key=value"
-            ));
+            return Err(FileMarkError::NotKeyValue(text.to_string()));
         };
-        let unknown_value = || format!("Unknown value in file mark '{text}'");
+        let unknown_value = || FileMarkError::UnknownValue(text.to_string());
         let action = match (key, value) {
             ("type", kind) => {
                 let (ty, template) = match kind {
@@ -84,7 +141,7 @@ impl FileMark {
             ("exclusive-for-output", "true") => Action::ExclusiveForOutput,
             ("exclude" | "for-output" | "exclusive-for-output", _) => return Err(unknown_value()),
             ("path", name) => Action::Rename(name.to_string()),
-            _ => return Err(format!("Unknown key in file mark '{text}'")),
+            _ => return Err(FileMarkError::UnknownKey(text.to_string())),
         };
         Ok(FileMark {
             text: text.to_string(),
@@ -347,7 +404,7 @@ pub fn apply(
     files: Vec<(String, PathBuf)>,
     must_match: bool,
     matched: &mut [usize],
-) -> Result<Inputs, String> {
+) -> Result<Inputs, InputError> {
     let mut files: Vec<Option<InputFile>> = files
         .into_iter()
         .map(|(name, path)| Some(InputFile::new(name, path)))
@@ -378,10 +435,7 @@ pub fn apply(
                     let mut renamed = file.clone();
                     renamed.name = name.clone();
                     if renamed.in_private_library() != file.in_private_library() {
-                        return Err(format!(
-                            "file mark '{}': confvet does not support moving a file into or out of a private library (`_ytt_lib`) yet",
-                            mark.text
-                        ));
+                        return Err(InputError::MovedAcrossPrivateLibrary(mark.text.clone()));
                     }
                     file.original = Some(file.original().to_string());
                     file.name = renamed.name;
@@ -392,10 +446,7 @@ pub fn apply(
             *total += count;
         }
         if count == 0 && must_match {
-            return Err(format!(
-                "Expected file mark '{}' to match at least one file by path, but did not",
-                mark.text
-            ));
+            return Err(InputError::Unmatched(mark.text.clone()));
         }
     }
     let mut files: Vec<InputFile> = files.into_iter().flatten().collect();
@@ -411,10 +462,7 @@ pub fn apply(
             && !f.in_private_library()
     });
     if let Some(file) = unmakeable {
-        return Err(format!(
-            "Unknown file type: '{}' is marked for output, but ytt outputs only YAML and text files",
-            file.name
-        ));
+        return Err(InputError::UnknownOutputType(file.name.clone()));
     }
     let by_path = PathIndex::new(&files);
     Ok(Inputs {
@@ -435,7 +483,7 @@ pub fn package_inputs(
     policy: &SymlinkPolicy,
     skip: SkipFolder<'_>,
     matched: &mut [usize],
-) -> Result<Inputs, String> {
+) -> Result<Inputs, InputError> {
     let mut refused_links = Vec::new();
     let files = list_files(root, cwd, policy, policy.refuses, skip, &mut refused_links)?;
     let mut inputs = apply(marks, files, false, matched)?;
@@ -449,12 +497,7 @@ pub fn unmatched(marks: &[FileMark], matched: &[usize]) -> Option<String> {
         .iter()
         .zip(matched)
         .find(|(_, n)| **n == 0)
-        .map(|(mark, _)| {
-            format!(
-                "Expected file mark '{}' to match at least one file by path, but did not",
-                mark.text
-            )
-        })
+        .map(|(mark, _)| InputError::Unmatched(mark.text.clone()).to_string())
 }
 
 /// The order ytt evaluates text templates in (and writes them): its
@@ -544,13 +587,16 @@ impl SymlinkPolicy {
 
     /// Whether the link at `path` (as given, `shown` as the user named it)
     /// may be read; else ytt's message.
-    pub fn check(&self, path: &Path, shown: &str, cwd: &Path) -> Result<(), String> {
+    pub fn check(&self, path: &Path, shown: &str, cwd: &Path) -> Result<(), InputError> {
         if self.allow_all {
             return Ok(());
         }
         let destination = path
             .canonicalize()
-            .map_err(|e| format!("Checking symlink file '{shown}': Eval symlink: {e}"))?;
+            .map_err(|error| InputError::LinkUnresolved {
+                shown: shown.to_string(),
+                error,
+            })?;
         if self
             .allowed
             .iter()
@@ -558,10 +604,10 @@ impl SymlinkPolicy {
         {
             return Ok(());
         }
-        let destination_shown = crate::source::display_name(&destination, cwd);
-        Err(format!(
-            "Checking symlink file '{shown}': Expected symlink file '{shown}' -> '{destination_shown}' to be allowed, but was not (hint: symlinks are disallowed as a security feature, use '--allow-symlink-destination' flags to override)"
-        ))
+        Err(InputError::LinkNotAllowed {
+            shown: shown.to_string(),
+            destination: crate::source::display_name(&destination, cwd),
+        })
     }
 }
 
@@ -585,7 +631,7 @@ pub fn files_in(
     policy: &SymlinkPolicy,
     refuse: bool,
     skip: SkipFolder<'_>,
-) -> Result<Vec<(String, PathBuf)>, String> {
+) -> Result<Vec<(String, PathBuf)>, InputError> {
     list_files(given, cwd, policy, refuse, skip, &mut Vec::new())
 }
 
@@ -601,10 +647,12 @@ fn list_files(
     refuse: bool,
     skip: SkipFolder<'_>,
     refused_links: &mut Vec<PathBuf>,
-) -> Result<Vec<(String, PathBuf)>, String> {
+) -> Result<Vec<(String, PathBuf)>, InputError> {
     let shown_given = crate::source::display_name(given, cwd);
-    let metadata = std::fs::symlink_metadata(given)
-        .map_err(|e| format!("Checking file '{shown_given}': {e}"))?;
+    let metadata = std::fs::symlink_metadata(given).map_err(|error| InputError::Unchecked {
+        shown: shown_given.clone(),
+        error,
+    })?;
     if !metadata.is_dir() {
         if metadata.file_type().is_symlink() {
             match policy.check(given, &shown_given, cwd) {
@@ -629,7 +677,12 @@ fn list_files(
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(_) if !refuse => continue,
-            Err(e) => return Err(format!("Listing files '{shown_given}': {e}")),
+            Err(error) => {
+                return Err(InputError::Unlisted {
+                    shown: shown_given,
+                    error,
+                });
+            }
         };
         for entry in entries.flatten() {
             let path = entry.path();
@@ -649,7 +702,12 @@ fn list_files(
                 let shown = crate::source::display_name(&path, cwd);
                 match policy.check(&path, &shown, cwd) {
                     Ok(()) => {}
-                    Err(e) if refuse => return Err(format!("Listing files '{shown_given}': {e}")),
+                    Err(link) if refuse => {
+                        return Err(InputError::LinkRefused {
+                            shown: shown_given,
+                            link: Box::new(link),
+                        });
+                    }
                     Err(_) => {
                         refused_links.push(path);
                         continue;
@@ -675,16 +733,18 @@ fn list_files(
 mod tests {
     use super::*;
 
+    /// The names of `files` once `marks` applied; else the error's text.
     fn names(marks: &[&str], files: &[&str]) -> Result<Vec<String>, String> {
         let marks: Vec<FileMark> = marks
             .iter()
             .map(|m| FileMark::parse(m))
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
         let files = files
             .iter()
             .map(|f| (f.to_string(), PathBuf::from(f)))
             .collect();
-        let inputs = apply(&marks, files, true, &mut [])?;
+        let inputs = apply(&marks, files, true, &mut []).map_err(|e| e.to_string())?;
         Ok(inputs.files.into_iter().map(|f| f.name).collect())
     }
 
@@ -736,7 +796,7 @@ mod tests {
 
     #[test]
     fn bad_marks_give_ytts_messages() {
-        let err = |m: &str| FileMark::parse(m).unwrap_err();
+        let err = |m: &str| FileMark::parse(m).unwrap_err().to_string();
         assert_eq!(
             err("a.yml"),
             "Expected file mark 'a.yml' to be in format path:key=value"
@@ -799,9 +859,13 @@ mod tests {
         assert!(renamed.is_library() && !renamed.is_for_output());
         let excluded = run(&["a.txt:path=b.yml", "a.txt:exclude=true"]).unwrap();
         assert!(excluded.files.is_empty());
-        let unmatched = run(&["a.txt:path=b.yml", "b.yml:exclude=true"]).unwrap_err();
+        let unmatched = run(&["a.txt:path=b.yml", "b.yml:exclude=true"])
+            .unwrap_err()
+            .to_string();
         assert!(unmatched.starts_with("Expected file mark 'b.yml:exclude=true' to match"));
-        let moved = run(&["a.txt:path=_ytt_lib/x/a.yml"]).unwrap_err();
+        let moved = run(&["a.txt:path=_ytt_lib/x/a.yml"])
+            .unwrap_err()
+            .to_string();
         assert!(moved.contains("confvet does not support"), "{moved}");
     }
 }

@@ -4,7 +4,7 @@
 //! engine's limits.
 
 use super::sandbox::sandboxed;
-use super::{Engine, Loader};
+use super::{Engine, InterpreterFailed, Loader};
 use crate::template::runtime::SessionGuard;
 use starlark::environment::Module;
 
@@ -15,7 +15,7 @@ impl Engine {
     pub fn with_evaluator<T>(
         &self,
         f: impl for<'v, 'a, 'e> FnOnce(&mut starlark::eval::Evaluator<'v, 'a, 'e>) -> T,
-    ) -> Result<T, String> {
+    ) -> Result<T, InterpreterFailed> {
         let _session = SessionGuard::install(&self.session);
         let loader = Loader {
             engine: self,
@@ -26,12 +26,7 @@ impl Engine {
                 let mut eval = sandboxed(&module, &loader);
                 f(&mut eval)
             }))
-            .map_err(|panic| {
-                format!(
-                    "evaluation stopped: the interpreter failed ({}), most likely on a value too large to make",
-                    crate::watchdog::panic_message(&panic)
-                )
-            })
+            .map_err(|panic| InterpreterFailed(crate::watchdog::panic_message(&panic)))
         })
     }
 }

@@ -161,7 +161,7 @@ fn max<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
 
 /// `yaml.decode(yaml.encode(value))`.
 fn round_trip<'v>(value: Value<'v>, heap: Heap<'v>) -> Result<Value<'v>, Failure> {
-    super::yaml::round_trip(value, heap).map_err(Failure::Plain)
+    super::yaml::round_trip(value, heap).map_err(|e| Failure::Plain(e.to_string()))
 }
 
 /// The bound of `min` or `max` against the checked value: `wanted` is the
@@ -450,7 +450,7 @@ fn matches<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v
 
 fn check_matches<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     let pattern = as_str(call.captured[0])?;
-    let re = super::regexp::compile(pattern).map_err(Failure::Plain)?;
+    let re = super::regexp::compile(pattern).map_err(|e| Failure::Plain(e.to_string()))?;
     let value = check_arg(call, "v")?;
     let text = as_str(value).map_err(|f| Failure::Plain(f.text("matches")))?;
     checked(call, re.is_match(text), |v| {

@@ -68,6 +68,13 @@ fn decode<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
         .alloc(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
+/// Go's `CorruptInputError`: the input byte where decoding failed.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("illegal base64 data at input byte {0}")]
+pub struct Base64Error(pub usize);
+
+impl super::native::YttMessage for Base64Error {}
+
 impl Encoding {
     pub fn encode(&self, bytes: &[u8]) -> String {
         let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
@@ -95,8 +102,8 @@ impl Encoding {
     }
 
     /// Go's `Encoding.DecodeString`; the error is Go's `CorruptInputError`.
-    pub fn decode(&self, src: &[u8]) -> Result<Vec<u8>, String> {
-        let corrupt = |at: usize| format!("illegal base64 data at input byte {at}");
+    pub fn decode(&self, src: &[u8]) -> Result<Vec<u8>, Base64Error> {
+        let corrupt = Base64Error;
         let is_newline = |c: u8| c == b'\n' || c == b'\r';
         let mut out = Vec::with_capacity(src.len() / 4 * 3);
         let mut si = 0;
@@ -184,7 +191,7 @@ impl Encoding {
 mod tests {
     use super::*;
 
-    fn decode(text: &str, padding: bool, strict: bool) -> Result<String, String> {
+    fn decode(text: &str, padding: bool, strict: bool) -> Result<String, Base64Error> {
         let encoding = Encoding {
             alphabet: STD,
             padding,
@@ -203,7 +210,7 @@ mod tests {
         assert_eq!(decode("YWJj\r\n", true, false).unwrap(), "abc");
         assert_eq!(decode("YWJjZA", false, false).unwrap(), "abcd");
         assert_eq!(decode("YWJjZB==", true, false).unwrap(), "abcd");
-        let at = |n: usize| Err(format!("illegal base64 data at input byte {n}"));
+        let at = |n: usize| Err(Base64Error(n));
         assert_eq!(decode("YWJjZA", true, false), at(4));
         assert_eq!(decode("YWJjZB==", true, true), at(6));
         assert_eq!(decode("YW Jj", true, false), at(2));
@@ -228,9 +235,6 @@ mod tests {
         };
         assert_eq!(raw.encode(b"??>>"), "Pz8-Pg");
         assert_eq!(STANDARD.encode(b"regula"), "cmVndWxh");
-        assert_eq!(
-            url.decode(b"Pz8+Pg=="),
-            Err("illegal base64 data at input byte 3".into())
-        );
+        assert_eq!(url.decode(b"Pz8+Pg=="), Err(Base64Error(3)));
     }
 }

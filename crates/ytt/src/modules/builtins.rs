@@ -94,13 +94,19 @@ pub fn to_str(value: Value<'_>) -> String {
     }
 }
 
+/// Refuses `value` when writing it out would be too large, with the
+/// conversion's text as the builtin's error.
+fn writable(value: Value<'_>) -> anyhow::Result<()> {
+    check_output_size(value).map_err(|e| anyhow::anyhow!(e.to_string()))
+}
+
 #[starlark::starlark_module]
 pub fn universe(builder: &mut GlobalsBuilder) {
     /// `str(x)`, floats printed as ytt prints them.
     fn str<'v>(#[starlark(require = pos)] value: Value<'v>) -> anyhow::Result<String> {
         if value.unpack_str().is_none() {
             // Refused before the text is made (a shared list written out).
-            check_output_size(value).map_err(anyhow::Error::msg)?;
+            writable(value)?;
         }
         Ok(to_str(value))
     }
@@ -118,7 +124,7 @@ pub fn universe(builder: &mut GlobalsBuilder) {
                 line.push_str(sep);
             }
             if value.unpack_str().is_none() {
-                check_output_size(value).map_err(anyhow::Error::msg)?;
+                writable(value)?;
             }
             line.push_str(&to_str(value));
         }
@@ -128,7 +134,7 @@ pub fn universe(builder: &mut GlobalsBuilder) {
 
     /// `repr(x)`, floats printed as ytt prints them.
     fn repr<'v>(#[starlark(require = pos)] value: Value<'v>) -> anyhow::Result<String> {
-        check_output_size(value).map_err(anyhow::Error::msg)?;
+        writable(value)?;
         Ok(to_repr(value))
     }
 }

@@ -7,7 +7,7 @@
 //! ytt refuses.
 
 use crate::source::Span;
-use crate::starlark::convert;
+use crate::starlark::convert::{self, ConvertError};
 use crate::starlark::fragment::{Fragment, FragmentData};
 use crate::starlark::go::go_type;
 use crate::starlark::scalars::{self, scalar_to_value, value_to_scalar};
@@ -71,6 +71,38 @@ impl Go {
     }
 }
 
+/// Why data did not convert or encode, in ytt's words (Go's, for the
+/// JSON encoder's).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GoError {
+    /// What the Starlark side refuses, in the words its conversions share.
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    #[error("value nested deeper than {MAX_DEPTH} levels cannot be converted")]
+    TooDeep,
+    /// An error of starlark-rust iterating a set: its text as it is.
+    #[error("{0}")]
+    Starlark(String),
+    #[error("Unexpected *yamlmeta.DocumentSet value within *yamlmeta.Document")]
+    DocumentSetInDocument,
+    #[error("map keys must be scalars for conversion to YAML")]
+    YamlKeyNotScalar,
+    /// A map key that is not a string where ytt needs one (encoders,
+    /// `AsUnorderedStringMaps`).
+    #[error("Expected key to be string")]
+    KeyNotString,
+    /// A map key that is not a string where a struct is made (the key as
+    /// JSON).
+    #[error("expected struct key {0} to be string")]
+    StructKeyNotString(String),
+    /// Data with no Starlark form (its Go type).
+    #[error("unknown type {0} for conversion to starlark value")]
+    NoStarlarkForm(&'static str),
+    /// A float JSON has no form for (`NaN`, `+Inf`, `-Inf`).
+    #[error("json: unsupported value: {0}")]
+    UnsupportedFloat(&'static str),
+}
+
 /// Set `key` in an ordered map: a key already there keeps its place.
 pub fn map_set(items: &mut Vec<(Go, Go)>, key: Go, value: Go) {
     match items.iter_mut().find(|(k, _)| *k == key) {
@@ -81,26 +113,24 @@ pub fn map_set(items: &mut Vec<(Go, Go)>, key: Go, value: Go) {
 
 /// ytt's `AsGoValue`: a Starlark value as Go data. Functions and values
 /// that do not encode (`url.parse()`'s) are errors, with ytt's words.
-pub fn from_value<'v>(value: Value<'v>, heap: Heap<'v>) -> Result<Go, String> {
+pub fn from_value<'v>(value: Value<'v>, heap: Heap<'v>) -> Result<Go, GoError> {
     crate::starlark::convert::check_output_size(value)?;
     from_value_at(value, heap, 0)
 }
 
-fn from_value_at<'v>(value: Value<'v>, heap: Heap<'v>, depth: usize) -> Result<Go, String> {
+fn from_value_at<'v>(value: Value<'v>, heap: Heap<'v>, depth: usize) -> Result<Go, GoError> {
     if depth > MAX_DEPTH {
-        return Err(format!(
-            "value nested deeper than {MAX_DEPTH} levels cannot be converted"
-        ));
+        return Err(GoError::TooDeep);
     }
     if let Some(scalar) = value_to_scalar(value) {
         return Ok(Go::from_scalar(&scalar));
     }
     let next = |v: Value<'v>| from_value_at(v, heap, depth + 1);
     if value.get_type() == "int" {
-        return Err(format!("integer {value} does not fit in 64 bits"));
+        return Err(ConvertError::IntTooLarge(value.to_string()).into());
     }
     if let Some(hint) = convert::conversion_hint(value) {
-        return Err(hint);
+        return Err(hint.into());
     }
     if let Some(fragment) = Fragment::from_value(value) {
         return Ok(match &*fragment.data {
@@ -138,13 +168,12 @@ fn from_value_at<'v>(value: Value<'v>, heap: Heap<'v>, depth: usize) -> Result<G
         return Ok(Go::Map(items));
     }
     if value.get_type() == "set" {
-        let items = value.iterate(heap).map_err(|e| e.to_string())?;
+        let items = value
+            .iterate(heap)
+            .map_err(|e| GoError::Starlark(e.to_string()))?;
         return items.map(next).collect::<Result<_, _>>().map(Go::List);
     }
-    Err(format!(
-        "unknown type {} for conversion to go value",
-        go_type(value)
-    ))
+    Err(ConvertError::UnknownType(go_type(value)).into())
 }
 
 /// ytt's `NewGoFromAST`: a YAML node as plain Go data.
@@ -168,29 +197,29 @@ pub fn from_node(node: &Node) -> Go {
 
 /// Fragments inside turned into plain data, for the JSON and TOML
 /// encoders; a document set has no plain form.
-pub fn plain(go: Go) -> Result<Go, String> {
+pub fn plain(go: Go) -> Result<Go, GoError> {
     Ok(match go {
         Go::Node(node) => from_node(&node),
         Go::Docs(_) => {
-            return Err("Unexpected *yamlmeta.DocumentSet value within *yamlmeta.Document".into());
+            return Err(GoError::DocumentSetInDocument);
         }
         Go::List(items) => Go::List(items.into_iter().map(plain).collect::<Result<_, _>>()?),
         Go::Map(items) => Go::Map(
             items
                 .into_iter()
                 .map(|(k, v)| Ok((plain(k)?, plain(v)?)))
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, GoError>>()?,
         ),
         scalar => scalar,
     })
 }
 
 /// Go data as a YAML node for the YAML emitter; fragments keep their nodes.
-pub fn to_node(go: &Go, span: Span) -> Result<Node, String> {
+pub fn to_node(go: &Go, span: Span) -> Result<Node, GoError> {
     let value = match go {
         Go::Node(node) => return Ok(node.clone()),
         Go::Docs(_) => {
-            return Err("Unexpected *yamlmeta.DocumentSet value within *yamlmeta.Document".into());
+            return Err(GoError::DocumentSetInDocument);
         }
         Go::List(items) => NodeValue::Array(
             items
@@ -202,15 +231,13 @@ pub fn to_node(go: &Go, span: Span) -> Result<Node, String> {
                         comments: Vec::new(),
                     })
                 })
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, GoError>>()?,
         ),
         Go::Map(items) => NodeValue::Map(
             items
                 .iter()
                 .map(|(k, v)| {
-                    let key = k
-                        .as_scalar()
-                        .ok_or("map keys must be scalars for conversion to YAML")?;
+                    let key = k.as_scalar().ok_or(GoError::YamlKeyNotScalar)?;
                     Ok(MapItem {
                         key_span: span,
                         key: scalars::scalar(key),
@@ -218,7 +245,7 @@ pub fn to_node(go: &Go, span: Span) -> Result<Node, String> {
                         comments: Vec::new(),
                     })
                 })
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, GoError>>()?,
         ),
         scalar => {
             return Ok(scalars::scalar_node(
@@ -232,7 +259,7 @@ pub fn to_node(go: &Go, span: Span) -> Result<Node, String> {
 
 /// ytt's `NewGoValue(...).AsStarlarkValue()`: maps become dicts, or
 /// structs with `map_is_struct` (whose keys must be strings).
-pub fn to_value<'v>(go: &Go, heap: Heap<'v>, map_is_struct: bool) -> Result<Value<'v>, String> {
+pub fn to_value<'v>(go: &Go, heap: Heap<'v>, map_is_struct: bool) -> Result<Value<'v>, GoError> {
     Ok(match go {
         Go::List(items) => {
             let values = items
@@ -245,9 +272,8 @@ pub fn to_value<'v>(go: &Go, heap: Heap<'v>, map_is_struct: bool) -> Result<Valu
             let mut fields = Vec::with_capacity(items.len());
             for (k, v) in items {
                 let Go::Str(key) = k else {
-                    return Err(format!(
-                        "expected struct key {} to be string",
-                        encode_plain(k).unwrap_or_default()
+                    return Err(GoError::StructKeyNotString(
+                        encode_plain(k).unwrap_or_default(),
                     ));
                 };
                 fields.push((key.clone(), to_value(v, heap, map_is_struct)?));
@@ -258,14 +284,11 @@ pub fn to_value<'v>(go: &Go, heap: Heap<'v>, map_is_struct: bool) -> Result<Valu
             let pairs = items
                 .iter()
                 .map(|(k, v)| Ok((to_value(k, heap, false)?, to_value(v, heap, map_is_struct)?)))
-                .collect::<Result<Vec<_>, String>>()?;
+                .collect::<Result<Vec<_>, GoError>>()?;
             heap.alloc(AllocDict(pairs))
         }
         Go::Node(_) | Go::Docs(_) => {
-            return Err(format!(
-                "unknown type {} for conversion to starlark value",
-                go.go_type()
-            ));
+            return Err(GoError::NoStarlarkForm(go.go_type()));
         }
         scalar => scalar_to_value(&scalar.as_scalar().unwrap_or(ScalarValue::Null), heap),
     })
@@ -275,14 +298,14 @@ pub fn to_value<'v>(go: &Go, heap: Heap<'v>, map_is_struct: bool) -> Result<Valu
 // text of a map key that is not a string.
 
 /// Plain data as compact JSON (HTML characters escaped).
-pub fn encode_plain(go: &Go) -> Result<String, String> {
+pub fn encode_plain(go: &Go) -> Result<String, GoError> {
     let mut out = String::new();
     write(&mut out, go, true)?;
     Ok(out)
 }
 
 /// `go` as JSON onto `out`, `<`, `>` and `&` escaped when `escape_html`.
-pub fn write(out: &mut String, go: &Go, escape_html: bool) -> Result<(), String> {
+pub fn write(out: &mut String, go: &Go, escape_html: bool) -> Result<(), GoError> {
     match go {
         Go::Null => out.push_str("null"),
         Go::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -303,7 +326,7 @@ pub fn write(out: &mut String, go: &Go, escape_html: bool) -> Result<(), String>
             let mut entries = Vec::with_capacity(items.len());
             for (k, v) in items {
                 let Go::Str(key) = k else {
-                    return Err("Expected key to be string".into());
+                    return Err(GoError::KeyNotString);
                 };
                 entries.push((key, v));
             }
@@ -320,7 +343,7 @@ pub fn write(out: &mut String, go: &Go, escape_html: bool) -> Result<(), String>
             out.push('}');
         }
         Go::Node(_) | Go::Docs(_) => {
-            return Err("Unexpected *yamlmeta.DocumentSet value within *yamlmeta.Document".into());
+            return Err(GoError::DocumentSetInDocument);
         }
     }
     Ok(())
@@ -328,7 +351,7 @@ pub fn write(out: &mut String, go: &Go, escape_html: bool) -> Result<(), String>
 
 /// Go's float encoding: `strconv` `'f'` form, or `'e'` form (exponent
 /// without leading zeros) below 1e-6 and from 1e21.
-fn float(f: f64) -> Result<String, String> {
+fn float(f: f64) -> Result<String, GoError> {
     if !f.is_finite() {
         let name = if f.is_nan() {
             "NaN"
@@ -337,7 +360,7 @@ fn float(f: f64) -> Result<String, String> {
         } else {
             "-Inf"
         };
-        return Err(format!("json: unsupported value: {name}"));
+        return Err(GoError::UnsupportedFloat(name));
     }
     let abs = f.abs();
     if abs != 0.0 && !(1e-6..1e21).contains(&abs) {

@@ -105,9 +105,30 @@ fn decode<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
     Ok(go_value::to_value(&go, call.heap, false)?)
 }
 
+/// Why JSON did not decode, in the words of Go's `encoding/json`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum JsonError {
+    #[error("unexpected end of JSON input")]
+    UnexpectedEnd,
+    /// A byte that cannot come here: the byte as Go quotes it
+    /// (`quoteChar`), and what the parser was doing ("after object key").
+    #[error("invalid character {found} {context}")]
+    InvalidCharacter { found: String, context: String },
+    #[error("exceeded max depth")]
+    TooDeep,
+    /// A number past float64 (its text).
+    #[error("json: cannot unmarshal number {0} into Go value of type float64")]
+    NumberRange(String),
+    /// A backslash escape Go does not know (what follows the backslash).
+    #[error("invalid escape sequence `\\{0}` in string")]
+    InvalidEscape(String),
+}
+
+impl super::native::YttMessage for JsonError {}
+
 /// Go's `json.Unmarshal` into `interface{}`, maps with sorted keys (ytt's
 /// `FromUnorderedMaps`).
-pub fn parse(text: &str) -> Result<Go, String> {
+pub fn parse(text: &str) -> Result<Go, JsonError> {
     let mut parser = Parser {
         bytes: text.as_bytes(),
         at: 0,
@@ -155,14 +176,17 @@ impl Parser<'_> {
         }
     }
 
-    fn invalid(&self, context: &str) -> String {
+    fn invalid(&self, context: &str) -> JsonError {
         match self.peek() {
-            None => "unexpected end of JSON input".into(),
-            Some(c) => format!("invalid character {} {context}", quote_char(c)),
+            None => JsonError::UnexpectedEnd,
+            Some(c) => JsonError::InvalidCharacter {
+                found: quote_char(c),
+                context: context.to_string(),
+            },
         }
     }
 
-    fn value(&mut self) -> Result<Go, String> {
+    fn value(&mut self) -> Result<Go, JsonError> {
         self.space();
         match self.peek() {
             Some(b'{') => self.object(),
@@ -176,15 +200,15 @@ impl Parser<'_> {
         }
     }
 
-    fn nest(&mut self) -> Result<(), String> {
+    fn nest(&mut self) -> Result<(), JsonError> {
         self.depth += 1;
         if self.depth > 10_000 {
-            return Err("exceeded max depth".into());
+            return Err(JsonError::TooDeep);
         }
         Ok(())
     }
 
-    fn object(&mut self) -> Result<Go, String> {
+    fn object(&mut self) -> Result<Go, JsonError> {
         self.nest()?;
         self.at += 1;
         let mut items = Vec::new();
@@ -225,7 +249,7 @@ impl Parser<'_> {
         Ok(Go::Map(items))
     }
 
-    fn array(&mut self) -> Result<Go, String> {
+    fn array(&mut self) -> Result<Go, JsonError> {
         self.nest()?;
         self.at += 1;
         let mut items = Vec::new();
@@ -251,7 +275,7 @@ impl Parser<'_> {
         Ok(Go::List(items))
     }
 
-    fn literal(&mut self, word: &str, value: Go) -> Result<Go, String> {
+    fn literal(&mut self, word: &str, value: Go) -> Result<Go, JsonError> {
         for expected in word.bytes().skip(1) {
             self.at += 1;
             if self.peek() != Some(expected) {
@@ -271,7 +295,7 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Go, String> {
+    fn number(&mut self) -> Result<Go, JsonError> {
         let start = self.at;
         if self.peek() == Some(b'-') {
             self.at += 1;
@@ -301,13 +325,11 @@ impl Parser<'_> {
         let text = std::str::from_utf8(&self.bytes[start..self.at]).unwrap_or("0");
         match text.parse::<f64>() {
             Ok(f) if f.is_finite() => Ok(Go::Float(f)),
-            _ => Err(format!(
-                "json: cannot unmarshal number {text} into Go value of type float64"
-            )),
+            _ => Err(JsonError::NumberRange(text.to_string())),
         }
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String, JsonError> {
         self.at += 1;
         let mut out: Vec<u8> = Vec::new();
         loop {
@@ -361,10 +383,9 @@ impl Parser<'_> {
                     } else {
                         return Err(match escape {
                             None => self.invalid(""),
-                            Some(c) => format!(
-                                "invalid escape sequence `\\{}` in string",
-                                String::from_utf8_lossy(&[c])
-                            ),
+                            Some(c) => {
+                                JsonError::InvalidEscape(String::from_utf8_lossy(&[c]).into_owned())
+                            }
                         });
                     }
                 }
@@ -378,7 +399,7 @@ impl Parser<'_> {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    fn hex4(&mut self) -> Result<u32, String> {
+    fn hex4(&mut self) -> Result<u32, JsonError> {
         let start = self.at;
         let mut n = 0;
         for _ in 0..4 {
@@ -387,7 +408,7 @@ impl Parser<'_> {
                     return Err(self.invalid(""));
                 }
                 let seen = String::from_utf8_lossy(&self.bytes[start..=self.at]);
-                return Err(format!("invalid escape sequence `\\u{seen}` in string"));
+                return Err(JsonError::InvalidEscape(format!("u{seen}")));
             };
             n = n * 16 + d;
             self.at += 1;
@@ -449,6 +470,8 @@ mod tests {
 
     #[test]
     fn decodes_with_go_errors() {
+        // The texts are what a template sees: compared as they print.
+        let parse = |text: &str| super::parse(text).map_err(|e| e.to_string());
         assert_eq!(
             parse("}junk"),
             Err("invalid character '}' looking for beginning of value".into())

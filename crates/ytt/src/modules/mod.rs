@@ -69,19 +69,33 @@ fn builder(name: &str, added: ModuleTable) -> Option<Build> {
     })
 }
 
+/// Why an `@ytt:` module did not load.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BuiltinLoadError {
+    /// ytt's error for a module its library does not have.
+    #[error(
+        "cannot load {path}: builtin ytt library does not have module '{name}' \
+         (hint: is it available in newer version of ytt?)"
+    )]
+    NoSuchModule { path: String, name: String },
+    /// starlark-rust could not freeze the module: its error's debug text.
+    #[error("{0}")]
+    Freeze(String),
+}
+
 /// The module a `load()` path names, when it is one of ytt's (`@ytt:...`):
 /// `None` for other paths.
 pub fn load(
     path: &str,
     context: &Context,
     added: ModuleTable,
-) -> Option<Result<FrozenModule, String>> {
+) -> Option<Result<FrozenModule, BuiltinLoadError>> {
     let name = path.strip_prefix("@ytt:")?;
     let Some(build) = builder(name, added) else {
-        return Some(Err(format!(
-            "cannot load {path}: builtin ytt library does not have module '{name}' \
-             (hint: is it available in newer version of ytt?)"
-        )));
+        return Some(Err(BuiltinLoadError::NoSuchModule {
+            path: path.to_string(),
+            name: name.to_string(),
+        }));
     };
     Some(Module::with_temp_heap(|module| {
         let value = build(module.heap(), context);
@@ -91,7 +105,9 @@ pub fn load(
             // `assert_` (see `translate::rename_assert`).
             module.set("assert_", value);
         }
-        module.freeze().map_err(|e| format!("{e:?}"))
+        module
+            .freeze()
+            .map_err(|e| BuiltinLoadError::Freeze(format!("{e:?}")))
     }))
 }
 

@@ -56,6 +56,21 @@ impl From<&str> for Failure {
     }
 }
 
+/// A typed error of a layer or module whose text is ytt's message: it
+/// becomes a [`Failure::Message`] through its `Display`, here and nowhere
+/// else, so the text a template sees is the one the type prints.
+pub trait YttMessage: std::error::Error {}
+
+impl<E: YttMessage> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl YttMessage for crate::starlark::convert::ConvertError {}
+impl YttMessage for super::go_value::GoError {}
+impl YttMessage for crate::template::runtime::RuntimeError {}
+
 pub type Outcome<'v> = Result<Value<'v>, Failure>;
 
 /// `e` with another message, keeping where it happened.

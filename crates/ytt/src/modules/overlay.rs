@@ -34,11 +34,11 @@ fn in_memory() -> Span {
 }
 
 fn to_converted(value: Value<'_>) -> Result<Converted, Failure> {
-    convert::convert(value, in_memory(), 0).map_err(Failure::Message)
+    Ok(convert::convert(value, in_memory(), 0)?)
 }
 
 fn to_node(value: Value<'_>) -> Result<Node, Failure> {
-    convert::value_to_node(value, in_memory()).map_err(Failure::Message)
+    Ok(convert::value_to_node(value, in_memory())?)
 }
 
 fn apply<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {

@@ -21,9 +21,17 @@ pub fn module<'v>(heap: Heap<'v>, _: &Context) -> Value<'v> {
     )
 }
 
+/// A pattern that did not compile: the regex crate's error after ytt's
+/// words (Go's own parse errors are not reproduced, the crate's pass on).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("error parsing regexp: {0}")]
+pub struct PatternError(regex::Error);
+
+impl super::native::YttMessage for PatternError {}
+
 /// A Go regular expression compiled for Rust's regex crate.
-pub fn compile(pattern: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(&go_classes(pattern)).map_err(|e| format!("error parsing regexp: {e}"))
+pub fn compile(pattern: &str) -> Result<regex::Regex, PatternError> {
+    regex::Regex::new(&go_classes(pattern)).map_err(PatternError)
 }
 
 /// Perl classes with Go's ASCII meaning (Rust's are Unicode-aware).

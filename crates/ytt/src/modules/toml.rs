@@ -5,7 +5,7 @@
 //! have no Starlark form, and are refused as ytt refuses them).
 
 use super::context::Context;
-use super::go_value::{self, Go};
+use super::go_value::{self, Go, GoError};
 use super::native::{Call, Outcome, as_str, native};
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};
@@ -44,12 +44,37 @@ fn encode<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
     Ok(call.heap.alloc(encoder.out))
 }
 
+/// Why TOML did not encode or decode: BurntSushi's words (`toml: ...`),
+/// or the conversions' ytt shares with the other modules.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TomlError {
+    #[error(transparent)]
+    Go(#[from] GoError),
+    #[error("toml: cannot encode array with nil element")]
+    NilArrayElement,
+    /// A value with no key to write it under (not inside a table).
+    #[error("toml: top-level values must be Go maps or structs")]
+    NoKey,
+    #[error("toml: cannot encode a nil value")]
+    NilValue,
+    #[error("toml: unexpected YAML value")]
+    YamlValue,
+    #[error("toml: cannot encode a map with non-string key type")]
+    NonStringKey,
+    /// The toml crate's parse error, its message as it is: the text ytt's
+    /// Go parser would give is not reproduced, only passed on.
+    #[error("{0}")]
+    Decode(String),
+}
+
+impl super::native::YttMessage for TomlError {}
+
 /// ytt's `AsUnorderedStringMaps`: map keys must be strings.
-fn check_string_keys(go: &Go) -> Result<(), String> {
+fn check_string_keys(go: &Go) -> Result<(), GoError> {
     match go {
         Go::Map(items) => items.iter().try_for_each(|(k, v)| match k {
             Go::Str(_) => check_string_keys(v),
-            _ => Err("Expected key to be string".into()),
+            _ => Err(GoError::KeyNotString),
         }),
         Go::List(items) => items.iter().try_for_each(check_string_keys),
         _ => Ok(()),
@@ -64,7 +89,7 @@ enum TomlType {
 }
 
 /// BurntSushi's `tomlTypeOfGo`; None for null.
-fn toml_type(go: &Go) -> Result<Option<TomlType>, String> {
+fn toml_type(go: &Go) -> Result<Option<TomlType>, TomlError> {
     Ok(Some(match go {
         Go::Null => return Ok(None),
         Go::Map(_) => TomlType::Hash,
@@ -73,28 +98,26 @@ fn toml_type(go: &Go) -> Result<Option<TomlType>, String> {
     }))
 }
 
-fn is_table_array(items: &[Go]) -> Result<bool, String> {
+fn is_table_array(items: &[Go]) -> Result<bool, TomlError> {
     if items.is_empty() {
         return Ok(false);
     }
     let mut all = true;
     for item in items {
         match toml_type(item)? {
-            None => return Err("toml: cannot encode array with nil element".into()),
+            None => return Err(TomlError::NilArrayElement),
             Some(t) => all &= t == TomlType::Hash,
         }
     }
     Ok(all)
 }
 
-fn is_table(go: &Go) -> Result<bool, String> {
+fn is_table(go: &Go) -> Result<bool, TomlError> {
     Ok(matches!(
         toml_type(go)?,
         Some(TomlType::Hash | TomlType::ArrayHash)
     ))
 }
-
-const NO_KEY: &str = "toml: top-level values must be Go maps or structs";
 
 /// BurntSushi's `dblQuotedReplacer`.
 fn quoted(s: &str) -> String {
@@ -160,7 +183,7 @@ impl Encoder {
         self.indent.repeat(key.len().saturating_sub(1))
     }
 
-    fn encode(&mut self, key: &[String], go: &Go) -> Result<(), String> {
+    fn encode(&mut self, key: &[String], go: &Go) -> Result<(), TomlError> {
         match go {
             Go::Null => Ok(()),
             Go::Map(items) => self.table(key, items),
@@ -169,9 +192,9 @@ impl Encoder {
         }
     }
 
-    fn key_value(&mut self, key: &[String], go: &Go, inline: bool) -> Result<(), String> {
+    fn key_value(&mut self, key: &[String], go: &Go, inline: bool) -> Result<(), TomlError> {
         let Some(last) = key.last() else {
-            return Err(NO_KEY.into());
+            return Err(TomlError::NoKey);
         };
         let line = format!("{}{} = ", self.indent_for(key), key_part(last));
         self.write(&line);
@@ -182,7 +205,7 @@ impl Encoder {
         Ok(())
     }
 
-    fn element(&mut self, go: &Go) -> Result<(), String> {
+    fn element(&mut self, go: &Go) -> Result<(), TomlError> {
         match go {
             Go::Str(s) => self.write(&quoted(s)),
             Go::Bool(b) => self.write(if *b { "true" } else { "false" }),
@@ -218,15 +241,15 @@ impl Encoder {
                 self.write("]");
             }
             Go::Map(items) => self.map(&[], items, true)?,
-            Go::Null => return Err("toml: cannot encode a nil value".into()),
-            Go::Node(_) | Go::Docs(_) => return Err("toml: unexpected YAML value".into()),
+            Go::Null => return Err(TomlError::NilValue),
+            Go::Node(_) | Go::Docs(_) => return Err(TomlError::YamlValue),
         }
         Ok(())
     }
 
-    fn array_of_tables(&mut self, key: &[String], items: &[Go]) -> Result<(), String> {
+    fn array_of_tables(&mut self, key: &[String], items: &[Go]) -> Result<(), TomlError> {
         if key.is_empty() {
-            return Err(NO_KEY.into());
+            return Err(TomlError::NoKey);
         }
         for item in items {
             let Go::Map(fields) = item else { continue };
@@ -239,7 +262,7 @@ impl Encoder {
         Ok(())
     }
 
-    fn table(&mut self, key: &[String], items: &[(Go, Go)]) -> Result<(), String> {
+    fn table(&mut self, key: &[String], items: &[(Go, Go)]) -> Result<(), TomlError> {
         if key.len() == 1 {
             self.newline();
         }
@@ -251,12 +274,12 @@ impl Encoder {
         self.map(key, items, false)
     }
 
-    fn map(&mut self, key: &[String], items: &[(Go, Go)], inline: bool) -> Result<(), String> {
+    fn map(&mut self, key: &[String], items: &[(Go, Go)], inline: bool) -> Result<(), TomlError> {
         let mut direct = Vec::new();
         let mut sub = Vec::new();
         for (k, v) in items {
             let Go::Str(name) = k else {
-                return Err("toml: cannot encode a map with non-string key type".into());
+                return Err(TomlError::NonStringKey);
             };
             if is_table(v)? {
                 sub.push((name, v));
@@ -299,19 +322,19 @@ fn decode<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
     let text = as_str(call.one()?)?;
     let table: toml::Table = text
         .parse()
-        .map_err(|e: toml::de::Error| e.message().to_string())?;
+        .map_err(|e: toml::de::Error| TomlError::Decode(e.message().to_string()))?;
     let go = from_toml(&toml::Value::Table(table))?;
     Ok(go_value::to_value(&go, call.heap, false)?)
 }
 
-fn from_toml(value: &toml::Value) -> Result<Go, String> {
+fn from_toml(value: &toml::Value) -> Result<Go, GoError> {
     Ok(match value {
         toml::Value::String(s) => Go::Str(s.clone()),
         toml::Value::Integer(i) => Go::Int(*i),
         toml::Value::Float(f) => Go::Float(*f),
         toml::Value::Boolean(b) => Go::Bool(*b),
         toml::Value::Datetime(_) => {
-            return Err("unknown type time.Time for conversion to starlark value".into());
+            return Err(GoError::NoStarlarkForm("time.Time"));
         }
         toml::Value::Array(items) => {
             Go::List(items.iter().map(from_toml).collect::<Result<_, _>>()?)
@@ -320,7 +343,7 @@ fn from_toml(value: &toml::Value) -> Result<Go, String> {
             let mut items: Vec<(Go, Go)> = table
                 .iter()
                 .map(|(k, v)| Ok((Go::Str(k.clone()), from_toml(v)?)))
-                .collect::<Result<_, String>>()?;
+                .collect::<Result<_, GoError>>()?;
             items.sort_by(|a, b| match (&a.0, &b.0) {
                 (Go::Str(x), Go::Str(y)) => x.cmp(y),
                 _ => std::cmp::Ordering::Equal,
@@ -334,7 +357,7 @@ fn from_toml(value: &toml::Value) -> Result<Go, String> {
 mod tests {
     use super::*;
 
-    fn encoded(go: &Go, indent: &str) -> Result<String, String> {
+    fn encoded(go: &Go, indent: &str) -> Result<String, TomlError> {
         let mut encoder = Encoder {
             out: String::new(),
             indent: indent.into(),
@@ -379,7 +402,7 @@ mod tests {
             "a = [1, 2, 3, 456]\nb = \"str\"\n"
         );
         assert_eq!(encoded(&Go::Map(vec![]), "  ").unwrap(), "");
-        assert_eq!(encoded(&Go::Int(1), "  "), Err(NO_KEY.into()));
+        assert_eq!(encoded(&Go::Int(1), "  "), Err(TomlError::NoKey));
         let odd = Go::Map(vec![
             (s("a b"), Go::Float(1.0)),
             (s("n"), Go::Null),

@@ -10,7 +10,7 @@ mod net_url;
 use super::context::Context;
 use super::go_value::{self, Go};
 use super::native::{Call, Native, Outcome, UrlUser, UrlValue, as_str, native};
-use net_url::{Mode, Url, escape, parse_url, unescape, user_string};
+use net_url::{Mode, Url, UrlError, escape, parse_url, unescape, user_string};
 use starlark::eval::Evaluator;
 use starlark::values::{Heap, Value};
 use std::sync::Arc;
@@ -57,7 +57,7 @@ pub fn module<'v>(heap: Heap<'v>, _: &Context) -> Value<'v> {
 
 fn string_fn<'v>(
     call: &Call<'v, '_>,
-    f: impl FnOnce(&str) -> Result<String, String>,
+    f: impl FnOnce(&str) -> Result<String, UrlError>,
 ) -> Outcome<'v> {
     let text = as_str(call.one()?)?;
     Ok(call.heap.alloc(f(text)?))

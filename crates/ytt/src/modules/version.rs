@@ -39,14 +39,31 @@ fn require_at_least<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> O
     Ok(Value::new_none())
 }
 
+/// Why a version requirement failed, in ytt's (and go-version's) words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum VersionError {
+    #[error("version string '{0}' must be a valid semver")]
+    NotSemver(String),
+    #[error("Malformed constraint: >={0}")]
+    MalformedConstraint(String),
+    #[error("Malformed version: {0}")]
+    MalformedVersion(String),
+    #[error("ytt version '{have}' does not meet the minimum required version '{wanted}'")]
+    TooOld { have: String, wanted: String },
+}
+
+impl super::native::YttMessage for VersionError {}
+
 /// Whether version `have` satisfies `>= wanted`, with ytt's errors.
-fn check(wanted: &str, have: &str) -> Result<(), String> {
-    let semver = regex::Regex::new(SEMVER).map_err(|e| e.to_string())?;
+fn check(wanted: &str, have: &str) -> Result<(), VersionError> {
+    // A constant pattern, compiled by every test of this module.
+    let semver = regex::Regex::new(SEMVER).expect("SEMVER is a valid pattern");
     if !semver.is_match(wanted) {
-        return Err(format!("version string '{wanted}' must be a valid semver"));
+        return Err(VersionError::NotSemver(wanted.to_string()));
     }
-    let constraint = parse(wanted).ok_or_else(|| format!("Malformed constraint: >={wanted}"))?;
-    let version = parse(have).ok_or_else(|| format!("Malformed version: {have}"))?;
+    let constraint =
+        parse(wanted).ok_or_else(|| VersionError::MalformedConstraint(wanted.to_string()))?;
+    let version = parse(have).ok_or_else(|| VersionError::MalformedVersion(have.to_string()))?;
     // go-version: a pre-release only satisfies a constraint on a
     // pre-release of the same major.minor.patch.
     let pre_ok = match (&version.1, &constraint.1) {
@@ -57,9 +74,10 @@ fn check(wanted: &str, have: &str) -> Result<(), String> {
     if pre_ok && compare(&version, &constraint) != Ordering::Less {
         Ok(())
     } else {
-        Err(format!(
-            "ytt version '{have}' does not meet the minimum required version '{wanted}'"
-        ))
+        Err(VersionError::TooOld {
+            have: have.to_string(),
+            wanted: wanted.to_string(),
+        })
     }
 }
 
@@ -124,6 +142,8 @@ mod tests {
 
     #[test]
     fn the_reference_version_satisfies_nothing() {
+        // The texts are what a template sees: compared as they print.
+        let check = |wanted, have| super::check(wanted, have).map_err(|e| e.to_string());
         // What the reference ytt (version `develop`) answers.
         assert_eq!(
             check("999.0.0", YTT_VERSION),

@@ -4,7 +4,7 @@
 //! scalars into dicts, lists and scalars.
 
 use super::context::Context;
-use super::go_value::{self, Go};
+use super::go_value::{self, Go, GoError};
 use super::native::{Call, Outcome, as_str, native};
 use crate::yaml::{Node, ScalarValue, Value as NodeValue};
 use starlark::eval::Evaluator;
@@ -25,8 +25,23 @@ fn span() -> crate::source::Span {
     crate::source::Span::new(crate::source::FileId(0), 0, 0)
 }
 
+/// Why YAML did not decode (or a value not round-trip), in ytt's words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum YamlError {
+    #[error(transparent)]
+    Go(#[from] GoError),
+    /// The YAML parser's error, its message as it is (the parser words it
+    /// as ytt's does).
+    #[error("{0}")]
+    Parse(String),
+    #[error("Expected to find exactly one YAML document")]
+    NotOneDocument,
+}
+
+impl super::native::YttMessage for YamlError {}
+
 /// ytt's `yamlModule.Encode`: Go data as YAML text.
-pub fn encode_go(go: &Go) -> Result<String, String> {
+pub fn encode_go(go: &Go) -> Result<String, GoError> {
     let is_empty = |node: &Node| match &node.value {
         NodeValue::Map(items) => items.is_empty(),
         NodeValue::Array(items) => items.is_empty(),
@@ -49,13 +64,13 @@ fn encode<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
 }
 
 /// ytt's `yamlModule.Decode`: one document as Go data.
-pub fn decode_text(text: &str) -> Result<Go, String> {
+pub fn decode_text(text: &str) -> Result<Go, YamlError> {
     let set = crate::yaml::parse_file(crate::source::FileId(0), text, &Default::default())
-        .map_err(|e| e.message)?;
+        .map_err(|e| YamlError::Parse(e.message))?;
     match set.docs.as_slice() {
         [] => Ok(Go::Null),
         [doc] => Ok(plain(&doc.value)),
-        _ => Err("Expected to find exactly one YAML document".into()),
+        _ => Err(YamlError::NotOneDocument),
     }
 }
 
@@ -97,8 +112,8 @@ fn decode<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
 }
 
 /// `yaml.decode(yaml.encode(value))`, as ytt's assertions compare values.
-pub fn round_trip<'v>(value: Value<'v>, heap: Heap<'v>) -> Result<Value<'v>, String> {
+pub fn round_trip<'v>(value: Value<'v>, heap: Heap<'v>) -> Result<Value<'v>, YamlError> {
     let go = go_value::from_value(value, heap)?;
     let decoded = decode_text(&encode_go(&go)?)?;
-    go_value::to_value(&decoded, heap, false)
+    Ok(go_value::to_value(&decoded, heap, false)?)
 }

@@ -5,12 +5,31 @@
 
 use crate::yaml::{Node, ScalarValue, Value as NodeValue};
 
+/// Why a left node does not hold a right one, in ytt's words (the YAML
+/// types of the nodes).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Mismatch {
+    #[error("Expected map, but was {0}")]
+    NotMap(&'static str),
+    #[error("Expected at least one map item to match by key")]
+    MissingKey,
+    #[error("Expected array, but was {0}")]
+    NotArray(&'static str),
+    #[error("Expected to have matching number of array items")]
+    ArrayLength,
+    #[error("Expected leaf values to match {left} {right}")]
+    Leaf {
+        left: &'static str,
+        right: &'static str,
+    },
+}
+
 /// Ok when `left` holds `right`, else why not (ytt's explanation).
-pub fn compare(left: &Node, right: &Node) -> Result<(), String> {
+pub fn compare(left: &Node, right: &Node) -> Result<(), Mismatch> {
     match &right.value {
         NodeValue::Map(right_items) => {
             let NodeValue::Map(left_items) = &left.value else {
-                return Err(format!("Expected map, but was {}", left.type_name()));
+                return Err(Mismatch::NotMap(left.type_name()));
             };
             for right_item in right_items {
                 let mut matched = false;
@@ -21,18 +40,18 @@ pub fn compare(left: &Node, right: &Node) -> Result<(), String> {
                     }
                 }
                 if !matched {
-                    return Err("Expected at least one map item to match by key".into());
+                    return Err(Mismatch::MissingKey);
                 }
             }
             Ok(())
         }
         NodeValue::Array(right_items) => {
             let NodeValue::Array(left_items) = &left.value else {
-                return Err(format!("Expected array, but was {}", left.type_name()));
+                return Err(Mismatch::NotArray(left.type_name()));
             };
             for (i, item) in right_items.iter().enumerate() {
                 let Some(left_item) = left_items.get(i) else {
-                    return Err("Expected to have matching number of array items".into());
+                    return Err(Mismatch::ArrayLength);
                 };
                 compare(&left_item.value, &item.value)?;
             }
@@ -48,11 +67,10 @@ pub fn compare(left: &Node, right: &Node) -> Result<(), String> {
             if equal {
                 Ok(())
             } else {
-                Err(format!(
-                    "Expected leaf values to match {} {}",
-                    left.type_name(),
-                    right.type_name()
-                ))
+                Err(Mismatch::Leaf {
+                    left: left.type_name(),
+                    right: right.type_name(),
+                })
             }
         }
     }
@@ -74,36 +92,41 @@ mod tests {
         set.docs[0].value.clone()
     }
 
+    /// None when `left` holds `right`, else the text ytt prints for why.
+    fn mismatch(left: &Node, right: &Node) -> Option<String> {
+        compare(left, right).err().map(|e| e.to_string())
+    }
+
     #[test]
     fn a_subset_holds_each_of_its_keys_with_a_matching_value() {
         let left = node("kind: Deployment\nmetadata:\n  name: a\n  labels: {x: y}\n");
-        assert_eq!(compare(&left, &node("kind: Deployment\n")), Ok(()));
-        assert_eq!(compare(&left, &node("metadata: {name: a}\n")), Ok(()));
+        assert_eq!(mismatch(&left, &node("kind: Deployment\n")), None);
+        assert_eq!(mismatch(&left, &node("metadata: {name: a}\n")), None);
         assert_eq!(
-            compare(&left, &node("kind: Service\n")),
-            Err("Expected leaf values to match string string".into())
+            mismatch(&left, &node("kind: Service\n")),
+            Some("Expected leaf values to match string string".into())
         );
         assert_eq!(
-            compare(&left, &node("spec: {}\n")),
-            Err("Expected at least one map item to match by key".into())
+            mismatch(&left, &node("spec: {}\n")),
+            Some("Expected at least one map item to match by key".into())
         );
         assert_eq!(
-            compare(&left, &node("kind: {a: 1}\n")),
-            Err("Expected map, but was string".into())
+            mismatch(&left, &node("kind: {a: 1}\n")),
+            Some("Expected map, but was string".into())
         );
     }
 
     #[test]
     fn array_items_compare_by_position_and_leaves_by_type() {
         let left = node("- 1\n- two\n");
-        assert_eq!(compare(&left, &node("- 1\n")), Ok(()));
+        assert_eq!(mismatch(&left, &node("- 1\n")), None);
         assert_eq!(
-            compare(&left, &node("- 1\n- two\n- 3\n")),
-            Err("Expected to have matching number of array items".into())
+            mismatch(&left, &node("- 1\n- two\n- 3\n")),
+            Some("Expected to have matching number of array items".into())
         );
         assert_eq!(
-            compare(&node("1\n"), &node("\"1\"\n")),
-            Err("Expected leaf values to match integer string".into())
+            mismatch(&node("1\n"), &node("\"1\"\n")),
+            Some("Expected leaf values to match integer string".into())
         );
     }
 }

@@ -105,6 +105,14 @@ impl From<&str> for OverlayError {
     }
 }
 
+/// A value that did not convert fails the overlay with the conversion's
+/// text.
+impl From<crate::starlark::convert::ConvertError> for OverlayError {
+    fn from(e: crate::starlark::convert::ConvertError) -> OverlayError {
+        OverlayError::Message(e.to_string())
+    }
+}
+
 impl From<starlark::Error> for OverlayError {
     fn from(e: starlark::Error) -> OverlayError {
         OverlayError::Message(error_text(&e))

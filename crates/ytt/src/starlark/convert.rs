@@ -19,17 +19,37 @@ const MAX_DEPTH: usize = 200;
 /// `repr()`, a value written to YAML, `json.encode()`...), in bytes.
 pub const OUTPUT_LIMIT_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Why a Starlark value did not convert: ytt's words, which a template
+/// sees as the error of the call that converted it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConvertError {
+    #[error("value too large: writing it out would pass {} MiB", OUTPUT_LIMIT_BYTES / 1024 / 1024)]
+    TooLarge,
+    #[error("value nested deeper than {MAX_DEPTH} levels cannot be converted to YAML")]
+    TooDeep,
+    /// A Starlark int past Go's `int64` (its text).
+    #[error("integer {0} does not fit in 64 bits")]
+    IntTooLarge(String),
+    /// A map key that is no scalar (its Starlark type).
+    #[error("unknown type {0} for conversion to a map key")]
+    MapKey(String),
+    /// ytt's `ConversionHint`: a module's value (`url.parse()`'s) that
+    /// does not encode (its Starlark type).
+    #[error("Unable to convert value: {0} does not automatically encode (hint: use .string())")]
+    NotEncodable(String),
+    /// A value with no Go form (its Go type).
+    #[error("unknown type {0} for conversion to go value")]
+    UnknownType(String),
+}
+
 /// Refuses a value whose text (or YAML tree) would pass
 /// [`OUTPUT_LIMIT_BYTES`], before it is made: a list holding one list a
 /// million times is small on the heap but gigabytes once written out
 /// (`str([[0] * 1000] * 1000000)`), and a failed allocation aborts the
 /// process.
-pub fn check_output_size(value: Value<'_>) -> Result<(), String> {
+pub fn check_output_size(value: Value<'_>) -> Result<(), ConvertError> {
     if written_size(value, OUTPUT_LIMIT_BYTES) > OUTPUT_LIMIT_BYTES {
-        return Err(format!(
-            "value too large: writing it out would pass {} MiB",
-            OUTPUT_LIMIT_BYTES / 1024 / 1024
-        ));
+        return Err(ConvertError::TooLarge);
     }
     Ok(())
 }
@@ -127,7 +147,7 @@ pub enum Converted {
 
 /// A Starlark value as a YAML node at `span` (ytt's `AsGoValue` then
 /// `NewASTFromInterface`); fragments keep their own nodes and positions.
-pub fn value_to_node(value: Value<'_>, span: Span) -> Result<Node, String> {
+pub fn value_to_node(value: Value<'_>, span: Span) -> Result<Node, ConvertError> {
     match convert(value, span, 0)? {
         Converted::Node(node) => Ok(node),
         Converted::Documents(docs) => Ok(documents_as_array(docs, span)),
@@ -150,20 +170,18 @@ pub fn documents_as_array(docs: Vec<crate::yaml::Document>, span: Span) -> Node 
     }
 }
 
-pub fn convert(value: Value<'_>, span: Span, depth: usize) -> Result<Converted, String> {
+pub fn convert(value: Value<'_>, span: Span, depth: usize) -> Result<Converted, ConvertError> {
     if depth == 0 {
         check_output_size(value)?;
     }
     if depth > MAX_DEPTH {
-        return Err(format!(
-            "value nested deeper than {MAX_DEPTH} levels cannot be converted to YAML"
-        ));
+        return Err(ConvertError::TooDeep);
     }
     if let Some(scalar) = value_to_scalar(value) {
         return Ok(Converted::Node(scalar_node(scalar, span)));
     }
     if value.get_type() == "int" {
-        return Err(format!("integer {value} does not fit in 64 bits"));
+        return Err(ConvertError::IntTooLarge(value.to_string()));
     }
     if let Some(fragment) = Fragment::from_value(value) {
         return Ok(match &*fragment.data {
@@ -173,7 +191,7 @@ pub fn convert(value: Value<'_>, span: Span, depth: usize) -> Result<Converted, 
         });
     }
     let node = |value| Node { span, value };
-    let item_of = |v: Value<'_>| -> Result<ArrayItem, String> {
+    let item_of = |v: Value<'_>| -> Result<ArrayItem, ConvertError> {
         Ok(ArrayItem {
             span,
             value: value_to_node_at(v, span, depth + 1)?,
@@ -188,9 +206,9 @@ pub fn convert(value: Value<'_>, span: Span, depth: usize) -> Result<Converted, 
         let items = tuple.iter().map(item_of).collect::<Result<_, _>>()?;
         return Ok(Converted::Node(node(NodeValue::Array(items))));
     }
-    let map_item = |k: Value<'_>, v: Value<'_>| -> Result<MapItem, String> {
-        let key = value_to_scalar(k)
-            .ok_or_else(|| format!("unknown type {} for conversion to a map key", k.get_type()))?;
+    let map_item = |k: Value<'_>, v: Value<'_>| -> Result<MapItem, ConvertError> {
+        let key =
+            value_to_scalar(k).ok_or_else(|| ConvertError::MapKey(k.get_type().to_string()))?;
         Ok(MapItem {
             key_span: span,
             key: scalar(key),
@@ -216,28 +234,24 @@ pub fn convert(value: Value<'_>, span: Span, depth: usize) -> Result<Converted, 
                     comments: Vec::new(),
                 })
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, ConvertError>>()?;
         return Ok(Converted::Node(node(NodeValue::Map(items))));
     }
     if let Some(hint) = conversion_hint(value) {
         return Err(hint);
     }
-    Err(format!(
-        "unknown type {} for conversion to go value",
-        go_type_name(value)
-    ))
+    Err(ConvertError::UnknownType(go_type_name(value)))
 }
 
 /// ytt's `ConversionHint` of the values its modules return that do not
 /// encode (`url.parse()`'s, `ip.parse_addr()`'s).
-pub fn conversion_hint(value: Value<'_>) -> Option<String> {
+pub fn conversion_hint(value: Value<'_>) -> Option<ConvertError> {
     let t = value.get_type();
-    t.starts_with("@ytt:").then(|| {
-        format!("Unable to convert value: {t} does not automatically encode (hint: use .string())")
-    })
+    t.starts_with("@ytt:")
+        .then(|| ConvertError::NotEncodable(t.to_string()))
 }
 
-fn value_to_node_at(value: Value<'_>, span: Span, depth: usize) -> Result<Node, String> {
+fn value_to_node_at(value: Value<'_>, span: Span, depth: usize) -> Result<Node, ConvertError> {
     match convert(value, span, depth)? {
         Converted::Node(node) => Ok(node),
         Converted::Documents(docs) => Ok(documents_as_array(docs, span)),

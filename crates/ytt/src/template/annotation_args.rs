@@ -7,7 +7,7 @@
 //! by number ([`FrozenRuns`]) so later overlays (other templates,
 //! post-processing) find it.
 
-use crate::template::runtime::with_current;
+use crate::template::runtime::{RuntimeError, with_current};
 use crate::yaml::EvaluatedArgs;
 use starlark::environment::FrozenModule;
 use starlark::eval::Evaluator;
@@ -29,7 +29,7 @@ static NEXT_RUN: AtomicU32 = AtomicU32::new(0);
 pub fn record<'v>(
     eval: &mut Evaluator<'v, '_, '_>,
     kwargs: Vec<(String, Value<'v>)>,
-) -> Result<EvaluatedArgs, String> {
+) -> Result<EvaluatedArgs, RuntimeError> {
     let heap = eval.heap();
     let store = match eval.module().extra_value() {
         Some(store) => store,
@@ -42,12 +42,12 @@ pub fn record<'v>(
             store
         }
     };
-    let list = ListRef::from_value(store).ok_or("annotation store is not a list")?;
+    let list = ListRef::from_value(store).ok_or(RuntimeError::AnnotationStore("is not a list"))?;
     let run = list
         .content()
         .first()
         .and_then(|v| v.unpack_i32())
-        .ok_or("annotation store without its run")?;
+        .ok_or(RuntimeError::AnnotationStore("without its run"))?;
     let index = list.len() - 1;
     let pairs: Vec<Value<'v>> = kwargs
         .into_iter()
@@ -56,10 +56,10 @@ pub fn record<'v>(
     let entry = heap.alloc(AllocList(pairs));
     let append = store
         .get_attr("append", heap)
-        .map_err(|e| e.to_string())?
-        .ok_or("annotation store cannot grow")?;
+        .map_err(|e| RuntimeError::Starlark(e.to_string()))?
+        .ok_or(RuntimeError::AnnotationStore("cannot grow"))?;
     eval.eval_function(append, &[entry], &[])
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| RuntimeError::Starlark(e.to_string()))?;
     Ok(EvaluatedArgs {
         run: run as u32,
         index: index as u32,

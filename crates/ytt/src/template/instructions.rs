@@ -1,12 +1,14 @@
 //! The instructions compiled templates call, as Starlark builtins.
 
 use super::noop::Noop;
-use super::runtime::{self, Ended};
+use super::runtime::{self, Ended, RuntimeError};
 use starlark::environment::GlobalsBuilder;
 use starlark::values::{Heap, Value};
 
-fn fail(message: String) -> anyhow::Error {
-    anyhow::anyhow!(message)
+/// An instruction's error as the Starlark error the template sees: its
+/// text, unchanged.
+fn fail(e: RuntimeError) -> anyhow::Error {
+    anyhow::anyhow!(e.to_string())
 }
 
 #[starlark::starlark_module]

@@ -11,6 +11,7 @@
 //! YAML template's program, see `compile.rs`).
 
 use super::ctxs::insert_ctxs;
+use super::runtime::RuntimeError;
 use starlark::values::Value;
 
 /// ytt's `File.IsLibrary` for a file name: `x.lib.txt`, `x.lib.yml`; such
@@ -277,10 +278,8 @@ pub struct TextBuild {
 impl TextBuild {
     /// `__ytt_start_node` on a text node: a piece starts empty; a piece
     /// started before its root starts the root first.
-    pub fn start_node(&mut self, nodes: &TextNodes, tag: usize) -> Result<(), String> {
-        let node = nodes
-            .get(tag)
-            .ok_or_else(|| format!("expected to find node {tag}"))?;
+    pub fn start_node(&mut self, nodes: &TextNodes, tag: usize) -> Result<(), RuntimeError> {
+        let node = nodes.get(tag).ok_or(RuntimeError::NodeNotFound(tag))?;
         self.root = true;
         if node.is_some() {
             self.pieces.push(String::new());
@@ -295,25 +294,20 @@ impl TextBuild {
         nodes: &TextNodes,
         tag: usize,
         value: Option<Value<'_>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RuntimeError> {
         let Some(current) = self.pieces.last_mut() else {
-            return Err("cannot set a value on a noderoot".into());
+            return Err(RuntimeError::SetOnNodeRoot);
         };
         match value {
             None => {
-                let node = nodes
-                    .get(tag)
-                    .ok_or_else(|| format!("expected to find node {tag}"))?;
+                let node = nodes.get(tag).ok_or(RuntimeError::NodeNotFound(tag))?;
                 *current = node.clone().unwrap_or_default();
             }
             Some(value) if value.get_type() == super::noop::NOOP_TYPE => {}
             Some(value) => match value.unpack_str() {
                 Some(text) => *current = text.to_string(),
                 None => {
-                    return Err(format!(
-                        "cannot set non-string value ({}), consider using str(...) to convert to string",
-                        go_type_name(value)
-                    ));
+                    return Err(RuntimeError::NonStringText(go_type_name(value)));
                 }
             },
         }

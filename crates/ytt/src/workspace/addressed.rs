@@ -11,6 +11,20 @@ use crate::yaml::{Comment, Node};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Why a library address (`@lib~alias`) does not read, in ytt's words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LibraryRefError {
+    #[error("Expected library ref to not be empty")]
+    Empty,
+    #[error("Expected library ref to start with '@'")]
+    NoAt,
+    #[error("Expected library alias to not be empty")]
+    EmptyAlias,
+    /// A piece with more than one `~` (the whole address).
+    #[error("Expected library ref to have form: '@path', '@~alias', or '@path~alias', got: '{0}'")]
+    BadForm(String),
+}
+
 /// One piece of a library address: `@path`, `@~alias` or `@path~alias`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LibraryRef {
@@ -42,12 +56,12 @@ impl LibraryRef {
     }
 
     /// ytt's `LibraryRefExtractor.FromStr`: `@a@b~x` is `a`, then `b` as `x`.
-    pub fn parse(text: &str) -> Result<Vec<LibraryRef>, String> {
+    pub fn parse(text: &str) -> Result<Vec<LibraryRef>, LibraryRefError> {
         if text.is_empty() {
-            return Err("Expected library ref to not be empty".into());
+            return Err(LibraryRefError::Empty);
         }
         let Some(rest) = text.strip_prefix('@') else {
-            return Err("Expected library ref to start with '@'".into());
+            return Err(LibraryRefError::NoAt);
         };
         rest.split('@')
             .map(|piece| {
@@ -57,14 +71,12 @@ impl LibraryRef {
                         path: path.to_string(),
                         alias: String::new(),
                     }),
-                    [_, ""] => Err("Expected library alias to not be empty".to_string()),
+                    [_, ""] => Err(LibraryRefError::EmptyAlias),
                     [path, alias] => Ok(LibraryRef {
                         path: path.to_string(),
                         alias: alias.to_string(),
                     }),
-                    _ => Err(format!(
-                        "Expected library ref to have form: '@path', '@~alias', or '@path~alias', got: '{text}'"
-                    )),
+                    _ => Err(LibraryRefError::BadForm(text.to_string())),
                 }
             })
             .collect()

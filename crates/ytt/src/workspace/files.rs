@@ -1,8 +1,25 @@
 //! `data.read` and `data.list`: the package's files as the running
 //! template's library sees them.
 
-use crate::template::runtime::with_current;
+use crate::template::runtime::{RuntimeError, with_current};
 use std::path::{Path, PathBuf};
+
+/// Why `data.read` or `data.list` found nothing, in ytt's words (the
+/// path as the template gave it).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PackageFileError {
+    /// Called outside a render (no session to read the package from).
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    #[error("Expected to find file '{0}'")]
+    FileNotFound(String),
+    #[error("file '{0}' is not UTF-8 text")]
+    NotUtf8(String),
+    #[error("Did not find '{0}'")]
+    FolderNotFound(String),
+}
+
+impl crate::modules::native::YttMessage for PackageFileError {}
 
 /// Where the running template's files are.
 struct Package {
@@ -23,7 +40,7 @@ fn joined(path: &Path) -> String {
 }
 
 impl Package {
-    fn running_in(dir: Option<&Path>) -> Result<Package, String> {
+    fn running_in(dir: Option<&Path>) -> Result<Package, RuntimeError> {
         let (root, listed, inputs) =
             with_current(|s| (s.root.clone(), s.library_files.clone(), s.inputs.clone()))?;
         let dir = dir.map(crate::source::normalize_path);
@@ -107,8 +124,8 @@ fn is_private(name: &str) -> bool {
 /// `data.read(path)`: a file of the package, relative to the folder of the
 /// file running (ytt's current library), or to the package root when the
 /// path starts with `/`.
-pub fn read_package_file(path: &str, dir: Option<&Path>) -> Result<String, String> {
-    let missing = || format!("Expected to find file '{path}'");
+pub fn read_package_file(path: &str, dir: Option<&Path>) -> Result<String, PackageFileError> {
+    let missing = || PackageFileError::FileNotFound(path.to_string());
     let package = Package::running_in(dir)?;
     let full = name_of(path, &package.current)
         .filter(|name| !is_private(name))
@@ -118,17 +135,18 @@ pub fn read_package_file(path: &str, dir: Option<&Path>) -> Result<String, Strin
         .ok()
         .and_then(Result::ok)
         .ok_or_else(missing)?;
-    String::from_utf8(bytes).map_err(|_| format!("file '{path}' is not UTF-8 text"))
+    String::from_utf8(bytes).map_err(|_| PackageFileError::NotUtf8(path.to_string()))
 }
 
 /// `data.list(path)`: the files below the folder `path` (relative to the
 /// current folder, or to the root when it starts with `/`), named relative
 /// to it (with a leading `/` when `path` had one), in ytt's library order:
 /// each folder's own files before its subfolders'.
-pub fn list_package_files(path: &str, dir: Option<&Path>) -> Result<Vec<String>, String> {
+pub fn list_package_files(path: &str, dir: Option<&Path>) -> Result<Vec<String>, PackageFileError> {
     let package = Package::running_in(dir)?;
     let from_root = path.starts_with('/');
-    let base = name_of(path, &package.current).ok_or_else(|| format!("Did not find '{path}'"))?;
+    let base = name_of(path, &package.current)
+        .ok_or_else(|| PackageFileError::FolderNotFound(path.to_string()))?;
     let all = package.names();
     let names: Vec<&str> = all
         .iter()

@@ -85,8 +85,7 @@ fn get<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v>
             })
         });
         (values, schemas, options, dir.clone(), named)
-    })
-    .map_err(Failure::Message)?;
+    })?;
     let mut alias = String::new();
     for (kwarg, value) in &call.kwargs {
         match *kwarg {
@@ -168,7 +167,7 @@ fn with_data_values<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> O
     call.allow_kwargs(&["plain"])?;
     let plain = call.bool_kwarg("plain", false)?;
     let mut library = call.data::<Library>()?.clone();
-    let node = value_to_node(given, nowhere()).map_err(Failure::Message)?;
+    let node = value_to_node(given, nowhere())?;
     if plain && has_annotations(&node) {
         return Err(
             "Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)"
@@ -199,7 +198,7 @@ fn has_annotations(node: &crate::yaml::Node) -> bool {
 fn with_data_values_schema<'v>(call: &Call<'v, '_>, _: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     let given = call.one()?;
     let mut library = call.data::<Library>()?.clone();
-    let node = value_to_node(given, nowhere()).map_err(Failure::Message)?;
+    let node = value_to_node(given, nowhere())?;
     let doc = Document {
         span: node.span,
         has_start_marker: true,
@@ -270,8 +269,7 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, found)| found.clone())
-    })
-    .map_err(Failure::Message)?;
+    })?;
     if let Some(found) = cached {
         return Ok(found);
     }
@@ -280,8 +278,7 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
         libraries.evaluations += 1;
         let evaluator = (libraries.evaluations <= MAX_EVALUATIONS).then_some(libraries.evaluator);
         (evaluator, (s.inputs.clone(), s.files.clone()))
-    })
-    .map_err(Failure::Message)?;
+    })?;
     let Some(evaluator) = evaluator else {
         return Err(format!(
             "more than {MAX_EVALUATIONS} library evaluations in one render: {NOT_RENDERED}"
@@ -302,8 +299,7 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
         s.state::<LibraryState>()
             .cache
             .push((key, evaluated.clone()))
-    })
-    .map_err(Failure::Message)?;
+    })?;
     Ok(evaluated)
 }
 
@@ -360,8 +356,7 @@ fn export<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<
     // also for what the library re-exports.
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let key = NEXT.fetch_add(1, Ordering::Relaxed);
-    with_current(|s| s.state::<LibraryState>().sessions.push((key, session)))
-        .map_err(Failure::Message)?;
+    with_current(|s| s.state::<LibraryState>().sessions.push((key, session)))?;
     Ok(in_library(call.heap, eval.frozen_heap(), value, key, 0).to_value())
 }
 
@@ -507,8 +502,7 @@ fn find_session(
 /// An exported function called: it runs in its library's session.
 fn call_exported<'v>(call: &Call<'v, '_>, eval: &mut Evaluator<'v, '_, '_>) -> Outcome<'v> {
     let key = *call.data::<u64>()?;
-    let session = with_current(|s| find_session(&s.state::<LibraryState>().sessions, key, 0))
-        .map_err(Failure::Message)?;
+    let session = with_current(|s| find_session(&s.state::<LibraryState>().sessions, key, 0))?;
     // Not exported to this session nor through its libraries: confvet
     // does not know which session to run it in.
     let Some(session) = session else {

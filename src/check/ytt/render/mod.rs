@@ -276,7 +276,8 @@ impl Renderer {
             if !is_library || super::package::in_ytt_lib(&path, root) {
                 continue;
             }
-            exports.push((name.clone(), self.engine.load_file(&name)?));
+            let module = self.engine.load_file(&name).map_err(|e| e.to_string())?;
+            exports.push((name.clone(), module));
         }
         Ok(exports)
     }
@@ -312,8 +313,8 @@ impl Renderer {
             {
                 continue;
             }
-            if let Err(message) = self.engine.load_input(&file.name) {
-                return Err((file.name.clone(), message));
+            if let Err(failed) = self.engine.load_input(&file.name) {
+                return Err((file.name.clone(), failed.to_string()));
             }
         }
         Ok(())
@@ -430,10 +431,10 @@ impl Renderer {
             .with_evaluator(|eval| {
                 super::overlay::post::apply(eval, outputs, super::overlay::file_name)
             })
-            .unwrap_or_else(|message| {
+            .unwrap_or_else(|failed| {
                 Err(super::overlay::post::PostFailure {
                     span: first_overlay,
-                    message,
+                    message: failed.to_string(),
                     notes: Vec::new(),
                 })
             });

@@ -3,7 +3,7 @@
 //! `when=`, `not_null`, custom rules, then named rules), reporting each
 //! violation at the value.
 
-use super::super::engine::Code;
+use super::super::engine::{CallError, Code};
 use super::super::path::DataPath;
 use super::super::rule::Validation;
 use super::super::rule::{check_named, found_value};
@@ -98,8 +98,11 @@ impl Validator<'_> {
                 Ok(StarValue::Bool(true)) => None,
                 Ok(StarValue::Bool(false)) => return,
                 Ok(other) => Some(format!("want when= to be bool, got {}", other.type_name())),
-                Err(e) if e.starts_with("Failed to evaluate") => Some(e),
-                Err(e) => Some(format!("Failure evaluating when=: {}", strip_fail(&e))),
+                Err(e @ CallError::WhenArity(_)) => Some(e.to_string()),
+                Err(e) => Some(format!(
+                    "Failure evaluating when=: {}",
+                    strip_fail(&e.to_string())
+                )),
             };
             if let Some(message) = failure {
                 self.findings.push(
@@ -142,7 +145,7 @@ impl Validator<'_> {
                 Ok(StarValue::Bool(true)) => continue,
                 Ok(StarValue::None) if is_object => continue,
                 Ok(_) => None,
-                Err(e) => Some(strip_fail(&e)),
+                Err(e) => Some(strip_fail(&e.to_string())),
             };
             if let Some(template) = &rule.message {
                 let key = path.last_key().unwrap_or_else(|| path.to_string());

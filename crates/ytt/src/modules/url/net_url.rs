@@ -78,7 +78,47 @@ fn quote(s: &str) -> String {
     format!("{s:?}")
 }
 
-pub(super) fn unescape(s: &str, mode: Mode) -> Result<String, String> {
+/// Why a URL or an escaped text was refused, in Go's `net/url` words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(super) enum UrlError {
+    /// A `%` without two hex digits, or an escape a host may not hold
+    /// (the escape as written).
+    #[error("invalid URL escape {}", quote(.0))]
+    InvalidEscape(String),
+    /// A character a host name may not hold.
+    #[error("invalid character {} in host name", quote(.0))]
+    InvalidHostCharacter(String),
+    #[error("net/url: invalid control character in URL")]
+    ControlCharacter,
+    #[error("first path segment in URL cannot contain colon")]
+    ColonInFirstSegment,
+    #[error("missing protocol scheme")]
+    MissingScheme,
+    #[error("net/url: invalid userinfo")]
+    InvalidUserinfo,
+    #[error("missing ']' in host")]
+    MissingBracket,
+    /// What follows a host that is no `:port` (as written).
+    #[error("invalid port {} after host", quote(.0))]
+    InvalidPort(String),
+    /// Go's `*url.Error` from `url.Parse`: the text parsed, and why.
+    #[error("parse {}: {reason}", quote(.text))]
+    Parse { text: String, reason: Box<UrlError> },
+}
+
+impl crate::modules::native::YttMessage for UrlError {}
+
+impl UrlError {
+    /// This error as `url.Parse` gives it for `text`.
+    fn parsing(self, text: &str) -> UrlError {
+        UrlError::Parse {
+            text: text.to_string(),
+            reason: Box::new(self),
+        }
+    }
+}
+
+pub(super) fn unescape(s: &str, mode: Mode) -> Result<String, UrlError> {
     let bytes = s.as_bytes();
     let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
     let mut i = 0;
@@ -90,29 +130,26 @@ pub(super) fn unescape(s: &str, mode: Mode) -> Result<String, String> {
                     || hex(bytes[i + 2]).is_none()
                 {
                     let bad = &s[i..(i + 3).min(s.len())];
-                    return Err(format!("invalid URL escape {}", quote(bad)));
+                    return Err(UrlError::InvalidEscape(bad.to_string()));
                 }
                 let v = hex(bytes[i + 1]).unwrap_or(0) << 4 | hex(bytes[i + 2]).unwrap_or(0);
                 let escaped = &s[i..i + 3];
                 if mode == Mode::Host && v >> 4 < 8 && escaped != "%25" {
-                    return Err(format!("invalid URL escape {}", quote(escaped)));
+                    return Err(UrlError::InvalidEscape(escaped.to_string()));
                 }
                 if mode == Mode::Zone
                     && escaped != "%25"
                     && v != b' '
                     && should_escape(v, Mode::Host)
                 {
-                    return Err(format!("invalid URL escape {}", quote(escaped)));
+                    return Err(UrlError::InvalidEscape(escaped.to_string()));
                 }
                 i += 3;
             }
             c => {
                 if (mode == Mode::Host || mode == Mode::Zone) && c < 0x80 && should_escape(c, mode)
                 {
-                    return Err(format!(
-                        "invalid character {} in host name",
-                        quote(&s[i..i + 1])
-                    ));
+                    return Err(UrlError::InvalidHostCharacter(s[i..i + 1].to_string()));
                 }
                 i += 1;
             }
@@ -156,15 +193,14 @@ pub(super) struct Url {
 }
 
 /// Go's `url.Parse`; errors as Go's `*url.Error` prints them.
-pub(super) fn parse_url(raw: &str) -> Result<Url, String> {
+pub(super) fn parse_url(raw: &str) -> Result<Url, UrlError> {
     let (main, frag) = match raw.split_once('#') {
         Some((m, f)) => (m, Some(f)),
         None => (raw, None),
     };
-    let mut url = parse_main(main).map_err(|e| format!("parse {}: {e}", quote(main)))?;
+    let mut url = parse_main(main).map_err(|e| e.parsing(main))?;
     if let Some(frag) = frag.filter(|f| !f.is_empty()) {
-        let fragment =
-            unescape(frag, Mode::Fragment).map_err(|e| format!("parse {}: {e}", quote(raw)))?;
+        let fragment = unescape(frag, Mode::Fragment).map_err(|e| e.parsing(raw))?;
         url.raw_fragment = if escape(&fragment, Mode::Fragment) == frag {
             String::new()
         } else {
@@ -175,9 +211,9 @@ pub(super) fn parse_url(raw: &str) -> Result<Url, String> {
     Ok(url)
 }
 
-fn parse_main(raw: &str) -> Result<Url, String> {
+fn parse_main(raw: &str) -> Result<Url, UrlError> {
     if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return Err("net/url: invalid control character in URL".into());
+        return Err(UrlError::ControlCharacter);
     }
     let mut url = Url::default();
     if raw == "*" {
@@ -200,7 +236,7 @@ fn parse_main(raw: &str) -> Result<Url, String> {
         }
         let segment = rest.split('/').next().unwrap_or("");
         if segment.contains(':') {
-            return Err("first path segment in URL cannot contain colon".into());
+            return Err(UrlError::ColonInFirstSegment);
         }
     }
     if (!url.scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
@@ -227,12 +263,12 @@ fn parse_main(raw: &str) -> Result<Url, String> {
 }
 
 /// Go's `getScheme`.
-fn scheme(raw: &str) -> Result<(&str, &str), String> {
+fn scheme(raw: &str) -> Result<(&str, &str), UrlError> {
     for (i, c) in raw.bytes().enumerate() {
         match c {
             b'a'..=b'z' | b'A'..=b'Z' => {}
             b'0'..=b'9' | b'+' | b'-' | b'.' if i > 0 => {}
-            b':' if i == 0 => return Err("missing protocol scheme".into()),
+            b':' if i == 0 => return Err(UrlError::MissingScheme),
             b':' => return Ok((&raw[..i], &raw[i + 1..])),
             _ => return Ok(("", raw)),
         }
@@ -242,7 +278,7 @@ fn scheme(raw: &str) -> Result<(&str, &str), String> {
 
 type User = Option<(String, Option<String>)>;
 
-fn parse_authority(authority: &str) -> Result<(User, String), String> {
+fn parse_authority(authority: &str) -> Result<(User, String), UrlError> {
     let at = authority.rfind('@');
     let host = parse_host(at.map_or(authority, |i| &authority[i + 1..]))?;
     let Some(at) = at else {
@@ -273,7 +309,7 @@ fn parse_authority(authority: &str) -> Result<(User, String), String> {
             )
     });
     if !valid {
-        return Err("net/url: invalid userinfo".into());
+        return Err(UrlError::InvalidUserinfo);
     }
     let user = match userinfo.split_once(':') {
         None => (unescape(userinfo, Mode::UserPassword)?, None),
@@ -292,12 +328,12 @@ fn valid_optional_port(port: &str) -> bool {
             .is_some_and(|digits| digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn parse_host(host: &str) -> Result<String, String> {
+fn parse_host(host: &str) -> Result<String, UrlError> {
     if host.starts_with('[') {
-        let i = host.rfind(']').ok_or("missing ']' in host")?;
+        let i = host.rfind(']').ok_or(UrlError::MissingBracket)?;
         let colon_port = &host[i + 1..];
         if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", quote(colon_port)));
+            return Err(UrlError::InvalidPort(colon_port.to_string()));
         }
         if let Some(zone) = host[..i].find("%25") {
             return Ok(unescape(&host[..zone], Mode::Host)?
@@ -307,7 +343,7 @@ fn parse_host(host: &str) -> Result<String, String> {
     } else if let Some(i) = host.rfind(':') {
         let colon_port = &host[i..];
         if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", quote(colon_port)));
+            return Err(UrlError::InvalidPort(colon_port.to_string()));
         }
     }
     unescape(host, Mode::Host)
@@ -434,7 +470,7 @@ pub(super) fn user_string((name, password): &(String, Option<String>)) -> String
 mod tests {
     use super::*;
 
-    fn round_trip(text: &str) -> Result<String, String> {
+    fn round_trip(text: &str) -> Result<String, UrlError> {
         parse_url(text).map(|u| u.string())
     }
 
@@ -455,14 +491,9 @@ mod tests {
             "val val/other"
         );
         assert_eq!(unescape("a+b", Mode::PathSegment).unwrap(), "a+b");
-        assert_eq!(
-            unescape("%zz", Mode::PathSegment),
-            Err("invalid URL escape \"%zz\"".into())
-        );
-        assert_eq!(
-            unescape("%4", Mode::PathSegment),
-            Err("invalid URL escape \"%4\"".into())
-        );
+        let error = |s| unescape(s, Mode::PathSegment).unwrap_err().to_string();
+        assert_eq!(error("%zz"), "invalid URL escape \"%zz\"");
+        assert_eq!(error("%4"), "invalid URL escape \"%4\"");
     }
 
     #[test]

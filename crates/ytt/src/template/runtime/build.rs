@@ -4,6 +4,7 @@
 
 use super::super::nodes::{Kind, Tag, TemplateNode, TemplateNodes};
 use super::super::text::TextBuild;
+use super::RuntimeError;
 use crate::source::Span;
 use crate::starlark::convert::{self, Converted};
 use crate::starlark::fragment::Fragment;
@@ -80,10 +81,8 @@ impl Ctx {
         nodes: &TemplateNodes,
         tag: Tag,
         implicit: bool,
-    ) -> Result<(), String> {
-        let template = nodes
-            .get(tag)
-            .ok_or_else(|| format!("expected to find node {tag}"))?;
+    ) -> Result<(), RuntimeError> {
+        let template = nodes.get(tag).ok_or(RuntimeError::NodeNotFound(tag))?;
         if self.root.is_none()
             && matches!(template.kind, Kind::Doc | Kind::MapItem | Kind::ArrayItem)
             && self.parents.is_empty()
@@ -112,7 +111,7 @@ impl Ctx {
         if let Some(&current) = self.parent_tags.last() {
             let common = nodes.common_parent(current, tag);
             let Some(keep) = self.parent_tags.iter().position(|t| *t == common) else {
-                return Err(format!("expected to find node {common} when unwinding"));
+                return Err(RuntimeError::UnwindNodeNotFound(common));
             };
             self.parents.truncate(keep + 1);
             self.parent_tags.truncate(keep + 1);
@@ -144,7 +143,7 @@ impl Ctx {
         item: usize,
         strict: bool,
         implicit: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), RuntimeError> {
         let key = self.arena[item].key.clone().map(|k| k.resolved);
         let existing = self.arena[map]
             .children
@@ -165,18 +164,16 @@ impl Ctx {
             .as_ref()
             .map(Scalar::display)
             .unwrap_or_default();
-        Err(format!(
-            "expected key '{key}' to not be specified again (unless 'yaml/map-key-override' annotation is added)"
-        ))
+        Err(RuntimeError::KeyRepeated(key))
     }
 
-    pub(super) fn replace(&mut self, value: Value<'_>, implicit: bool) -> Result<(), String> {
+    pub(super) fn replace(&mut self, value: Value<'_>, implicit: bool) -> Result<(), RuntimeError> {
         let Some(&current) = self.parents.last() else {
-            return Err("expected to replace document value, map item or array item".into());
+            return Err(RuntimeError::NotReplaceable);
         };
         let parent = match self.parents.len() {
             n if n >= 2 => self.parents[n - 2],
-            _ => return Err("expected to find a parent node, but was not enough parents".into()),
+            _ => return Err(RuntimeError::NotEnoughParents),
         };
         let span = self.arena[current].span;
         // Items of a fragment carry their annotations, so a repeated key is
@@ -187,9 +184,7 @@ impl Ctx {
             Kind::Doc => ("document set", documents_of(converted, span)?),
             Kind::MapItem => ("map", map_items_of(converted)?),
             Kind::ArrayItem => ("array", array_items_of(converted)?),
-            _ => {
-                return Err("expected to replace document value, map item or array item".into());
-            }
+            _ => return Err(RuntimeError::NotReplaceable),
         };
         let _ = expected;
         let mut indexes = Vec::with_capacity(new_items.len());
@@ -203,7 +198,7 @@ impl Ctx {
         }
         let children = &mut self.arena[parent].children;
         let Some(position) = children.iter().position(|c| *c == current) else {
-            return Err("expected to find placeholder item in its parent".into());
+            return Err(RuntimeError::PlaceholderMissing);
         };
         children.splice(position..=position, indexes);
         Ok(())
@@ -292,7 +287,7 @@ pub(super) fn item(
     }
 }
 
-pub(super) fn documents_of(converted: Converted, span: Span) -> Result<Vec<Built>, String> {
+pub(super) fn documents_of(converted: Converted, span: Span) -> Result<Vec<Built>, RuntimeError> {
     match converted {
         Converted::Documents(docs) => Ok(docs
             .into_iter()
@@ -309,14 +304,11 @@ pub(super) fn documents_of(converted: Converted, span: Span) -> Result<Vec<Built
             .into_iter()
             .map(|i| item(Kind::Doc, span, None, i.value, Vec::new()))
             .collect()),
-        Converted::Node(node) => Err(format!(
-            "expected value to be document set, but was {}",
-            type_name(&node)
-        )),
+        Converted::Node(node) => Err(wrong_replacement("document set", type_name(&node))),
     }
 }
 
-pub(super) fn map_items_of(converted: Converted) -> Result<Vec<Built>, String> {
+pub(super) fn map_items_of(converted: Converted) -> Result<Vec<Built>, RuntimeError> {
     match converted {
         Converted::Node(Node {
             value: NodeValue::Map(items),
@@ -325,15 +317,12 @@ pub(super) fn map_items_of(converted: Converted) -> Result<Vec<Built>, String> {
             .into_iter()
             .map(|i| item(Kind::MapItem, i.key_span, Some(i.key), i.value, i.comments))
             .collect()),
-        Converted::Node(node) => Err(format!(
-            "expected value to be map, but was {}",
-            type_name(&node)
-        )),
-        Converted::Documents(_) => Err("expected value to be map, but was document set".into()),
+        Converted::Node(node) => Err(wrong_replacement("map", type_name(&node))),
+        Converted::Documents(_) => Err(wrong_replacement("map", "document set")),
     }
 }
 
-pub(super) fn array_items_of(converted: Converted) -> Result<Vec<Built>, String> {
+pub(super) fn array_items_of(converted: Converted) -> Result<Vec<Built>, RuntimeError> {
     match converted {
         Converted::Node(Node {
             value: NodeValue::Array(items),
@@ -342,12 +331,13 @@ pub(super) fn array_items_of(converted: Converted) -> Result<Vec<Built>, String>
             .into_iter()
             .map(|i| item(Kind::ArrayItem, i.span, None, i.value, i.comments))
             .collect()),
-        Converted::Node(node) => Err(format!(
-            "expected value to be array, but was {}",
-            type_name(&node)
-        )),
-        Converted::Documents(_) => Err("expected value to be array, but was document set".into()),
+        Converted::Node(node) => Err(wrong_replacement("array", type_name(&node))),
+        Converted::Documents(_) => Err(wrong_replacement("array", "document set")),
     }
+}
+
+fn wrong_replacement(expected: &'static str, found: &'static str) -> RuntimeError {
+    RuntimeError::WrongReplacement { expected, found }
 }
 
 pub(super) fn type_name(node: &Node) -> &'static str {

@@ -15,15 +15,17 @@ use starlark::values::Value;
 use std::collections::HashMap;
 
 mod build;
+mod error;
 mod session;
 
 use build::{Ctx, Materialized, Slot};
+pub use error::RuntimeError;
 use session::{OpenCtx, foreign_owner, replace_current, with_session, with_session_of};
 pub use session::{
     SESSION_TEMPLATES, Session, SessionGuard, SharedSession, new_session, with_current,
 };
 
-pub fn start_ctx(id: usize) -> Result<(), String> {
+pub fn start_ctx(id: usize) -> Result<(), RuntimeError> {
     // Another session's template: that session runs until the context
     // ends (its `template.replace`, `data.read`, libraries).
     let owner = foreign_owner(id);
@@ -64,19 +66,16 @@ pub enum Ended<'v> {
     Text(String),
 }
 
-pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String> {
+pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, RuntimeError> {
     let mut return_to = None;
     let ended = with_session_of(id, |s| {
         let OpenCtx {
             ctx,
             return_to: previous,
-        } = s
-            .ctxs
-            .pop()
-            .ok_or("unexpected end of an evaluation context")?;
+        } = s.ctxs.pop().ok_or(RuntimeError::UnexpectedEnd)?;
         return_to = previous;
         if ctx.template != id {
-            return Err("evaluation contexts ended out of order".into());
+            return Err(RuntimeError::EndedOutOfOrder);
         }
         if let Some(text) = ctx.text {
             let text = text.finish();
@@ -122,7 +121,7 @@ pub fn end_ctx(id: usize, given: Option<Value<'_>>) -> Result<Ended<'_>, String>
     ended
 }
 
-pub fn start_node(id: usize, tag: Tag) -> Result<(), String> {
+pub fn start_node(id: usize, tag: Tag) -> Result<(), RuntimeError> {
     with_session_of(id, |s| {
         let text = s.texts.get(&id).cloned();
         let (ctx, nodes, implicit) = s.ctx(id)?;
@@ -133,17 +132,17 @@ pub fn start_node(id: usize, tag: Tag) -> Result<(), String> {
     })
 }
 
-pub fn set_node(id: usize, tag: Tag, value: Option<Value<'_>>) -> Result<(), String> {
+pub fn set_node(id: usize, tag: Tag, value: Option<Value<'_>>) -> Result<(), RuntimeError> {
     with_session_of(id, |s| {
         let text = s.texts.get(&id).cloned();
         let (ctx, nodes, _) = s.ctx(id)?;
         if let (Some(nodes), Some(build)) = (text, ctx.text.as_mut()) {
             return build.set_node(&nodes, tag, value);
         }
-        let top = *ctx.parents.last().ok_or("no node to set a value on")?;
+        let top = *ctx.parents.last().ok_or(RuntimeError::NoNodeToSet)?;
         match value {
             None => {
-                let template = nodes.get(tag).ok_or("unknown template node")?;
+                let template = nodes.get(tag).ok_or(RuntimeError::UnknownNode)?;
                 let span = template.span;
                 let node = template
                     .scalar
@@ -167,19 +166,19 @@ pub fn set_node(id: usize, tag: Tag, value: Option<Value<'_>>) -> Result<(), Str
 
 /// `__ytt_set_map_item_key`: the key the map item `tag` gets when it
 /// starts (a templated key of `@yaml/text-templated-strings`).
-pub fn set_map_item_key(id: usize, tag: Tag, value: Value<'_>) -> Result<(), String> {
+pub fn set_map_item_key(id: usize, tag: Tag, value: Value<'_>) -> Result<(), RuntimeError> {
     with_session_of(id, |s| {
         let (ctx, nodes, _) = s.ctx(id)?;
         if ctx.text.is_some() {
-            return Err("unsupported operation".into());
+            return Err(RuntimeError::Unsupported);
         }
-        let span = nodes.get(tag).ok_or("unknown template node")?.span;
+        let span = nodes.get(tag).ok_or(RuntimeError::UnknownNode)?.span;
         let key = match convert::convert(value, span, 0)? {
             Converted::Node(Node {
                 value: NodeValue::Scalar(scalar),
                 ..
             }) => scalar,
-            _ => return Err("expected a map item key to be a scalar".into()),
+            _ => return Err(RuntimeError::KeyNotScalar),
         };
         ctx.pending_keys.insert(tag, key);
         Ok(())
@@ -193,7 +192,7 @@ pub fn set_annotation_args(
     tag: Tag,
     name: &str,
     args: crate::yaml::EvaluatedArgs,
-) -> Result<(), String> {
+) -> Result<(), RuntimeError> {
     with_session_of(id, |s| {
         let (ctx, _, _) = s.ctx(id)?;
         ctx.pending_annotations
@@ -205,16 +204,16 @@ pub fn set_annotation_args(
 }
 
 /// `template.replace(value)`: the current item becomes the items of `value`.
-pub fn replace(value: Value<'_>) -> Result<(), String> {
+pub fn replace(value: Value<'_>) -> Result<(), RuntimeError> {
     with_session(|s| {
         let implicit = s.implicit_map_key_overrides;
         let ctx = s
             .ctxs
             .last_mut()
             .map(|open| &mut open.ctx)
-            .ok_or("template.replace outside a template")?;
+            .ok_or(RuntimeError::ReplaceOutsideTemplate)?;
         if ctx.text.is_some() {
-            return Err("unsupported operation".into());
+            return Err(RuntimeError::Unsupported);
         }
         ctx.replace(value, implicit)
     })

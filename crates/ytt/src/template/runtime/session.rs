@@ -4,6 +4,7 @@
 
 use super::super::nodes::TemplateNodes;
 use super::super::text::TextNodes;
+use super::RuntimeError;
 use super::build::Ctx;
 use crate::yaml::Document;
 use std::any::{Any, TypeId};
@@ -114,13 +115,13 @@ pub(super) fn foreign_owner(id: usize) -> Option<SharedSession> {
 /// the one that owns it.
 pub(super) fn with_session_of<T>(
     id: usize,
-    f: impl FnOnce(&mut Session) -> Result<T, String>,
-) -> Result<T, String> {
+    f: impl FnOnce(&mut Session) -> Result<T, RuntimeError>,
+) -> Result<T, RuntimeError> {
     match foreign_owner(id) {
         Some(owner) => {
             let mut session = owner
                 .try_borrow_mut()
-                .map_err(|_| "template instructions re-entered".to_string())?;
+                .map_err(|_| RuntimeError::Reentered)?;
             f(&mut session)
         }
         None => with_session(f),
@@ -158,21 +159,19 @@ impl Drop for SessionGuard {
 }
 
 /// The session of the render running on this thread, if any.
-pub fn with_current<T>(f: impl FnOnce(&mut Session) -> T) -> Result<T, String> {
+pub fn with_current<T>(f: impl FnOnce(&mut Session) -> T) -> Result<T, RuntimeError> {
     with_session(|s| Ok(f(s)))
 }
 
 pub(super) fn with_session<T>(
-    f: impl FnOnce(&mut Session) -> Result<T, String>,
-) -> Result<T, String> {
+    f: impl FnOnce(&mut Session) -> Result<T, RuntimeError>,
+) -> Result<T, RuntimeError> {
     CURRENT.with(|current| {
         let current = current.borrow();
-        let session = current
-            .as_ref()
-            .ok_or("template instructions run outside a render")?;
+        let session = current.as_ref().ok_or(RuntimeError::OutsideRender)?;
         let mut session = session
             .try_borrow_mut()
-            .map_err(|_| "template instructions re-entered".to_string())?;
+            .map_err(|_| RuntimeError::Reentered)?;
         f(&mut session)
     })
 }
@@ -236,7 +235,7 @@ impl Session {
     pub(super) fn ctx(
         &mut self,
         id: usize,
-    ) -> Result<(&mut Ctx, Arc<TemplateNodes>, bool), String> {
+    ) -> Result<(&mut Ctx, Arc<TemplateNodes>, bool), RuntimeError> {
         let implicit = self.implicit_map_key_overrides;
         let nodes = id
             .checked_sub(self.id_base)
@@ -244,18 +243,13 @@ impl Session {
             .cloned()
             // A fragment function of another session's template (a library
             // exported it inside a value): not run on this session's nodes.
-            .ok_or_else(|| {
-                format!(
-                    "a function of a library's template called outside its library: {}",
-                    crate::starlark::NOT_RENDERED
-                )
-            })?;
+            .ok_or(RuntimeError::ForeignTemplate)?;
         let ctx = self
             .ctxs
             .last_mut()
             .map(|open| &mut open.ctx)
             .filter(|c| c.template == id)
-            .ok_or("template instruction outside its evaluation context")?;
+            .ok_or(RuntimeError::OutsideContext)?;
         Ok((ctx, nodes, implicit))
     }
 }
