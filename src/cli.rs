@@ -383,10 +383,8 @@ pub enum NotKeyValue {
 
 /// A `--file-mark`, checked when the flags are read: ytt's message when it
 /// is not one.
-fn file_mark(text: &str) -> Result<String, String> {
-    crate::check::ytt::marks::FileMark::parse(text)
-        .map(|_| text.to_string())
-        .map_err(|e| e.to_string())
+fn file_mark(text: &str) -> Result<String, crate::check::ytt::marks::FileMarkError> {
+    crate::check::ytt::marks::FileMark::parse(text).map(|_| text.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

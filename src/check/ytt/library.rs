@@ -10,7 +10,7 @@ use super::overlay::merge_mode::MergeMode;
 use super::settings::{CheckPackage, YttSettings};
 use super::starlark::{StarValue, eval_annotation_args};
 use super::workspace::addressed::{Addressed, LibraryOptions, LibraryRef, ValuesDoc, unused_error};
-use super::workspace::execution::{EvaluatedLibrary, LibraryInputs};
+use super::workspace::execution::{EvaluatedLibrary, LibraryFailure, LibraryInputs};
 use crate::finding::{Finding, Severity};
 use crate::rules;
 use crate::source::{FileId, Sources, Span};
@@ -33,13 +33,14 @@ pub fn evaluate(
     dir: &Path,
     inputs: &LibraryInputs,
     check_package: CheckPackage,
-) -> Result<EvaluatedLibrary, String> {
+) -> Result<EvaluatedLibrary, LibraryFailure> {
     let (depth, count) = NESTING.with(|n| n.get());
     let count = if depth == 0 { 0 } else { count + 1 };
     if depth >= MAX_DEPTH || count > MAX_NESTED {
-        return Err(format!(
-            "libraries nested deeper than {MAX_DEPTH} or evaluated more than {MAX_NESTED} times"
-        ));
+        return Err(LibraryFailure::TooDeep {
+            max_depth: MAX_DEPTH,
+            max_evaluations: MAX_NESTED,
+        });
     }
     NESTING.with(|n| n.set((depth + 1, count)));
     let result = evaluate_at(dir, inputs, check_package);
@@ -51,7 +52,7 @@ fn evaluate_at(
     dir: &Path,
     inputs: &LibraryInputs,
     check_package: CheckPackage,
-) -> Result<EvaluatedLibrary, String> {
+) -> Result<EvaluatedLibrary, LibraryFailure> {
     // The library's files get ids of their own: its documents leave with
     // no position (ytt's library documents keep theirs; messages differ).
     let sources = Sources::with_files(inputs.file_layer.clone());
@@ -108,13 +109,13 @@ fn evaluate_at(
     let mut exported = None;
     let outcome = check_package(dir, &refs, &sources, &settings, &mut exported);
     if let Some(stop) = outcome.stops().next() {
-        return Err(match placed(dir, &sources, stop.span) {
-            Some(at) => format!("{} (at {at})", stop.message),
-            None => stop.message.clone(),
+        return Err(LibraryFailure::Stopped {
+            message: stop.message.clone(),
+            at: placed(dir, &sources, stop.span),
         });
     }
     let Some(mut values) = outcome.values else {
-        return Err("the library did not render".into());
+        return Err(LibraryFailure::NotRendered);
     };
     unplace(&mut values, false);
     if inputs.values_only {
@@ -126,7 +127,7 @@ fn evaluate_at(
         });
     }
     let Some(rendered) = outcome.rendered else {
-        return Err("the library did not render".into());
+        return Err(LibraryFailure::NotRendered);
     };
     // ytt's overlay post-processing, which every evaluation runs, leaves
     // empty documents out (a file whose documents an `if` skipped): an

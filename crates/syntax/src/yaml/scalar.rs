@@ -53,7 +53,7 @@ pub fn resolve_tagged(
     text: &str,
     style: ScalarStyle,
     tag: Option<&str>,
-) -> Result<ScalarValue, String> {
+) -> Result<ScalarValue, TagMismatch> {
     let wanted = match tag {
         Some(t) => core_tag(t),
         // Quoted and block scalars are not implicit: go-yaml gives them !!str.
@@ -77,13 +77,6 @@ pub fn resolve_tagged(
             if let (CoreTag::Float, ScalarValue::Int(i)) = (wanted, &got) {
                 return Ok(ScalarValue::Float(*i as f64));
             }
-            let short = |t: CoreTag| match t {
-                CoreTag::Int => "!!int",
-                CoreTag::Float => "!!float",
-                CoreTag::Bool => "!!bool",
-                CoreTag::Null => "!!null",
-                _ => "!!str",
-            };
             let got_tag = match got {
                 ScalarValue::Int(_) => CoreTag::Int,
                 ScalarValue::Float(_) => CoreTag::Float,
@@ -91,12 +84,47 @@ pub fn resolve_tagged(
                 ScalarValue::Null => CoreTag::Null,
                 ScalarValue::Str(_) => CoreTag::Str,
             };
-            Err(format!(
-                "cannot decode {} `{}` as a {}",
-                short(got_tag),
-                text,
-                short(wanted)
-            ))
+            Err(TagMismatch {
+                text: text.to_string(),
+                resolved: got_tag.short(),
+                wanted: wanted.short(),
+            })
+        }
+    }
+}
+
+/// A scalar whose explicit core tag does not fit its text, in go-yaml's
+/// words: ``cannot decode !!str `abc` as a !!int``.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagMismatch {
+    pub text: String,
+    /// The tag the text resolves to without one.
+    pub resolved: &'static str,
+    /// The tag written.
+    pub wanted: &'static str,
+}
+
+impl std::fmt::Display for TagMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot decode {} `{}` as a {}",
+            self.resolved, self.text, self.wanted
+        )
+    }
+}
+
+impl std::error::Error for TagMismatch {}
+
+impl CoreTag {
+    /// The tag's short form, as go-yaml's messages write it.
+    fn short(self) -> &'static str {
+        match self {
+            CoreTag::Int => "!!int",
+            CoreTag::Float => "!!float",
+            CoreTag::Bool => "!!bool",
+            CoreTag::Null => "!!null",
+            _ => "!!str",
         }
     }
 }
@@ -532,14 +560,13 @@ mod tests {
         assert_eq!(resolve("3", Plain, Some("!custom")), s("3"));
         assert_eq!(resolve("aGk=", Plain, Some("!!binary")), s("aGk="));
         // A tag that does not fit: go-yaml's error, and a string for `resolve`.
-        assert_eq!(
-            resolve_tagged("abc", Plain, Some("!!int")),
-            Err("cannot decode !!str `abc` as a !!int".into())
-        );
-        assert_eq!(
-            resolve_tagged("1.5", Plain, Some("!!int")),
-            Err("cannot decode !!float `1.5` as a !!int".into())
-        );
+        let message = |text| {
+            resolve_tagged(text, Plain, Some("!!int"))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(message("abc"), "cannot decode !!str `abc` as a !!int");
+        assert_eq!(message("1.5"), "cannot decode !!float `1.5` as a !!int");
         assert_eq!(resolve("abc", Plain, Some("!!int")), s("abc"));
     }
 

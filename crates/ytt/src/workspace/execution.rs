@@ -45,10 +45,31 @@ pub struct LibraryInputs {
     pub file_layer: crate::source::Files,
 }
 
-/// Evaluate the library in a folder with `LibraryInputs`; Err holds ytt's
-/// message.
+/// Evaluate the library in a folder with `LibraryInputs`.
 pub type LibraryEvaluator =
-    fn(&std::path::Path, &LibraryInputs) -> Result<EvaluatedLibrary, String>;
+    fn(&std::path::Path, &LibraryInputs) -> Result<EvaluatedLibrary, LibraryFailure>;
+
+/// Why a private library did not evaluate; the text is what the template
+/// calling `eval()` fails with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LibraryFailure {
+    /// The library's own check stopped: ytt's message, and where in the
+    /// library's files when that is known.
+    #[error("{message}{}", .at.as_ref().map(|at| format!(" (at {at})")).unwrap_or_default())]
+    Stopped { message: String, at: Option<String> },
+    /// Libraries evaluating libraries, past the limits against runaway
+    /// recursion.
+    #[error(
+        "libraries nested deeper than {max_depth} or evaluated more than {max_evaluations} times"
+    )]
+    TooDeep {
+        max_depth: usize,
+        max_evaluations: usize,
+    },
+    /// The check gave no values or no output.
+    #[error("the library did not render")]
+    NotRendered,
+}
 
 /// What one render keeps of its libraries, in its session.
 #[derive(Default)]

@@ -294,7 +294,8 @@ fn evaluate(call: &Call<'_, '_>, values_only: bool) -> Result<EvaluatedLibrary, 
         file_layer,
         ..inputs
     };
-    let evaluated = evaluator(&library.dir, &inputs).map_err(Failure::Message)?;
+    let evaluated =
+        evaluator(&library.dir, &inputs).map_err(|e| Failure::Message(e.to_string()))?;
     with_current(|s| {
         s.state::<LibraryState>()
             .cache

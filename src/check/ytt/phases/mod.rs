@@ -39,7 +39,7 @@ use std::path::Path;
 fn evaluate_library(
     dir: &Path,
     inputs: &workspace::execution::LibraryInputs,
-) -> Result<workspace::execution::EvaluatedLibrary, String> {
+) -> Result<workspace::execution::EvaluatedLibrary, workspace::execution::LibraryFailure> {
     super::library::evaluate(dir, inputs, check_package_exporting)
 }
 

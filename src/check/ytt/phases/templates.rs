@@ -175,10 +175,10 @@ pub(super) fn render(
             Ok(exports) => {
                 *exported = Some((exports, renderer.session()));
             }
-            Err(message) => findings.push(Finding::new(
+            Err(failed) => findings.push(Finding::new(
                 &rules::ytt::TEMPLATE_ERROR,
                 package.start,
-                message,
+                failed.to_string(),
             )),
         }
     }

@@ -248,7 +248,7 @@ impl Renderer {
     pub fn library_exports(
         &self,
         root: &Path,
-    ) -> Result<Vec<(String, starlark::environment::FrozenModule)>, String> {
+    ) -> Result<Vec<(String, starlark::environment::FrozenModule)>, super::engine::LoadError> {
         let mut exports = Vec::new();
         let mut paths = crate::source::files_below(root);
         // ytt's order: a folder's files, then its folders'.
@@ -276,7 +276,7 @@ impl Renderer {
             if !is_library || super::package::in_ytt_lib(&path, root) {
                 continue;
             }
-            let module = self.engine.load_file(&name).map_err(|e| e.to_string())?;
+            let module = self.engine.load_file(&name)?;
             exports.push((name.clone(), module));
         }
         Ok(exports)
@@ -411,7 +411,7 @@ impl Renderer {
                 Err(why) => {
                     // Not all of ytt's documents are known: overlays cannot
                     // be checked against them.
-                    findings.extend(unchecked_overlays(&outputs, &why));
+                    findings.extend(unchecked_overlays(&outputs, &why.to_string()));
                     for (_, docs) in &mut outputs {
                         docs.retain(|d| !super::overlay::post::is_overlay(d));
                     }

@@ -37,7 +37,7 @@ impl Renderer {
     pub(super) fn unlinted_documents(
         &self,
         sources: &Sources,
-    ) -> Result<Vec<(FileId, Vec<Document>)>, String> {
+    ) -> Result<Vec<(FileId, Vec<Document>)>, Unlinted> {
         let mut found = Vec::new();
         for path in crate::source::files_below(&self.root) {
             if !is_output_yaml(&path, &self.root) || self.files.iter().any(|(p, _, _)| *p == path) {
@@ -53,17 +53,18 @@ impl Renderer {
             // Named as the package's own files are, for related locations.
             let Some(file) = crate::discover::read_ytt_file(&path, sources, &self.names_base())
             else {
-                return Err(format!("`{name}` cannot be read"));
+                return Err(Unlinted::Unreadable(name));
             };
             // The render keeps what it needs of the text; the run keeps
             // none, so memory does not grow with the packages linted.
             let text = sources.get(file.id);
             sources.evict([file.id]);
-            let set = file
-                .parsed
-                .map_err(|e| format!("`{name}` does not parse: {}", e.message))?;
+            let set = file.parsed.map_err(|e| Unlinted::Unparsed {
+                name: name.clone(),
+                message: e.message,
+            })?;
             if super::plain::has_templating(&set) {
-                return Err(format!("`{name}` is a template of another package"));
+                return Err(Unlinted::ForeignTemplate(name));
             }
             let mut docs = set.docs;
             for doc in &mut docs {
@@ -83,4 +84,16 @@ impl Renderer {
 /// A YAML file ytt outputs: not a library file, not in a private library.
 fn is_output_yaml(path: &Path, root: &Path) -> bool {
     super::super::package::is_yaml_template(path) && !super::super::package::in_ytt_lib(path, root)
+}
+
+/// Why a YAML file ytt would read with the package, and lint takes as
+/// another unit's, cannot be added to the documents overlays apply to.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Unlinted {
+    #[error("`{0}` cannot be read")]
+    Unreadable(String),
+    #[error("`{name}` does not parse: {message}")]
+    Unparsed { name: String, message: String },
+    #[error("`{0}` is a template of another package")]
+    ForeignTemplate(String),
 }

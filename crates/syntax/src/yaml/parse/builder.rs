@@ -301,7 +301,7 @@ impl<'a> Builder<'a> {
             }
         }
         let resolved = scalar::resolve_tagged(text, style, tag.as_deref())
-            .map_err(|message| self.syntax(start, end, message))?;
+            .map_err(|mismatch| self.syntax(start, end, mismatch.to_string()))?;
         if self.options.strict && tag.is_none() && scalar::is_ambiguous_for_strict(text, style) {
             return Err(self.syntax(
                 start,
