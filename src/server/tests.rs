@@ -820,3 +820,95 @@ fn a_new_unsaved_values_file_is_checked_with_its_package() {
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const WIDGET_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: string
+                enum: [small, large]
+";
+
+const WIDGET_TEMPLATE: &str = "#@ load(\"@ytt:data\", \"data\")
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: first
+spec:
+  size: #@ data.values.size
+  colour: blue
+";
+
+#[test]
+fn what_a_package_renders_is_checked_against_a_crd_elsewhere_in_the_folder() {
+    let dir = scratch("crd-elsewhere");
+    // The CRD is in a folder of its own, outside the package: `confvet
+    // lint DIR` checks the package's output against it, and so does the
+    // server, which checks the package alone.
+    let crd = write(&dir, "crds/widgets.yaml", WIDGET_CRD);
+    write(
+        &dir,
+        "package/values.yml",
+        "#@data/values-schema\n---\nsize: huge\n",
+    );
+    let template = write(&dir, "package/widget.yml", WIDGET_TEMPLATE);
+    let client = Client::start(&dir);
+    client.open(&template, WIDGET_TEMPLATE);
+    let published = client.diagnostics_of(&template);
+    let string = |code: &str| Some(NumberOrString::String(code.into()));
+    assert_eq!(
+        codes(&published),
+        [
+            string("kubernetes/enum"),
+            string("kubernetes/unknown-field")
+        ],
+        "{:?}",
+        published.diagnostics
+    );
+    // The CRD's unsaved buffer stands in for its file: `huge` is allowed,
+    // and the group, renamed, no longer defines the package's Widget.
+    client.open(&crd, &WIDGET_CRD.replace("[small, large]", "[small, huge]"));
+    client.diagnostics_of(&crd);
+    client.change(&template, 2, &format!("{WIDGET_TEMPLATE}#! edited\n"));
+    let published = client.diagnostics_of(&template);
+    assert_eq!(
+        codes(&published),
+        [string("kubernetes/unknown-field")],
+        "{:?}",
+        published.diagnostics
+    );
+    client.change(
+        &crd,
+        2,
+        &WIDGET_CRD.replace("group: example.com", "group: example.org"),
+    );
+    client.diagnostics_of(&crd);
+    client.change(&template, 3, WIDGET_TEMPLATE);
+    let published = client.diagnostics_of(&template);
+    assert!(
+        published.diagnostics.is_empty(),
+        "{:?}",
+        published.diagnostics
+    );
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -153,6 +153,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
                 WorkspaceUnits::build(&job.root, config.as_ref(), &job.memo, &job.files)
             });
             let scope = units.scope(&job.path, &job.root, &sources);
+            let known_crds = units.known_crds(&job.files);
             let covered = scope.clone();
             let (paths, named_only) = match scope {
                 // The document too: new and unsaved, the walk of its
@@ -166,6 +167,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
             let request = LintRequest {
                 paths,
                 named_only,
+                known_crds,
                 whole_units: true,
                 cancel: Some(Arc::clone(&job.cancel)),
                 config,

@@ -9,6 +9,7 @@
 //! finds units), and built again when files change on disk.
 
 use crate::check::components::links_of;
+use crate::check::kubernetes::tree::KnownCrd;
 use crate::check::{kubevirt, tekton};
 use crate::config::Config;
 use crate::discover::{self, DiscoveredFile, System};
@@ -18,6 +19,7 @@ use crate::yaml::ParseOptions;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The units of one workspace folder.
 #[derive(Default)]
@@ -28,6 +30,10 @@ pub struct WorkspaceUnits {
     ytt_roots: Vec<PathBuf>,
     tekton: Linked<tekton::links::FileLinks>,
     kubevirt: Linked<kubevirt::links::FileLinks>,
+    /// The files holding CRDs: a unit's resources (what a ytt package
+    /// renders, say) are checked against every CRD of the folder, as
+    /// `confvet lint DIR` checks them, not only those of the unit.
+    crds: Arc<[KnownCrd]>,
 }
 
 /// One system's files with their links, and the groups they form (found
@@ -120,7 +126,31 @@ impl WorkspaceUnits {
         units.tekton.files = each_links(&tekton_files, &sources, tekton::links::links);
         units.kubevirt.files = each_links(&kubevirt_files, &sources, kubevirt::links::links);
         units.ytt_roots.sort();
+        units.crds = discovery
+            .resources
+            .iter()
+            .filter(|file| file.resource.crd)
+            .map(|file| KnownCrd {
+                path: file.path.clone(),
+                groups: Some(file.crd_groups.clone()),
+            })
+            .collect();
         units
+    }
+
+    /// The folder's CRD files, for a check through `files`: the groups of
+    /// one an open document stands in for are read again from its text.
+    pub fn known_crds(&self, files: &Files) -> Arc<[KnownCrd]> {
+        if !self.crds.iter().any(|crd| files.is_overlaid(&crd.path)) {
+            return Arc::clone(&self.crds);
+        }
+        self.crds
+            .iter()
+            .map(|crd| KnownCrd {
+                path: crd.path.clone(),
+                groups: crd.groups.clone().filter(|_| !files.is_overlaid(&crd.path)),
+            })
+            .collect()
     }
 
     /// What to lint when `path` changed; `sources` stands the new text in
