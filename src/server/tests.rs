@@ -912,3 +912,56 @@ fn what_a_package_renders_is_checked_against_a_crd_elsewhere_in_the_folder() {
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_opened_files_unit_is_published_before_the_folder_is_indexed_whole() {
+    let dir = scratch("unit-first");
+    write(&dir, "pkg/schema.yml", SCHEMA);
+    let values = write(&dir, "pkg/values.yml", VALUES);
+    write(&dir, "tasks/task.yaml", TASK);
+    let pipeline_text = "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: release\nspec:\n  tasks:\n    - name: build\n      taskRef:\n        name: build\n";
+    let pipeline = write(&dir, "pipelines/pipeline.yaml", pipeline_text);
+    let client = Client::start(&dir);
+    let broken = "#@data/values\n---\nreplicas: 30\n";
+    client.open(&values, broken);
+    // In the order the server sent them: the values file's diagnostics,
+    // then the word that the folder is indexed whole (the Tekton files'
+    // links, which the package does not need, read after).
+    let mut order = Vec::new();
+    loop {
+        match client.receive() {
+            Message::Notification(n) if n.method == PublishDiagnostics::METHOD => {
+                let params: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
+                if params.uri == values {
+                    assert_eq!(params.diagnostics.len(), 1, "{params:?}");
+                    order.push("diagnostics");
+                }
+            }
+            Message::Notification(n) if n.method == "window/logMessage" => {
+                let message = n.params["message"].as_str().unwrap_or_default();
+                if message.contains("indexed") {
+                    assert!(
+                        message.contains("4 files of a system, 1 ytt package"),
+                        "{message}"
+                    );
+                    order.push("indexed");
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(order, ["diagnostics", "indexed"]);
+    // The Tekton files' links, read after, group the Pipeline with its
+    // Task.
+    client.open(&pipeline, pipeline_text);
+    let published = client.diagnostics_of(&pipeline);
+    assert_eq!(
+        codes(&published),
+        [Some(NumberOrString::String("tekton/missing-param".into()))],
+        "{:?}",
+        published.diagnostics
+    );
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

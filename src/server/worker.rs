@@ -41,6 +41,23 @@ pub enum Command {
     Forget(PathBuf),
 }
 
+/// What the thread tells the message loop, in the order it happened.
+pub enum Event {
+    Checked(Done),
+    /// The folder at `root` is indexed whole (its units and every link of
+    /// its files), after the first check of one of its documents was sent.
+    Indexed(Indexed),
+}
+
+/// A folder indexed whole.
+pub struct Indexed {
+    pub root: PathBuf,
+    /// Its files of a system.
+    pub files: usize,
+    /// Its ytt packages.
+    pub packages: usize,
+}
+
 /// A finished check.
 pub struct Done {
     pub uri: Uri,
@@ -68,7 +85,7 @@ impl Done {
 
 /// Start the thread: it checks what `commands` hands it until that channel
 /// closes, and sends each result to `done`.
-pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result<()> {
+pub fn spawn(commands: Receiver<Command>, done: Sender<Event>) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("confvet-check".into())
         .spawn(move || {
@@ -102,13 +119,35 @@ pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result
                 }
                 // A bug must not end the thread: the document keeps its
                 // last diagnostics, and its units are found again.
+                let fresh = !units.contains_key(&job.root);
                 match crate::watchdog::catch(|| check(&job, &mut units)) {
                     Ok(result) => {
-                        if done.send(result).is_err() {
+                        if done.send(Event::Checked(result)).is_err() {
                             return;
                         }
                     }
-                    Err(_) => units.clear(),
+                    Err(_) => {
+                        units.clear();
+                        continue;
+                    }
+                }
+                // The folder's first check is sent: the rest of its index
+                // now (the links of the systems that check did not need).
+                if fresh && let Some(found) = units.get_mut(&job.root) {
+                    match crate::watchdog::catch(|| found.complete()) {
+                        Ok(()) => {
+                            let (files, packages) = found.counts();
+                            let indexed = Indexed {
+                                root: job.root.clone(),
+                                files,
+                                packages,
+                            };
+                            if done.send(Event::Indexed(indexed)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(_) => units.clear(),
+                    }
                 }
             }
         })

@@ -30,10 +30,23 @@ pub struct WorkspaceUnits {
     ytt_roots: Vec<PathBuf>,
     tekton: Linked<tekton::links::FileLinks>,
     kubevirt: Linked<kubevirt::links::FileLinks>,
+    /// The Tekton and KubeVirt files whose links are not read yet: each
+    /// system's are read when a change of one of its files asks for them
+    /// first, the rest once the first check is published (`complete`), so
+    /// the opened file's unit comes before the folder's whole index.
+    unread: Option<Unread>,
     /// The files holding CRDs: a unit's resources (what a ytt package
     /// renders, say) are checked against every CRD of the folder, as
     /// `confvet lint DIR` checks them, not only those of the unit.
     crds: Arc<[KnownCrd]>,
+}
+
+/// The files of each system whose links are still to be read, with the
+/// sources of the discovery that found them.
+struct Unread {
+    sources: Sources,
+    tekton: Vec<DiscoveredFile>,
+    kubevirt: Vec<DiscoveredFile>,
 }
 
 /// One system's files with their links, and the groups they form (found
@@ -98,7 +111,7 @@ impl WorkspaceUnits {
             workspace: true,
             ..config.map(Config::discover_options).unwrap_or_default()
         };
-        let discovery = discover::discover_with(
+        let mut discovery = discover::discover_with(
             &[root.to_path_buf()],
             &sources,
             root,
@@ -107,24 +120,32 @@ impl WorkspaceUnits {
         );
         memo.insert(YTT_PACKAGES, YttPackages::of(&discovery));
         let mut units = WorkspaceUnits::default();
-        let mut tekton_files: Vec<&DiscoveredFile> = Vec::new();
-        let mut kubevirt_files: Vec<&DiscoveredFile> = Vec::new();
+        let mut unread = Unread {
+            sources,
+            tekton: Vec::new(),
+            kubevirt: Vec::new(),
+        };
+        let mut files: Vec<Option<DiscoveredFile>> = std::mem::take(&mut discovery.files)
+            .into_iter()
+            .map(Some)
+            .collect();
         for unit in &discovery.units {
             if unit.system == System::Ytt {
                 units.ytt_roots.push(unit.root.clone());
             }
             for &i in &unit.files {
-                let file = &discovery.files[i];
+                let Some(file) = files.get_mut(i).and_then(Option::take) else {
+                    continue;
+                };
                 units.systems.insert(file.path.clone(), unit.system);
                 match unit.system {
-                    System::Tekton => tekton_files.push(file),
-                    System::Kubevirt => kubevirt_files.push(file),
+                    System::Tekton => unread.tekton.push(file),
+                    System::Kubevirt => unread.kubevirt.push(file),
                     System::Ytt => {}
                 }
             }
         }
-        units.tekton.files = each_links(&tekton_files, &sources, tekton::links::links);
-        units.kubevirt.files = each_links(&kubevirt_files, &sources, kubevirt::links::links);
+        units.unread = Some(unread);
         units.ytt_roots.sort();
         units.crds = discovery
             .resources
@@ -136,6 +157,40 @@ impl WorkspaceUnits {
             })
             .collect();
         units
+    }
+
+    /// Read the links of `system`'s files, when they are not yet.
+    fn read_links_of(&mut self, system: System) {
+        let Some(unread) = &mut self.unread else {
+            return;
+        };
+        match system {
+            System::Tekton if !unread.tekton.is_empty() => {
+                let files = std::mem::take(&mut unread.tekton);
+                let read = each_links(&files, &unread.sources, tekton::links::links);
+                self.tekton.extend(read);
+            }
+            System::Kubevirt if !unread.kubevirt.is_empty() => {
+                let files = std::mem::take(&mut unread.kubevirt);
+                let read = each_links(&files, &unread.sources, kubevirt::links::links);
+                self.kubevirt.extend(read);
+            }
+            _ => {}
+        }
+        if unread.tekton.is_empty() && unread.kubevirt.is_empty() {
+            self.unread = None;
+        }
+    }
+
+    /// Read every link not read yet: the folder's index is complete.
+    pub fn complete(&mut self) {
+        self.read_links_of(System::Tekton);
+        self.read_links_of(System::Kubevirt);
+    }
+
+    /// What the folder holds: its files of a system, and its ytt packages.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.systems.len(), self.ytt_roots.len())
     }
 
     /// The folder's CRD files, for a check through `files`: the groups of
@@ -167,10 +222,12 @@ impl WorkspaceUnits {
                 None => Scope::Walk,
             },
             Some(System::Tekton) => {
+                self.read_links_of(System::Tekton);
                 let links = read_links(path, root, sources, tekton::links::links);
                 group(&mut self.tekton, path, links, tekton::links::components)
             }
             Some(System::Kubevirt) => {
+                self.read_links_of(System::Kubevirt);
                 let links = read_links(path, root, sources, kubevirt::links::links);
                 group(&mut self.kubevirt, path, links, kubevirt::links::components)
             }
@@ -206,6 +263,16 @@ impl<L: Default> Linked<L> {
     /// grouped.
     fn add(&mut self, path: &Path) {
         self.files.push((path.to_path_buf(), L::default()));
+        self.groups = None;
+    }
+
+    /// Files with their links read: the groups are found again. A file
+    /// added meanwhile (new, grouped with its links then) keeps those.
+    fn extend(&mut self, read: Vec<(PathBuf, L)>) {
+        let known: std::collections::HashSet<PathBuf> =
+            self.files.iter().map(|(p, _)| p.clone()).collect();
+        self.files
+            .extend(read.into_iter().filter(|(p, _)| !known.contains(p)));
         self.groups = None;
     }
 }
@@ -250,7 +317,7 @@ fn discover_alone(path: &Path, root: &Path, sources: &Sources) -> discover::Disc
 
 /// Each file's links, read from its YAML.
 fn each_links<L: Send + Default>(
-    files: &[&DiscoveredFile],
+    files: &[DiscoveredFile],
     sources: &Sources,
     read: fn(&crate::yaml::DocumentSet) -> L,
 ) -> Vec<(PathBuf, L)> {
