@@ -91,24 +91,41 @@ pub fn spawn(commands: Receiver<Command>, done: Sender<Event>) -> std::io::Resul
         .spawn(move || {
             let mut units: HashMap<PathBuf, WorkspaceUnits> = HashMap::new();
             let mut waiting: Vec<Job> = Vec::new();
+            // Folders whose first check was sent and whose index is not
+            // complete yet: completed while no check waits.
+            let mut incomplete: Vec<PathBuf> = Vec::new();
             loop {
+                if waiting.is_empty() {
+                    let command = match incomplete.first().cloned() {
+                        Some(root) => match commands.try_recv() {
+                            Ok(command) => command,
+                            Err(crossbeam_channel::TryRecvError::Empty) => {
+                                let Some(found) = units.get_mut(&root) else {
+                                    incomplete.remove(0);
+                                    continue;
+                                };
+                                match complete_step(&root, found, &done) {
+                                    Some(true) => {
+                                        incomplete.remove(0);
+                                    }
+                                    Some(false) => {}
+                                    None => return,
+                                }
+                                continue;
+                            }
+                            Err(crossbeam_channel::TryRecvError::Disconnected) => return,
+                        },
+                        None => match commands.recv() {
+                            Ok(command) => command,
+                            Err(_) => return,
+                        },
+                    };
+                    take(command, &mut waiting, &mut units);
+                }
                 // Everything sent meanwhile, the newest version of each
                 // document replacing an older one.
-                let mut take = |command: Command, waiting: &mut Vec<Job>| match command {
-                    Command::Check(job) => {
-                        waiting.retain(|j| j.uri != job.uri);
-                        waiting.push(job);
-                    }
-                    Command::Forget(root) => {
-                        units.retain(|r, _| !r.starts_with(&root) && !root.starts_with(r));
-                    }
-                };
-                if waiting.is_empty() {
-                    let Ok(command) = commands.recv() else { return };
-                    take(command, &mut waiting);
-                }
                 while let Ok(command) = commands.try_recv() {
-                    take(command, &mut waiting);
+                    take(command, &mut waiting, &mut units);
                 }
                 if waiting.is_empty() {
                     continue;
@@ -132,26 +149,47 @@ pub fn spawn(commands: Receiver<Command>, done: Sender<Event>) -> std::io::Resul
                     }
                 }
                 // The folder's first check is sent: the rest of its index
-                // now (the links of the systems that check did not need).
-                if fresh && let Some(found) = units.get_mut(&job.root) {
-                    match crate::watchdog::catch(|| found.complete()) {
-                        Ok(()) => {
-                            let (files, packages) = found.counts();
-                            let indexed = Indexed {
-                                root: job.root.clone(),
-                                files,
-                                packages,
-                            };
-                            if done.send(Event::Indexed(indexed)).is_err() {
-                                return;
-                            }
-                        }
-                        Err(_) => units.clear(),
-                    }
+                // (the links of the systems that check did not need) once
+                // no other check waits.
+                if fresh && units.contains_key(&job.root) && !incomplete.contains(&job.root) {
+                    incomplete.push(job.root.clone());
                 }
             }
         })
         .map(drop)
+}
+
+/// Take a command into the checks waiting: a document's newest version
+/// replaces an older one.
+fn take(command: Command, waiting: &mut Vec<Job>, units: &mut HashMap<PathBuf, WorkspaceUnits>) {
+    match command {
+        Command::Check(job) => {
+            waiting.retain(|j| j.uri != job.uri);
+            waiting.push(job);
+        }
+        Command::Forget(root) => {
+            units.retain(|r, _| !r.starts_with(&root) && !root.starts_with(r));
+        }
+    }
+}
+
+/// One more step of the index of the folder at `root`, said once it is
+/// complete: whether it is, None when the message loop is gone.
+fn complete_step(root: &Path, found: &mut WorkspaceUnits, done: &Sender<Event>) -> Option<bool> {
+    // A bug must not end the thread: the links left are read when a check
+    // asks for them, and the folder is not said to be indexed.
+    match crate::watchdog::catch(|| found.complete_step()) {
+        Ok(true) => {}
+        Ok(false) => return Some(false),
+        Err(_) => return Some(true),
+    }
+    let (files, packages) = found.counts();
+    let indexed = Indexed {
+        root: root.to_path_buf(),
+        files,
+        packages,
+    };
+    done.send(Event::Indexed(indexed)).ok().map(|()| true)
 }
 
 /// Lint the unit of the job's document, its text standing in for the file.
@@ -192,7 +230,17 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
                 WorkspaceUnits::build(&job.root, config.as_ref(), &job.memo, &job.files)
             });
             let scope = units.scope(&job.path, &job.root, &sources);
-            let known_crds = units.known_crds(&job.files);
+            // A Tekton unit reads no CRD, unless its plain documents are
+            // checked as manifests.
+            let reads_crds = units.system(&job.path) != Some(crate::discover::System::Tekton)
+                || config
+                    .as_ref()
+                    .is_some_and(crate::config::Config::kubernetes_manifests);
+            let known_crds = if reads_crds {
+                units.known_crds(&job.files)
+            } else {
+                Default::default()
+            };
             let covered = scope.clone();
             let (paths, named_only) = match scope {
                 // The document too: new and unsaved, the walk of its

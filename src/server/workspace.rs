@@ -54,6 +54,8 @@ struct Unread {
 struct Linked<L> {
     files: Vec<(PathBuf, L)>,
     groups: Option<Vec<Vec<usize>>>,
+    /// The files discovery had not placed, added since.
+    added: Vec<PathBuf>,
 }
 
 impl<L> Default for Linked<L> {
@@ -61,6 +63,7 @@ impl<L> Default for Linked<L> {
         Linked {
             files: Vec::new(),
             groups: None,
+            added: Vec::new(),
         }
     }
 }
@@ -182,10 +185,33 @@ impl WorkspaceUnits {
         }
     }
 
-    /// Read every link not read yet: the folder's index is complete.
-    pub fn complete(&mut self) {
-        self.read_links_of(System::Tekton);
-        self.read_links_of(System::Kubevirt);
+    /// Read the links of a few more files (a check that comes meanwhile
+    /// waits for these only); true once every link is read: the folder's
+    /// index is complete.
+    pub fn complete_step(&mut self) -> bool {
+        /// Files read in one step: a KubeVirt bundle is a large file.
+        const STEP: usize = 16;
+        let Some(unread) = &mut self.unread else {
+            return true;
+        };
+        if !unread.tekton.is_empty() {
+            let files: Vec<DiscoveredFile> = drain_last(&mut unread.tekton, STEP);
+            let read = each_links(&files, &unread.sources, tekton::links::links);
+            self.tekton.extend(read);
+        } else if !unread.kubevirt.is_empty() {
+            let files: Vec<DiscoveredFile> = drain_last(&mut unread.kubevirt, STEP);
+            let read = each_links(&files, &unread.sources, kubevirt::links::links);
+            self.kubevirt.extend(read);
+        }
+        if unread.tekton.is_empty() && unread.kubevirt.is_empty() {
+            self.unread = None;
+        }
+        self.unread.is_none()
+    }
+
+    /// The system of the file at `path`, when discovery placed it.
+    pub fn system(&self, path: &Path) -> Option<System> {
+        self.systems.get(path).copied()
     }
 
     /// What the folder holds: its files of a system, and its ytt packages.
@@ -263,16 +289,16 @@ impl<L: Default> Linked<L> {
     /// grouped.
     fn add(&mut self, path: &Path) {
         self.files.push((path.to_path_buf(), L::default()));
+        self.added.push(path.to_path_buf());
         self.groups = None;
     }
 
     /// Files with their links read: the groups are found again. A file
     /// added meanwhile (new, grouped with its links then) keeps those.
     fn extend(&mut self, read: Vec<(PathBuf, L)>) {
-        let known: std::collections::HashSet<PathBuf> =
-            self.files.iter().map(|(p, _)| p.clone()).collect();
+        let added = &self.added;
         self.files
-            .extend(read.into_iter().filter(|(p, _)| !known.contains(p)));
+            .extend(read.into_iter().filter(|(p, _)| !added.contains(p)));
         self.groups = None;
     }
 }
@@ -313,6 +339,12 @@ fn discover_alone(path: &Path, root: &Path, sources: &Sources) -> discover::Disc
         &ParseOptions::default(),
         &options,
     )
+}
+
+/// The last `count` items of `items` (or all), taken out.
+fn drain_last<T>(items: &mut Vec<T>, count: usize) -> Vec<T> {
+    let from = items.len().saturating_sub(count);
+    items.split_off(from)
 }
 
 /// Each file's links, read from its YAML.

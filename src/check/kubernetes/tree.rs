@@ -65,7 +65,7 @@ pub fn catalog(
     let walked: std::collections::HashSet<&Path> =
         crd_files.iter().map(|file| file.path.as_path()).collect();
     let tree = crd_files.iter().map(|file| CrdFile {
-        id: file.id,
+        id: Some(file.id),
         path: file.path.clone(),
         holds_json_schemas: false,
         groups: Some(file.crd_groups.clone()),
@@ -74,7 +74,8 @@ pub fn catalog(
         .iter()
         .filter(|crd| !walked.contains(crd.path.as_path()))
         .map(|crd| CrdFile {
-            id: sources.add_unread(display_name(&crd.path, cwd), crd.path.clone()),
+            // Registered when a document needs it.
+            id: None,
             path: crd.path.clone(),
             holds_json_schemas: false,
             groups: crd.groups.clone(),
@@ -84,14 +85,14 @@ pub fn catalog(
         // configuration already said whether it exists.
         let size = std::fs::metadata(&path).ok()?.len();
         (size <= MAX_FILE_BYTES).then(|| CrdFile {
-            id: sources.add_unread(display_name(&path, cwd), path.clone()),
+            id: Some(sources.add_unread(display_name(&path, cwd), path.clone())),
             path,
             holds_json_schemas: true,
             groups: None,
         })
     });
     let files = tree.chain(beyond).chain(configured).collect();
-    Catalog::new(version, CrdFiles::index(files, sources))
+    Catalog::new(version, CrdFiles::index(files, sources, cwd))
 }
 
 /// The YAML and JSON files of the configuration's schema paths, in order.
