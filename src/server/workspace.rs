@@ -189,8 +189,9 @@ impl WorkspaceUnits {
     /// waits for these only); true once every link is read: the folder's
     /// index is complete.
     pub fn complete_step(&mut self) -> bool {
-        /// Files read in one step: a KubeVirt bundle is a large file.
-        const STEP: usize = 16;
+        /// The bytes read in one step, at least one file's: a check that
+        /// comes meanwhile waits for these only.
+        const STEP: u64 = 128 * 1024;
         let Some(unread) = &mut self.unread else {
             return true;
         };
@@ -341,10 +342,16 @@ fn discover_alone(path: &Path, root: &Path, sources: &Sources) -> discover::Disc
     )
 }
 
-/// The last `count` items of `items` (or all), taken out.
-fn drain_last<T>(items: &mut Vec<T>, count: usize) -> Vec<T> {
-    let from = items.len().saturating_sub(count);
-    items.split_off(from)
+/// The last files of `files` up to `bytes` (at least one), taken out.
+fn drain_last(files: &mut Vec<DiscoveredFile>, bytes: u64) -> Vec<DiscoveredFile> {
+    let mut from = files.len();
+    let mut taken = 0;
+    while from > 0 && taken < bytes {
+        from -= 1;
+        // A file without a disk stamp (an open document) counts as large.
+        taken += files[from].stamp.map_or(bytes, |stamp| stamp.size.max(1));
+    }
+    files.split_off(from)
 }
 
 /// Each file's links, read from its YAML.
