@@ -29,6 +29,10 @@ pub struct WorkspaceUnits {
     /// ytt package roots.
     ytt_roots: Vec<PathBuf>,
     tekton: Linked<tekton::links::FileLinks>,
+    /// The git repository of each Tekton file, by its index: the paths
+    /// alone decide it, so a change of a file's links (a Pipeline renamed
+    /// as it is typed) groups the files again without asking the disk.
+    tekton_repos: Option<HashMap<usize, Option<PathBuf>>>,
     kubevirt: Linked<kubevirt::links::FileLinks>,
     /// The Tekton and KubeVirt files whose links are not read yet: each
     /// system's are read when a change of one of its files asks for them
@@ -172,6 +176,7 @@ impl WorkspaceUnits {
                 let files = std::mem::take(&mut unread.tekton);
                 let read = each_links(&files, &unread.sources, tekton::links::links);
                 self.tekton.extend(read);
+                self.tekton_repos = None;
             }
             System::Kubevirt if !unread.kubevirt.is_empty() => {
                 let files = std::mem::take(&mut unread.kubevirt);
@@ -199,6 +204,7 @@ impl WorkspaceUnits {
             let files: Vec<DiscoveredFile> = drain_last(&mut unread.tekton, STEP);
             let read = each_links(&files, &unread.sources, tekton::links::links);
             self.tekton.extend(read);
+            self.tekton_repos = None;
         } else if !unread.kubevirt.is_empty() {
             let files: Vec<DiscoveredFile> = drain_last(&mut unread.kubevirt, STEP);
             let read = each_links(&files, &unread.sources, kubevirt::links::links);
@@ -251,7 +257,13 @@ impl WorkspaceUnits {
             Some(System::Tekton) => {
                 self.read_links_of(System::Tekton);
                 let links = read_links(path, root, sources, tekton::links::links);
-                group(&mut self.tekton, path, links, tekton::links::components)
+                let repos = &mut self.tekton_repos;
+                group(&mut self.tekton, path, links, |files| {
+                    let repos = repos.get_or_insert_with(|| {
+                        tekton::links::repositories_of(files.iter().map(|(p, _)| *p))
+                    });
+                    tekton::links::components_in(files, repos)
+                })
             }
             Some(System::Kubevirt) => {
                 self.read_links_of(System::Kubevirt);
@@ -273,7 +285,10 @@ impl WorkspaceUnits {
                     Classified::System(system) => {
                         self.systems.insert(path.to_path_buf(), system);
                         match system {
-                            System::Tekton => self.tekton.add(path),
+                            System::Tekton => {
+                                self.tekton.add(path);
+                                self.tekton_repos = None;
+                            }
                             System::Kubevirt => self.kubevirt.add(path),
                             System::Ytt => {}
                         }
@@ -386,7 +401,7 @@ fn group<L: Default + PartialEq>(
     linked: &mut Linked<L>,
     path: &Path,
     links: Option<L>,
-    components: crate::check::components::Grouping<L>,
+    components: impl FnOnce(&[(&Path, L)]) -> Vec<Vec<usize>>,
 ) -> Scope {
     let files = &mut linked.files;
     let (Some(links), Some(index)) = (links, files.iter().position(|(p, _)| p == path)) else {
