@@ -635,9 +635,22 @@ impl Server {
         let _ = std::thread::Builder::new()
             .name("confvet-index".into())
             .spawn(move || {
-                drop(navigation::Navigation::new(
-                    &path, text, version, &root, &memo, &files,
-                ))
+                let index = || {
+                    drop(navigation::Navigation::new(
+                        &path, text, version, &root, &memo, &files,
+                    ))
+                };
+                // On a pool of its own: on the checks' pool, its long
+                // parallel work would hold every thread a keystroke's check
+                // waits for (half a second in the corpus copied 10x).
+                match rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .thread_name(|_| "confvet-index-pool".into())
+                    .build()
+                {
+                    Ok(pool) => pool.install(index),
+                    Err(_) => index(),
+                }
             });
     }
 
