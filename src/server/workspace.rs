@@ -6,7 +6,11 @@
 //! linted from its files alone, without walking the tree.
 //!
 //! Built by one discovery of the whole folder (as `confvet lint DIR`
-//! finds units), and built again when files change on disk.
+//! finds units), and built again when files change on disk. The links of
+//! a system's files are read when a file of it is first checked, the rest
+//! after the first check is published, a few files at a time
+//! (`complete_step`). The folder's CRD files are kept too, for the
+//! Kubernetes check of each unit.
 
 use crate::check::components::links_of;
 use crate::check::kubernetes::tree::KnownCrd;
@@ -36,7 +40,7 @@ pub struct WorkspaceUnits {
     kubevirt: Linked<kubevirt::links::FileLinks>,
     /// The Tekton and KubeVirt files whose links are not read yet: each
     /// system's are read when a change of one of its files asks for them
-    /// first, the rest once the first check is published (`complete`), so
+    /// first, the rest once the first check is published (`complete_step`), so
     /// the opened file's unit comes before the folder's whole index.
     unread: Option<Unread>,
     /// The files holding CRDs: a unit's resources (what a ytt package
