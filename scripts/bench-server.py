@@ -5,6 +5,9 @@ workspace (the corpus copied 10x: scripts/corpus-copies.sh 10 DIR):
 - initialize to the first diagnostics of an opened file;
 - a keystroke (an edit of one line) to its new diagnostics, in a Tekton
   file and in a template of a corpus ytt package (p50/p95 of N edits);
+- a keystroke typing a catalog Pipeline's metadata.name, which the
+  Tekton files' grouping reads (p50/p95 of N edits, typed at once after
+  opening it, while the workspace's navigators' index is built);
 - server memory (VmHWM, VmRSS) after opening 50 files across packages;
 - hover and definition answers (p50/p95).
 
@@ -129,6 +132,21 @@ def main():
         return times
 
     print("keystroke, Tekton file:", ms(keystrokes(tekton, text, None)))
+
+    # The name of a Pipeline typed, one letter more at each keystroke.
+    pipeline = root / "copy1/tekton/tektoncd-catalog/pipeline/buildpacks/0.2/buildpacks.yaml"
+    pipeline_text = pipeline.read_text()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri(pipeline), "languageId": "yaml", "version": 1, "text": pipeline_text}})
+    client.diagnostics_for(uri(pipeline), 1)
+    times = []
+    for i in range(args.edits):
+        renamed = pipeline_text.replace("  name: buildpacks\n", "  name: buildpacks-" + "abcdefgh"[: i % 8 + 1] + "\n", 1)
+        begin = time.perf_counter()
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri(pipeline), "version": i + 2},
+                                                 "contentChanges": [{"text": renamed}]})
+        client.diagnostics_for(uri(pipeline), i + 2)
+        times.append(time.perf_counter() - begin)
+    print("keystroke, a Pipeline's metadata.name:", ms(times))
     template_text = template.read_text()
     # ytt rejects plain `#` comments: the edit is a `#!` comment.
     def ytt_keystrokes():

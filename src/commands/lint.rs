@@ -511,6 +511,8 @@ fn lint_request(args: &LintArgs, paths: Vec<PathBuf>, cwd: &Path) -> LintRequest
         keep_outputs: false,
         package_roots: Vec::new(),
         named_only: false,
+        // The walk finds the tree's CRDs.
+        known_crds: Default::default(),
         cancel: None,
         limits: limits(),
         kubernetes: confvet::check::kubernetes::tree::Options {

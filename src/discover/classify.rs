@@ -48,6 +48,9 @@ pub(super) fn scan(text: &str) -> Scan {
     // The indentation of the line that opened the block scalar the scan is
     // in: its text is content, never an annotation or a resource's kind.
     let mut block_at: Option<usize> = None;
+    // Once for the text, not for each of its lines: most files of a tree
+    // hold no `#@` at all.
+    let has_marks = text.contains("#@");
     for raw in text.lines() {
         let line = raw.trim_start();
         let indent = raw.len() - line.len();
@@ -65,7 +68,7 @@ pub(super) fn scan(text: &str) -> Scan {
         }
         // `key: #@ expr`, `- #@ expr`: a template whose only code is
         // computed values (a YAML comment follows a blank).
-        is_ytt |= line.contains(" #@");
+        is_ytt |= has_marks && line.contains(" #@");
         match line.as_bytes().first() {
             Some(b'#') if line.starts_with("#@") => {
                 is_ytt = true;

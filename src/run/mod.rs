@@ -626,7 +626,13 @@ fn kubernetes_catalog(
     let crd_files: Vec<&discover::DiscoveredFile> =
         resources.iter().filter(|file| file.resource.crd).collect();
     let schema_paths = config.map_or(&[][..], Config::kubernetes_schemas);
-    let catalog = kubernetes::tree::catalog(version, &crd_files, schema_paths, sources, cwd);
+    let catalog = kubernetes::tree::catalog(
+        version,
+        (&crd_files, &request.known_crds),
+        schema_paths,
+        sources,
+        cwd,
+    );
     Some(Arc::new(catalog))
 }
 

@@ -45,6 +45,10 @@ pub struct LintRequest {
     pub limits: crate::watchdog::Limits,
     /// The Kubernetes schema check of rendered output and manifests.
     pub kubernetes: kubernetes::tree::Options,
+    /// Files holding CRDs beyond the paths, read by the Kubernetes check
+    /// as those the walk finds: the language server's workspace folder's,
+    /// as `confvet lint DIR` reads them when it checks one unit of it.
+    pub known_crds: Arc<[kubernetes::tree::KnownCrd]>,
     /// The named files are the whole of their units: the tree around them
     /// is not walked (see `DiscoverOptions::named_only`).
     pub named_only: bool,

@@ -308,7 +308,7 @@ struct Server {
 }
 
 impl Server {
-    fn serve(&mut self, connection: &Connection, done: &Receiver<worker::Done>) -> Ending {
+    fn serve(&mut self, connection: &Connection, done: &Receiver<worker::Event>) -> Ending {
         loop {
             select! {
                 recv(connection.receiver) -> message => {
@@ -331,11 +331,11 @@ impl Server {
                         Message::Response(_) => {}
                     }
                 }
-                recv(done) -> finished => {
-                    if let Ok(finished) = finished {
-                        self.checked(finished);
-                    }
-                }
+                recv(done) -> event => match event {
+                    Ok(worker::Event::Checked(finished)) => self.checked(finished),
+                    Ok(worker::Event::Indexed(indexed)) => self.indexed(indexed),
+                    Err(_) => {}
+                },
             }
             self.flush(connection);
         }
@@ -582,9 +582,40 @@ impl Server {
         let _ = self.commands.send(worker::Command::Check(job));
     }
 
+    /// The check thread indexed a folder whole, after the first check of
+    /// one of its documents was published: said in the client's log, and
+    /// the navigators' index of the folder is built next.
+    fn indexed(&mut self, indexed: worker::Indexed) {
+        let message = format!(
+            "confvet: indexed {}: {} files of a system, {} ytt package{}",
+            indexed.root.display(),
+            indexed.files,
+            indexed.packages,
+            if indexed.packages == 1 { "" } else { "s" }
+        );
+        self.outbox.push(
+            Notification::new(
+                lsp_types::notification::LogMessage::METHOD.to_string(),
+                lsp_types::LogMessageParams {
+                    typ: lsp_types::MessageType::LOG,
+                    message,
+                },
+            )
+            .into(),
+        );
+        let uri = self
+            .documents
+            .iter()
+            .find(|(_, d)| self.root_of(&d.path) == indexed.root)
+            .map(|(uri, _)| uri.clone());
+        if let Some(uri) = uri {
+            self.index_in_background(&uri);
+        }
+    }
+
     /// Build what navigators keep of the document's folder (an index of
     /// every Task, say) in the background, before a hover asks for it: once
-    /// per folder, after its first check, which it would slow down.
+    /// per folder, after its units are indexed, which it would slow down.
     fn index_in_background(&mut self, uri: &Uri) {
         let Some(document) = self.documents.get(uri) else {
             return;
@@ -604,16 +635,28 @@ impl Server {
         let _ = std::thread::Builder::new()
             .name("confvet-index".into())
             .spawn(move || {
-                drop(navigation::Navigation::new(
-                    &path, text, version, &root, &memo, &files,
-                ))
+                let index = || {
+                    drop(navigation::Navigation::new(
+                        &path, text, version, &root, &memo, &files,
+                    ))
+                };
+                // On a pool of its own: on the checks' pool, its long
+                // parallel work would hold every thread a keystroke's check
+                // waits for (half a second in the corpus copied 10x).
+                match rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .thread_name(|_| "confvet-index-pool".into())
+                    .build()
+                {
+                    Ok(pool) => pool.install(index),
+                    Err(_) => index(),
+                }
             });
     }
 
     /// A check finished: the findings of each open document it covered,
     /// when that document has not changed since.
     fn checked(&mut self, done: worker::Done) {
-        self.index_in_background(&done.uri);
         let checked_version = done.version;
         let mut published = Vec::new();
         for (uri, document) in &mut self.documents {

@@ -820,3 +820,148 @@ fn a_new_unsaved_values_file_is_checked_with_its_package() {
     client.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const WIDGET_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: string
+                enum: [small, large]
+";
+
+const WIDGET_TEMPLATE: &str = "#@ load(\"@ytt:data\", \"data\")
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: first
+spec:
+  size: #@ data.values.size
+  colour: blue
+";
+
+#[test]
+fn what_a_package_renders_is_checked_against_a_crd_elsewhere_in_the_folder() {
+    let dir = scratch("crd-elsewhere");
+    // The CRD is in a folder of its own, outside the package: `confvet
+    // lint DIR` checks the package's output against it, and so does the
+    // server, which checks the package alone.
+    let crd = write(&dir, "crds/widgets.yaml", WIDGET_CRD);
+    write(
+        &dir,
+        "package/values.yml",
+        "#@data/values-schema\n---\nsize: huge\n",
+    );
+    let template = write(&dir, "package/widget.yml", WIDGET_TEMPLATE);
+    let client = Client::start(&dir);
+    client.open(&template, WIDGET_TEMPLATE);
+    let published = client.diagnostics_of(&template);
+    let string = |code: &str| Some(NumberOrString::String(code.into()));
+    assert_eq!(
+        codes(&published),
+        [
+            string("kubernetes/enum"),
+            string("kubernetes/unknown-field")
+        ],
+        "{:?}",
+        published.diagnostics
+    );
+    // The CRD's unsaved buffer stands in for its file: `huge` is allowed,
+    // and the group, renamed, no longer defines the package's Widget.
+    client.open(&crd, &WIDGET_CRD.replace("[small, large]", "[small, huge]"));
+    client.diagnostics_of(&crd);
+    client.change(&template, 2, &format!("{WIDGET_TEMPLATE}#! edited\n"));
+    let published = client.diagnostics_of(&template);
+    assert_eq!(
+        codes(&published),
+        [string("kubernetes/unknown-field")],
+        "{:?}",
+        published.diagnostics
+    );
+    client.change(
+        &crd,
+        2,
+        &WIDGET_CRD.replace("group: example.com", "group: example.org"),
+    );
+    client.diagnostics_of(&crd);
+    client.change(&template, 3, WIDGET_TEMPLATE);
+    let published = client.diagnostics_of(&template);
+    assert!(
+        published.diagnostics.is_empty(),
+        "{:?}",
+        published.diagnostics
+    );
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_opened_files_unit_is_published_before_the_folder_is_indexed_whole() {
+    let dir = scratch("unit-first");
+    write(&dir, "pkg/schema.yml", SCHEMA);
+    let values = write(&dir, "pkg/values.yml", VALUES);
+    write(&dir, "tasks/task.yaml", TASK);
+    let pipeline_text = "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: release\nspec:\n  tasks:\n    - name: build\n      taskRef:\n        name: build\n";
+    let pipeline = write(&dir, "pipelines/pipeline.yaml", pipeline_text);
+    let client = Client::start(&dir);
+    let broken = "#@data/values\n---\nreplicas: 30\n";
+    client.open(&values, broken);
+    // In the order the server sent them: the values file's diagnostics,
+    // then the word that the folder is indexed whole (the Tekton files'
+    // links, which the package does not need, read after).
+    let mut order = Vec::new();
+    loop {
+        match client.receive() {
+            Message::Notification(n) if n.method == PublishDiagnostics::METHOD => {
+                let params: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
+                if params.uri == values {
+                    assert_eq!(params.diagnostics.len(), 1, "{params:?}");
+                    order.push("diagnostics");
+                }
+            }
+            Message::Notification(n) if n.method == "window/logMessage" => {
+                let message = n.params["message"].as_str().unwrap_or_default();
+                if message.contains("indexed") {
+                    assert!(
+                        message.contains("4 files of a system, 1 ytt package"),
+                        "{message}"
+                    );
+                    order.push("indexed");
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(order, ["diagnostics", "indexed"]);
+    // The Tekton files' links, read after, group the Pipeline with its
+    // Task.
+    client.open(&pipeline, pipeline_text);
+    let published = client.diagnostics_of(&pipeline);
+    assert_eq!(
+        codes(&published),
+        [Some(NumberOrString::String("tekton/missing-param".into()))],
+        "{:?}",
+        published.diagnostics
+    );
+    client.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -41,6 +41,23 @@ pub enum Command {
     Forget(PathBuf),
 }
 
+/// What the thread tells the message loop, in the order it happened.
+pub enum Event {
+    Checked(Done),
+    /// The folder at `root` is indexed whole (its units and every link of
+    /// its files), after the first check of one of its documents was sent.
+    Indexed(Indexed),
+}
+
+/// A folder indexed whole.
+pub struct Indexed {
+    pub root: PathBuf,
+    /// Its files of a system.
+    pub files: usize,
+    /// Its ytt packages.
+    pub packages: usize,
+}
+
 /// A finished check.
 pub struct Done {
     pub uri: Uri,
@@ -68,30 +85,47 @@ impl Done {
 
 /// Start the thread: it checks what `commands` hands it until that channel
 /// closes, and sends each result to `done`.
-pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result<()> {
+pub fn spawn(commands: Receiver<Command>, done: Sender<Event>) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("confvet-check".into())
         .spawn(move || {
             let mut units: HashMap<PathBuf, WorkspaceUnits> = HashMap::new();
             let mut waiting: Vec<Job> = Vec::new();
+            // Folders whose first check was sent and whose index is not
+            // complete yet: completed while no check waits.
+            let mut incomplete: Vec<PathBuf> = Vec::new();
             loop {
+                if waiting.is_empty() {
+                    let command = match incomplete.first().cloned() {
+                        Some(root) => match commands.try_recv() {
+                            Ok(command) => command,
+                            Err(crossbeam_channel::TryRecvError::Empty) => {
+                                let Some(found) = units.get_mut(&root) else {
+                                    incomplete.remove(0);
+                                    continue;
+                                };
+                                match complete_step(&root, found, &done) {
+                                    Some(true) => {
+                                        incomplete.remove(0);
+                                    }
+                                    Some(false) => {}
+                                    None => return,
+                                }
+                                continue;
+                            }
+                            Err(crossbeam_channel::TryRecvError::Disconnected) => return,
+                        },
+                        None => match commands.recv() {
+                            Ok(command) => command,
+                            Err(_) => return,
+                        },
+                    };
+                    take(command, &mut waiting, &mut units);
+                }
                 // Everything sent meanwhile, the newest version of each
                 // document replacing an older one.
-                let mut take = |command: Command, waiting: &mut Vec<Job>| match command {
-                    Command::Check(job) => {
-                        waiting.retain(|j| j.uri != job.uri);
-                        waiting.push(job);
-                    }
-                    Command::Forget(root) => {
-                        units.retain(|r, _| !r.starts_with(&root) && !root.starts_with(r));
-                    }
-                };
-                if waiting.is_empty() {
-                    let Ok(command) = commands.recv() else { return };
-                    take(command, &mut waiting);
-                }
                 while let Ok(command) = commands.try_recv() {
-                    take(command, &mut waiting);
+                    take(command, &mut waiting, &mut units);
                 }
                 if waiting.is_empty() {
                     continue;
@@ -102,17 +136,60 @@ pub fn spawn(commands: Receiver<Command>, done: Sender<Done>) -> std::io::Result
                 }
                 // A bug must not end the thread: the document keeps its
                 // last diagnostics, and its units are found again.
+                let fresh = !units.contains_key(&job.root);
                 match crate::watchdog::catch(|| check(&job, &mut units)) {
                     Ok(result) => {
-                        if done.send(result).is_err() {
+                        if done.send(Event::Checked(result)).is_err() {
                             return;
                         }
                     }
-                    Err(_) => units.clear(),
+                    Err(_) => {
+                        units.clear();
+                        continue;
+                    }
+                }
+                // The folder's first check is sent: the rest of its index
+                // (the links of the systems that check did not need) once
+                // no other check waits.
+                if fresh && units.contains_key(&job.root) && !incomplete.contains(&job.root) {
+                    incomplete.push(job.root.clone());
                 }
             }
         })
         .map(drop)
+}
+
+/// Take a command into the checks waiting: a document's newest version
+/// replaces an older one.
+fn take(command: Command, waiting: &mut Vec<Job>, units: &mut HashMap<PathBuf, WorkspaceUnits>) {
+    match command {
+        Command::Check(job) => {
+            waiting.retain(|j| j.uri != job.uri);
+            waiting.push(job);
+        }
+        Command::Forget(root) => {
+            units.retain(|r, _| !r.starts_with(&root) && !root.starts_with(r));
+        }
+    }
+}
+
+/// One more step of the index of the folder at `root`, said once it is
+/// complete: whether it is, None when the message loop is gone.
+fn complete_step(root: &Path, found: &mut WorkspaceUnits, done: &Sender<Event>) -> Option<bool> {
+    // A bug must not end the thread: the links left are read when a check
+    // asks for them, and the folder is not said to be indexed.
+    match crate::watchdog::catch(|| found.complete_step()) {
+        Ok(true) => {}
+        Ok(false) => return Some(false),
+        Err(_) => return Some(true),
+    }
+    let (files, packages) = found.counts();
+    let indexed = Indexed {
+        root: root.to_path_buf(),
+        files,
+        packages,
+    };
+    done.send(Event::Indexed(indexed)).ok().map(|()| true)
 }
 
 /// Lint the unit of the job's document, its text standing in for the file.
@@ -153,6 +230,17 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
                 WorkspaceUnits::build(&job.root, config.as_ref(), &job.memo, &job.files)
             });
             let scope = units.scope(&job.path, &job.root, &sources);
+            // A Tekton unit reads no CRD, unless its plain documents are
+            // checked as manifests.
+            let reads_crds = units.system(&job.path) != Some(crate::discover::System::Tekton)
+                || config
+                    .as_ref()
+                    .is_some_and(crate::config::Config::kubernetes_manifests);
+            let known_crds = if reads_crds {
+                units.known_crds(&job.files)
+            } else {
+                Default::default()
+            };
             let covered = scope.clone();
             let (paths, named_only) = match scope {
                 // The document too: new and unsaved, the walk of its
@@ -166,6 +254,7 @@ pub fn check(job: &Job, units: &mut HashMap<PathBuf, WorkspaceUnits>) -> Done {
             let request = LintRequest {
                 paths,
                 named_only,
+                known_crds,
                 whole_units: true,
                 cancel: Some(Arc::clone(&job.cancel)),
                 config,

@@ -6,9 +6,14 @@
 //! linted from its files alone, without walking the tree.
 //!
 //! Built by one discovery of the whole folder (as `confvet lint DIR`
-//! finds units), and built again when files change on disk.
+//! finds units), and built again when files change on disk. The links of
+//! a system's files are read when a file of it is first checked, the rest
+//! after the first check is published, a few files at a time
+//! (`complete_step`). The folder's CRD files are kept too, for the
+//! Kubernetes check of each unit.
 
 use crate::check::components::links_of;
+use crate::check::kubernetes::tree::KnownCrd;
 use crate::check::{kubevirt, tekton};
 use crate::config::Config;
 use crate::discover::{self, DiscoveredFile, System};
@@ -18,6 +23,7 @@ use crate::yaml::ParseOptions;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The units of one workspace folder.
 #[derive(Default)]
@@ -27,7 +33,28 @@ pub struct WorkspaceUnits {
     /// ytt package roots.
     ytt_roots: Vec<PathBuf>,
     tekton: Linked<tekton::links::FileLinks>,
+    /// The git repository of each Tekton file, by its index: the paths
+    /// alone decide it, so a change of a file's links (a Pipeline renamed
+    /// as it is typed) groups the files again without asking the disk.
+    tekton_repos: Option<HashMap<usize, Option<PathBuf>>>,
     kubevirt: Linked<kubevirt::links::FileLinks>,
+    /// The Tekton and KubeVirt files whose links are not read yet: each
+    /// system's are read when a change of one of its files asks for them
+    /// first, the rest once the first check is published (`complete_step`), so
+    /// the opened file's unit comes before the folder's whole index.
+    unread: Option<Unread>,
+    /// The files holding CRDs: a unit's resources (what a ytt package
+    /// renders, say) are checked against every CRD of the folder, as
+    /// `confvet lint DIR` checks them, not only those of the unit.
+    crds: Arc<[KnownCrd]>,
+}
+
+/// The files of each system whose links are still to be read, with the
+/// sources of the discovery that found them.
+struct Unread {
+    sources: Sources,
+    tekton: Vec<DiscoveredFile>,
+    kubevirt: Vec<DiscoveredFile>,
 }
 
 /// One system's files with their links, and the groups they form (found
@@ -35,6 +62,8 @@ pub struct WorkspaceUnits {
 struct Linked<L> {
     files: Vec<(PathBuf, L)>,
     groups: Option<Vec<Vec<usize>>>,
+    /// The files discovery had not placed, added since.
+    added: Vec<PathBuf>,
 }
 
 impl<L> Default for Linked<L> {
@@ -42,6 +71,7 @@ impl<L> Default for Linked<L> {
         Linked {
             files: Vec::new(),
             groups: None,
+            added: Vec::new(),
         }
     }
 }
@@ -92,7 +122,7 @@ impl WorkspaceUnits {
             workspace: true,
             ..config.map(Config::discover_options).unwrap_or_default()
         };
-        let discovery = discover::discover_with(
+        let mut discovery = discover::discover_with(
             &[root.to_path_buf()],
             &sources,
             root,
@@ -101,26 +131,118 @@ impl WorkspaceUnits {
         );
         memo.insert(YTT_PACKAGES, YttPackages::of(&discovery));
         let mut units = WorkspaceUnits::default();
-        let mut tekton_files: Vec<&DiscoveredFile> = Vec::new();
-        let mut kubevirt_files: Vec<&DiscoveredFile> = Vec::new();
+        let mut unread = Unread {
+            sources,
+            tekton: Vec::new(),
+            kubevirt: Vec::new(),
+        };
+        let mut files: Vec<Option<DiscoveredFile>> = std::mem::take(&mut discovery.files)
+            .into_iter()
+            .map(Some)
+            .collect();
         for unit in &discovery.units {
             if unit.system == System::Ytt {
                 units.ytt_roots.push(unit.root.clone());
             }
             for &i in &unit.files {
-                let file = &discovery.files[i];
+                let Some(file) = files.get_mut(i).and_then(Option::take) else {
+                    continue;
+                };
                 units.systems.insert(file.path.clone(), unit.system);
                 match unit.system {
-                    System::Tekton => tekton_files.push(file),
-                    System::Kubevirt => kubevirt_files.push(file),
+                    System::Tekton => unread.tekton.push(file),
+                    System::Kubevirt => unread.kubevirt.push(file),
                     System::Ytt => {}
                 }
             }
         }
-        units.tekton.files = each_links(&tekton_files, &sources, tekton::links::links);
-        units.kubevirt.files = each_links(&kubevirt_files, &sources, kubevirt::links::links);
+        units.unread = Some(unread);
         units.ytt_roots.sort();
+        units.crds = discovery
+            .resources
+            .iter()
+            .filter(|file| file.resource.crd)
+            .map(|file| KnownCrd {
+                path: file.path.clone(),
+                groups: Some(file.crd_groups.clone()),
+            })
+            .collect();
         units
+    }
+
+    /// Read the links of `system`'s files, when they are not yet.
+    fn read_links_of(&mut self, system: System) {
+        let Some(unread) = &mut self.unread else {
+            return;
+        };
+        match system {
+            System::Tekton if !unread.tekton.is_empty() => {
+                let files = std::mem::take(&mut unread.tekton);
+                let read = each_links(&files, &unread.sources, tekton::links::links);
+                self.tekton.extend(read);
+                self.tekton_repos = None;
+            }
+            System::Kubevirt if !unread.kubevirt.is_empty() => {
+                let files = std::mem::take(&mut unread.kubevirt);
+                let read = each_links(&files, &unread.sources, kubevirt::links::links);
+                self.kubevirt.extend(read);
+            }
+            _ => {}
+        }
+        if unread.tekton.is_empty() && unread.kubevirt.is_empty() {
+            self.unread = None;
+        }
+    }
+
+    /// Read the links of a few more files (a check that comes meanwhile
+    /// waits for these only); true once every link is read: the folder's
+    /// index is complete.
+    pub fn complete_step(&mut self) -> bool {
+        /// The bytes read in one step, at least one file's: a check that
+        /// comes meanwhile waits for these only.
+        const STEP: u64 = 128 * 1024;
+        let Some(unread) = &mut self.unread else {
+            return true;
+        };
+        if !unread.tekton.is_empty() {
+            let files: Vec<DiscoveredFile> = drain_last(&mut unread.tekton, STEP);
+            let read = each_links(&files, &unread.sources, tekton::links::links);
+            self.tekton.extend(read);
+            self.tekton_repos = None;
+        } else if !unread.kubevirt.is_empty() {
+            let files: Vec<DiscoveredFile> = drain_last(&mut unread.kubevirt, STEP);
+            let read = each_links(&files, &unread.sources, kubevirt::links::links);
+            self.kubevirt.extend(read);
+        }
+        if unread.tekton.is_empty() && unread.kubevirt.is_empty() {
+            self.unread = None;
+        }
+        self.unread.is_none()
+    }
+
+    /// The system of the file at `path`, when discovery placed it.
+    pub fn system(&self, path: &Path) -> Option<System> {
+        self.systems.get(path).copied()
+    }
+
+    /// What the folder holds: its files of a system, and its ytt packages.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.systems.len(), self.ytt_roots.len())
+    }
+
+    /// The folder's CRD files, for a check through `files`: the groups of
+    /// one an open document stands in for are read again from its text.
+    pub fn known_crds(&self, files: &Files) -> Arc<[KnownCrd]> {
+        if !self.crds.iter().any(|crd| files.is_overlaid(&crd.path)) {
+            return Arc::clone(&self.crds);
+        }
+        self.crds
+            .iter()
+            .map(|crd| KnownCrd {
+                path: crd.path.clone(),
+                groups: crd.groups.clone().filter(|_| !files.is_overlaid(&crd.path)),
+            })
+            .collect()
     }
 
     /// What to lint when `path` changed; `sources` stands the new text in
@@ -137,10 +259,18 @@ impl WorkspaceUnits {
                 None => Scope::Walk,
             },
             Some(System::Tekton) => {
+                self.read_links_of(System::Tekton);
                 let links = read_links(path, root, sources, tekton::links::links);
-                group(&mut self.tekton, path, links, tekton::links::components)
+                let repos = &mut self.tekton_repos;
+                group(&mut self.tekton, path, links, |files| {
+                    let repos = repos.get_or_insert_with(|| {
+                        tekton::links::repositories_of(files.iter().map(|(p, _)| *p))
+                    });
+                    tekton::links::components_in(files, repos)
+                })
             }
             Some(System::Kubevirt) => {
+                self.read_links_of(System::Kubevirt);
                 let links = read_links(path, root, sources, kubevirt::links::links);
                 group(&mut self.kubevirt, path, links, kubevirt::links::components)
             }
@@ -159,7 +289,10 @@ impl WorkspaceUnits {
                     Classified::System(system) => {
                         self.systems.insert(path.to_path_buf(), system);
                         match system {
-                            System::Tekton => self.tekton.add(path),
+                            System::Tekton => {
+                                self.tekton.add(path);
+                                self.tekton_repos = None;
+                            }
                             System::Kubevirt => self.kubevirt.add(path),
                             System::Ytt => {}
                         }
@@ -176,6 +309,16 @@ impl<L: Default> Linked<L> {
     /// grouped.
     fn add(&mut self, path: &Path) {
         self.files.push((path.to_path_buf(), L::default()));
+        self.added.push(path.to_path_buf());
+        self.groups = None;
+    }
+
+    /// Files with their links read: the groups are found again. A file
+    /// added meanwhile (new, grouped with its links then) keeps those.
+    fn extend(&mut self, read: Vec<(PathBuf, L)>) {
+        let added = &self.added;
+        self.files
+            .extend(read.into_iter().filter(|(p, _)| !added.contains(p)));
         self.groups = None;
     }
 }
@@ -218,9 +361,21 @@ fn discover_alone(path: &Path, root: &Path, sources: &Sources) -> discover::Disc
     )
 }
 
+/// The last files of `files` up to `bytes` (at least one), taken out.
+fn drain_last(files: &mut Vec<DiscoveredFile>, bytes: u64) -> Vec<DiscoveredFile> {
+    let mut from = files.len();
+    let mut taken = 0;
+    while from > 0 && taken < bytes {
+        from -= 1;
+        // A file without a disk stamp (an open document) counts as large.
+        taken += files[from].stamp.map_or(bytes, |stamp| stamp.size.max(1));
+    }
+    files.split_off(from)
+}
+
 /// Each file's links, read from its YAML.
 fn each_links<L: Send + Default>(
-    files: &[&DiscoveredFile],
+    files: &[DiscoveredFile],
     sources: &Sources,
     read: fn(&crate::yaml::DocumentSet) -> L,
 ) -> Vec<(PathBuf, L)> {
@@ -250,7 +405,7 @@ fn group<L: Default + PartialEq>(
     linked: &mut Linked<L>,
     path: &Path,
     links: Option<L>,
-    components: crate::check::components::Grouping<L>,
+    components: impl FnOnce(&[(&Path, L)]) -> Vec<Vec<usize>>,
 ) -> Scope {
     let files = &mut linked.files;
     let (Some(links), Some(index)) = (links, files.iter().position(|(p, _)| p == path)) else {

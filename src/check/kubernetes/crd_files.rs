@@ -21,8 +21,11 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 /// A file that may define kinds.
 #[derive(Debug, Clone)]
 pub struct CrdFile {
-    /// Registered in the run's sources (its text read when needed).
-    pub id: FileId,
+    /// Registered in the run's sources (its text read when needed); None
+    /// for a file registered only when a document first needs it (named
+    /// then relative to the index's directory): a workspace's CRDs by the
+    /// thousand cost nothing to a check that reads none.
+    pub id: Option<FileId>,
     pub path: PathBuf,
     /// Named by the configuration: a document that is not a CRD is read as
     /// a JSON Schema of one kind.
@@ -34,6 +37,8 @@ pub struct CrdFile {
 /// A file, and where its CRDs are once it was read for one.
 struct FileEntry {
     file: CrdFile,
+    /// Its id once registered, when the file came without one.
+    id: OnceLock<FileId>,
     documents: OnceLock<Vec<Document>>,
 }
 
@@ -60,6 +65,8 @@ pub struct CrdFiles {
     files: Vec<FileEntry>,
     groups: HashMap<String, Group>,
     sources: Sources,
+    /// What names a file registered late.
+    cwd: PathBuf,
     /// What reading found wrong with the files (`kubernetes/crd`), for the
     /// run to report.
     problems: Mutex<Vec<Finding>>,
@@ -108,14 +115,18 @@ fn crd_documents(text: &str) -> Vec<Document> {
 impl CrdFiles {
     /// Index `files` by the groups their text names (a superset: a group
     /// that is no CRD's costs one read of the file when used).
-    pub fn index(files: Vec<CrdFile>, sources: &Sources) -> CrdFiles {
+    pub fn index(files: Vec<CrdFile>, sources: &Sources, cwd: &std::path::Path) -> CrdFiles {
         let named: Vec<(CrdFile, Vec<String>)> = files
             .into_par_iter()
             .map(|file| {
                 // Read, not kept: an evicted file's text is read from disk.
-                let mut groups = match &file.groups {
-                    Some(groups) => groups.clone(),
-                    None => groups_named(&sources.get(file.id).text),
+                let mut groups = match (&file.groups, file.id) {
+                    (Some(groups), _) => groups.clone(),
+                    (None, Some(id)) => groups_named(&sources.get(id).text),
+                    (None, None) => sources
+                        .read(&file.path)
+                        .map(|bytes| groups_named(&crate::source::decode_text(bytes).0))
+                        .unwrap_or_default(),
                 };
                 // A JSON Schema named `<group>/<kind>_<version>.json`.
                 if file.holds_json_schemas
@@ -147,6 +158,7 @@ impl CrdFiles {
             }
             entries.push(FileEntry {
                 file,
+                id: OnceLock::new(),
                 documents: OnceLock::new(),
             });
         }
@@ -154,6 +166,7 @@ impl CrdFiles {
             files: entries,
             groups,
             sources: sources.clone(),
+            cwd: cwd.to_path_buf(),
             problems: Mutex::new(Vec::new()),
             problems_by_kind: Mutex::new(Default::default()),
         }
@@ -178,7 +191,8 @@ impl CrdFiles {
         let mut problems = Vec::new();
         for entry in files.iter().filter_map(|&i| self.files.get(i)) {
             let file = &entry.file;
-            let text = self.sources.get(file.id);
+            let id = self.id(entry);
+            let text = self.sources.get(id);
             // The documents to parse, each at its offset in the file.
             let parts: Vec<(usize, &str)> = if file.holds_json_schemas {
                 vec![(0, text.text.as_str())]
@@ -193,7 +207,7 @@ impl CrdFiles {
                     .collect()
             };
             for (offset, part) in parts {
-                let set = match yaml::parse_file(file.id, part, &ParseOptions::default()) {
+                let set = match yaml::parse_file(id, part, &ParseOptions::default()) {
                     Ok(set) => set,
                     // A tree file that does not parse is reported by what
                     // reads it as a manifest; one the configuration names,
@@ -211,7 +225,7 @@ impl CrdFiles {
                         && matches!(document.value.value, yaml::Value::Map(_))
                     {
                         let json = yaml::emit::to_json(&document.value);
-                        read_json_schema(&file.path, json, Span::file_start(file.id))
+                        read_json_schema(&file.path, json, Span::file_start(id))
                     } else {
                         continue;
                     };
@@ -249,12 +263,23 @@ impl CrdFiles {
             .unwrap_or_default()
     }
 
-    /// Every file the index may read, with its id.
+    /// Every file the index may read, with its id (registered now when
+    /// it was not).
     pub fn files(&self) -> Vec<(std::path::PathBuf, crate::source::FileId)> {
         self.files
             .iter()
-            .map(|entry| (entry.file.path.clone(), entry.file.id))
+            .map(|entry| (entry.file.path.clone(), self.id(entry)))
             .collect()
+    }
+
+    /// The file's id in the run's sources, registered on first use.
+    fn id(&self, entry: &FileEntry) -> FileId {
+        entry.file.id.unwrap_or_else(|| {
+            *entry.id.get_or_init(|| {
+                let name = crate::source::display_name(&entry.file.path, &self.cwd);
+                self.sources.add_unread(name, entry.file.path.clone())
+            })
+        })
     }
 
     /// What reading the definitions of these (group, kind) pairs found

@@ -626,7 +626,7 @@ fn fixed(from: &str, to: &str) -> Option<String> {
     let documents: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
     let catalog = Catalog::new(
         Version::newest(),
-        crd_files::CrdFiles::index(Vec::new(), &sources),
+        crd_files::CrdFiles::index(Vec::new(), &sources, std::path::Path::new(".")),
     );
     let found = catalog.check(&documents, &sources, &mut Lookups::default());
     assert_eq!(found.len(), 1, "{found:?}");
@@ -788,7 +788,7 @@ fn catalog_findings(text: &str) -> Vec<(&'static str, String)> {
     let documents: Vec<&Node> = set.docs.iter().map(|d| &d.value).collect();
     let catalog = Catalog::new(
         Version::newest(),
-        crd_files::CrdFiles::index(Vec::new(), &sources),
+        crd_files::CrdFiles::index(Vec::new(), &sources, std::path::Path::new(".")),
     );
     (catalog
         .check(&documents, &sources, &mut Lookups::default())

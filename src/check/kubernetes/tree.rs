@@ -36,36 +36,63 @@ impl confvet_key::Key for Options {
     }
 }
 
+/// A file holding a CRD that a run's walk does not meet: the language
+/// server checks one unit at a time, and gives the run the CRDs of its
+/// whole workspace folder, found when it discovered it, so that a unit's
+/// resources are checked against the CRDs `confvet lint DIR` reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownCrd {
+    pub path: PathBuf,
+    /// The API groups its text names (see `DiscoveredFile::crd_groups`);
+    /// None when its text may have changed since (an open document): read
+    /// again.
+    pub groups: Option<Vec<String>>,
+}
+
 /// The catalog of a run: `version`'s built-in kinds, the CRDs of `crd_files`
-/// (files of the tree the walk found holding one) and of `schema_paths`
-/// (files and folders the configuration names, already checked to be
-/// inside its directory), indexed now and read when a document needs them.
+/// (files of the tree the walk found holding one), of `known` (files the
+/// caller found beyond the walk, those the walk found left out) and of
+/// `schema_paths` (files and folders the configuration names, already
+/// checked to be inside its directory), indexed now and read when a
+/// document needs them.
 pub fn catalog(
     version: Version,
-    crd_files: &[&DiscoveredFile],
+    (crd_files, known): (&[&DiscoveredFile], &[KnownCrd]),
     schema_paths: &[PathBuf],
     sources: &Sources,
     cwd: &Path,
 ) -> Catalog {
+    let walked: std::collections::HashSet<&Path> =
+        crd_files.iter().map(|file| file.path.as_path()).collect();
     let tree = crd_files.iter().map(|file| CrdFile {
-        id: file.id,
+        id: Some(file.id),
         path: file.path.clone(),
         holds_json_schemas: false,
         groups: Some(file.crd_groups.clone()),
     });
+    let beyond = known
+        .iter()
+        .filter(|crd| !walked.contains(crd.path.as_path()))
+        .map(|crd| CrdFile {
+            // Registered when a document needs it.
+            id: None,
+            path: crd.path.clone(),
+            holds_json_schemas: false,
+            groups: crd.groups.clone(),
+        });
     let configured = schema_files(schema_paths).into_iter().filter_map(|path| {
         // What is too large to read, or cannot be, is skipped: the
         // configuration already said whether it exists.
         let size = std::fs::metadata(&path).ok()?.len();
         (size <= MAX_FILE_BYTES).then(|| CrdFile {
-            id: sources.add_unread(display_name(&path, cwd), path.clone()),
+            id: Some(sources.add_unread(display_name(&path, cwd), path.clone())),
             path,
             holds_json_schemas: true,
             groups: None,
         })
     });
-    let files = tree.chain(configured).collect();
-    Catalog::new(version, CrdFiles::index(files, sources))
+    let files = tree.chain(beyond).chain(configured).collect();
+    Catalog::new(version, CrdFiles::index(files, sources, cwd))
 }
 
 /// The YAML and JSON files of the configuration's schema paths, in order.

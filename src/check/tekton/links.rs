@@ -107,6 +107,26 @@ fn collect_refs(node: &Node, given: &HashMap<String, String>, out: &mut FileLink
 /// them: the resolved one, or all equally near when they differ), with the
 /// files its git references may name, and Triggers files all together.
 pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
+    let repos = repositories_of(files.iter().map(|(p, _)| *p));
+    components_in(files, &repos)
+}
+
+/// The git repository of each of `paths`, by index (see
+/// [`components_in`]): it depends on the paths alone, so a caller that
+/// groups the same files again and again (the language server, at each
+/// change of a file's links) finds them once.
+pub fn repositories_of<'p>(
+    paths: impl IntoIterator<Item = &'p Path>,
+) -> HashMap<usize, Option<std::path::PathBuf>> {
+    repositories(paths.into_iter().enumerate())
+}
+
+/// [`components`], with the repository of each file found already
+/// ([`repositories_of`] of the same files, in the same order).
+pub fn components_in(
+    files: &[(&Path, FileLinks)],
+    repos: &HashMap<usize, Option<std::path::PathBuf>>,
+) -> Vec<Vec<usize>> {
     let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (i, (_, links)) in files.iter().enumerate() {
         for (kind, name) in &links.declares {
@@ -116,7 +136,6 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
                 .push(i);
         }
     }
-    let repos = repositories(files.iter().enumerate().map(|(i, (p, _))| (i, *p)));
     let mut groups = Components::new(files.len());
     let mut first_triggers = None;
     // With a PaC Repository in the unit, it and every file that may be a
@@ -147,17 +166,22 @@ pub fn components(files: &[(&Path, FileLinks)]) -> Vec<Vec<usize>> {
             let Some(candidates) = by_name.get(&(kind, name)) else {
                 continue;
             };
-            let visible = candidates
+            // Each candidate's nearness found once: a common name (a
+            // catalog Task copied across a monorepo) has many.
+            let visible: Vec<(usize, (bool, usize))> = candidates
                 .iter()
                 .copied()
+                .filter(|&i| repos.get(&i) == repos.get(&from))
                 .filter(|&i| catalog_package(files[i].0, name).is_none_or(|p| path.starts_with(p)))
-                .filter(|&i| repos.get(&i) == repos.get(&from));
-            let nearness = |i: usize| nearness(Some(files[i].0), path);
-            let Some(best) = visible.clone().map(nearness).max() else {
+                .map(|i| (i, nearness(Some(files[i].0), path)))
+                .collect();
+            let Some(best) = visible.iter().map(|&(_, near)| near).max() else {
                 continue;
             };
-            for i in visible.filter(|&i| nearness(i) == best) {
-                groups.join(from, i);
+            for &(i, near) in &visible {
+                if near == best {
+                    groups.join(from, i);
+                }
             }
         }
         for wanted in &links.git_paths {
