@@ -64,6 +64,18 @@ def check(condition, what, proc=None):
         raise AssertionError(f"{what}{detail}")
 
 
+def editor(program, test, install):
+    """The path of an editor a test drives; None, said as a skip, when it
+    is not installed here. In CI (`CI`, or `.ci/run`'s
+    CONFVET_REQUIRE_SHARED=1) a missing editor fails instead."""
+    found = shutil.which(program)
+    if found is None:
+        if os.environ.get("CI") or os.environ.get("CONFVET_REQUIRE_SHARED") == "1":
+            raise AssertionError(f"{program} not found (needed in CI: apt-get install {install})")
+        print(f"{test}: SKIPPED, {program} not found: the server was not tried in it")
+    return found
+
+
 def readme_example(marker, page="docs/integrations.md"):
     """The fenced code block that follows `<!-- marker -->` in `page`: by
     default the manual's docs/integrations.md, where the README's
