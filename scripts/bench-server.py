@@ -11,10 +11,16 @@ workspace (the corpus copied 10x: scripts/corpus-copies.sh 10 DIR):
 - server memory (VmHWM, VmRSS) after opening 50 files across packages;
 - hover and definition answers (p50/p95).
 
+With --big-document MB instead, no workspace: memory (VmHWM) of the server
+on one ytt template of MB megabytes in a package of its own, after
+opening it and after each of five edits made as soon as the folder is
+indexed (the goal: under 300 MB for 5 MB).
+
 Run by hand, never in tests:
   cargo build --release && scripts/bench-server.py DIR [--bin B] [--edits N]
+  scripts/bench-server.py --big-document 5 [--bin B]
 """
-import argparse, json, os, random, subprocess, sys, time
+import argparse, json, os, random, subprocess, sys, tempfile, time
 from pathlib import Path
 
 
@@ -94,12 +100,52 @@ def ms(values):
             f" max {max(values) * 1000:.1f} ms (n={len(values)})")
 
 
+def big_document(binary, megabytes):
+    """The server's memory on one big ytt template, edited as soon as its
+    folder is indexed (when the navigators' index is built beside it)."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder).resolve()
+        (root / "values.yml").write_text("#@data/values\n---\nbase: 1\n")
+        lines = ["#@ load(\"@ytt:data\", \"data\")\n---\nitems:\n"]
+        size, i = 0, 0
+        while size < megabytes * 1_000_000:
+            line = (f"- name: item-{i}\n  value: #@ data.values.base + {i}\n"
+                    f"  labels: {{app: x{i}, tier: \"t{i % 7}\"}}\n")
+            lines.append(line)
+            size += len(line)
+            i += 1
+        text = "".join(lines)
+        template = root / "big.yml"
+        template.write_text(text)
+        client = Client([binary, "server"], root)
+        client.request("initialize", {"processId": os.getpid(), "rootUri": uri(root), "capabilities": {}})
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri(template), "languageId": "yaml", "version": 1, "text": text}})
+        client.diagnostics_for(uri(template), None)
+        print(f"{len(text) / 1e6:.1f} MB document opened: {client.memory()} MB")
+        while not any("indexed" in json.dumps(m) for m in client.pending):
+            client.pending.append(client.receive())
+        for version in range(2, 7):
+            text += f"#! edit {version}\n"
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri(template), "version": version},
+                                                     "contentChanges": [{"text": text}]})
+            client.diagnostics_for(uri(template), None)
+            print(f"after edit {version - 1}: {client.memory()} MB")
+        client.proc.kill()
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("workspace", type=Path)
+    parser.add_argument("workspace", type=Path, nargs="?")
     parser.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / "target/release/confvet"))
     parser.add_argument("--edits", type=int, default=40)
+    parser.add_argument("--big-document", type=float, metavar="MB")
     args = parser.parse_args()
+    args.bin = str(Path(args.bin).resolve())
+    if args.big_document:
+        return big_document(args.bin, args.big_document)
+    if args.workspace is None:
+        parser.error("a workspace, or --big-document MB")
     root = args.workspace.resolve()
     tekton = root / "copy1/tekton/tektoncd-pipeline/examples/v1/pipelineruns/pipelinerun-param-array-indexing.yaml"
     package = root / "copy1/ytt/kadras-io__package-for-contour/package/config"

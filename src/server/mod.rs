@@ -624,22 +624,14 @@ impl Server {
         if self.indexed.contains(&root) {
             return;
         }
-        let (path, text, version) = (
-            document.path.clone(),
-            document.text.clone(),
-            document.version,
-        );
+        let (path, text) = (document.path.clone(), document.text.clone());
         self.indexed.insert(root.clone());
         let memo = self.memo(&root);
         let files = self.files.clone();
         let _ = std::thread::Builder::new()
             .name("confvet-index".into())
             .spawn(move || {
-                let index = || {
-                    drop(navigation::Navigation::new(
-                        &path, text, version, &root, &memo, &files,
-                    ))
-                };
+                let index = || navigation::warm(&path, text, &root, &memo, &files);
                 // On a pool of its own: on the checks' pool, its long
                 // parallel work would hold every thread a keystroke's check
                 // waits for (half a second in the corpus copied 10x).

@@ -87,6 +87,17 @@ fn templates_in(docs: &[&Node], lines: &SourceFile, path: &Arc<PathBuf>) -> Vec<
     out
 }
 
+/// Keep the workspace's Templates in the memo when the document may hold
+/// VirtualMachines or Templates (it names their kinds), without parsing
+/// it.
+pub fn warm(cx: &Context) {
+    let text = &cx.sources.get(cx.file).text;
+    if text.contains("VirtualMachine") || text.contains("Template") {
+        cx.memo
+            .get_or_insert_with(MEMO_KEY, || Templates::build(cx.root, cx.config));
+    }
+}
+
 /// The navigator of the document, when it holds VirtualMachines or
 /// Templates.
 pub fn navigator(cx: &Context) -> Option<Box<dyn Navigator>> {

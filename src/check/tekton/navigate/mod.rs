@@ -24,6 +24,15 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+/// Keep the workspace's Tasks and Pipelines in the memo when the document
+/// may be a Tekton file, without parsing it.
+pub fn warm(cx: &Context) {
+    if cx.sources.get(cx.file).text.contains("tekton.dev/") {
+        cx.memo
+            .get_or_insert_with(MEMO_KEY, || Index::build(cx.root, cx.config));
+    }
+}
+
 /// The navigator of the document, when it is a Tekton file.
 pub fn navigator(cx: &Context) -> Option<Box<dyn Navigator>> {
     let source = cx.sources.get(cx.file);

@@ -30,15 +30,8 @@ use std::path::{Path, PathBuf};
 
 /// The navigator of the document, when it is a ytt file.
 pub fn navigator(cx: &Context) -> Option<Box<dyn Navigator>> {
-    let flavor = flavor_of(cx.path)?;
+    let (flavor, is_ytt_yaml) = claims(cx)?;
     let text = cx.sources.get(cx.file).text.clone();
-    let is_ytt_yaml = flavor == Flavor::Yaml
-        && crate::discover::classify(&text) == Some(crate::discover::System::Ytt);
-    match flavor {
-        Flavor::Yaml if !is_ytt_yaml => return None,
-        Flavor::Text if !text.contains("(@") => return None,
-        _ => {}
-    }
     let package = package::evaluate(cx, flavor == Flavor::Yaml, is_ytt_yaml)?;
     let own_id = package.file(cx.path).map(|f| f.id);
     // Spans in the document as read with its package name it by the id
@@ -92,6 +85,28 @@ pub fn navigator(cx: &Context) -> Option<Box<dyn Navigator>> {
 }
 
 /// How the file at `path` holds code; None for no ytt file.
+/// Whether the document is ytt's to navigate: its flavor, and whether it
+/// is YAML with templating.
+fn claims(cx: &Context) -> Option<(Flavor, bool)> {
+    let flavor = flavor_of(cx.path)?;
+    let text = &cx.sources.get(cx.file).text;
+    let is_ytt_yaml = flavor == Flavor::Yaml
+        && crate::discover::classify(text) == Some(crate::discover::System::Ytt);
+    match flavor {
+        Flavor::Yaml if !is_ytt_yaml => None,
+        Flavor::Text if !text.contains("(@") => None,
+        _ => Some((flavor, is_ytt_yaml)),
+    }
+}
+
+/// Keep the workspace's packages in the memo, as the document's navigator
+/// would, without evaluating the document's package.
+pub fn warm(cx: &Context) {
+    if claims(cx).is_some() {
+        package::packages(cx);
+    }
+}
+
 fn flavor_of(path: &Path) -> Option<Flavor> {
     match path.extension()?.to_str()? {
         "yml" | "yaml" => Some(Flavor::Yaml),

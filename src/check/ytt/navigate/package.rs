@@ -114,10 +114,14 @@ fn library_in(outer: &Path, path: &Path, files: &[DiscoveredFile]) -> Option<Pat
 
 /// The package holding the document, read and evaluated; None when the
 /// document is in no ytt package and is no ytt file itself.
+/// The workspace's packages, from the memo, found now if they are not.
+pub(super) fn packages(cx: &Context) -> Option<std::sync::Arc<YttPackages>> {
+    cx.memo
+        .get_or_insert_with(YTT_PACKAGES, || packages_of_workspace(cx))
+}
+
 pub(super) fn evaluate(cx: &Context, is_yaml: bool, is_ytt_yaml: bool) -> Option<Package> {
-    let index = cx
-        .memo
-        .get_or_insert_with(YTT_PACKAGES, || packages_of_workspace(cx))?;
+    let index = packages(cx)?;
     let (root, mut paths) = match index.holding(cx.path) {
         Some(package) => {
             let root = library_root(cx.path, &package.root).unwrap_or(package.root.clone());
