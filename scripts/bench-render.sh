@@ -6,8 +6,10 @@
 # YTT_BIN: the reference ytt (../shared/tools/build-ytt.sh builds it);
 # COPIES: how many times the corpus is copied side by side (default 1).
 # Compared, on all cores:
-#   - `confvet lint` of the whole corpus in one process (schema, values,
-#     validations and every template rendered, parallel over packages);
+#   - `confvet lint --no-cache` of the whole corpus in one process
+#     (schema, values, validations and every template rendered, parallel
+#     over packages): cold, as the warm-up would otherwise fill the cache
+#     and the timed runs reuse every unit's findings;
 #   - `confvet render --each-package` of the whole corpus in one process
 #     (every package rendered as `ytt -f PACKAGE`, parallel over packages);
 #   - `confvet render DIR` once per package, two at a time;
@@ -35,7 +37,7 @@ echo "$packages" > "$work.list"
 echo "packages: $(wc -l < "$work.list")"
 cores=$(nproc)
 hyperfine --warmup 1 --runs 5 -i \
-  -n "confvet lint (one process)" "$bin lint $work --format json --output /dev/null" \
+  -n "confvet lint --no-cache (one process, cold)" "$bin lint $work --no-cache --format json --output /dev/null" \
   -n "confvet render --each-package (one process)" "$bin render --each-package $work >/dev/null 2>&1" \
   -n "confvet render per package" "xargs -P $cores -I{} sh -c '$bin render {} >/dev/null 2>&1' < $work.list" \
   -n "ytt -f per package" "xargs -P $cores -I{} sh -c '$ytt -f {} >/dev/null 2>&1' < $work.list"

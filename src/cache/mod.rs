@@ -27,13 +27,35 @@ use std::sync::Mutex;
 pub use trust::{CacheFolders, CacheLocation, Trust};
 
 /// Bumped whenever what is cached, or how it is read, changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
 /// The build a cache was written by: the version and a hash of the source
 /// (`build.rs`). Another build's cache is ignored, so a development build
 /// never reuses the findings of an older one of the same version.
 pub const BUILD: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CONFVET_SOURCE_HASH"));
+/// The index's groupings (`groups`, `units`); its entries, one per file,
+/// are in [`SHARDS`] files of their own (`index-00.json` ...), so that a
+/// run that learnt about a few files rewrites a few shards, not one entry
+/// per file of the tree (5 MB for 19,000 files).
 const INDEX: &str = "index.json";
+/// How many files the index's entries are spread over, by a hash of the
+/// file's path.
+const SHARDS: usize = 64;
+
+/// The file of shard `shard` of the index's entries.
+fn shard_name(shard: usize) -> String {
+    format!("index-{shard:02x}.json")
+}
+
+/// The shard of the index that holds `path`'s entry: FNV-1a of its bytes,
+/// the same on every machine and in every run.
+fn shard_of(path: &Path) -> usize {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in path.as_os_str().as_encoded_bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    (hash % SHARDS as u64) as usize
+}
 
 /// What identifies one version of a file, by git's rule: its size, its
 /// modification and change times, and its inode. A modification time
@@ -162,11 +184,11 @@ struct Entry {
     links: Option<Box<serde_json::value::RawValue>>,
 }
 
+/// The index's own file: the groupings.
 #[derive(Debug, Serialize, Deserialize)]
 struct Index {
     format: u32,
     version: String,
-    entries: HashMap<PathBuf, Entry>,
     /// How the files of a KubeVirt or Tekton unit split into groups (see
     /// `check::components`), by the digest of the unit's files (paths and
     /// contents) and the repositories they sit in.
@@ -176,6 +198,26 @@ struct Index {
     /// everything grouping reads (see `discover`).
     #[serde(default)]
     units: HashMap<Digest, Vec<StoredUnit>>,
+}
+
+/// One shard of the index's entries.
+#[derive(Debug, Serialize, Deserialize)]
+struct Shard {
+    format: u32,
+    version: String,
+    entries: HashMap<PathBuf, Entry>,
+}
+
+/// The entries of one shard: what the last run left (less what this run
+/// moved to `seen`: moved, not copied, so the index of a large tree is
+/// held once), and what this run saw.
+#[derive(Debug, Default)]
+struct EntryShard {
+    old: HashMap<PathBuf, Entry>,
+    old_len: usize,
+    seen: HashMap<PathBuf, Entry>,
+    /// This run learnt something of a file of the shard.
+    learnt: bool,
 }
 
 /// A unit as grouping made it: files as indices into the root's files.
@@ -196,61 +238,85 @@ pub type Groups = Vec<Vec<usize>>;
 #[derive(Debug)]
 pub struct Cache {
     location: CacheLocation,
-    /// False when the directory or its index is a symbolic link: a
-    /// repository could point it anywhere, and the cache never writes
-    /// outside the directory it names.
+    /// False when the directory is a symbolic link: a repository could
+    /// point it anywhere, and the cache never writes outside the directory
+    /// it names. (A file of it that is a link is not read, and is replaced,
+    /// not written through.)
     usable: bool,
-    /// What the last run left, less the entries this run moved to `seen`
-    /// (moved, not copied: the index of a large tree is held once).
-    old: Mutex<HashMap<PathBuf, Entry>>,
-    old_len: usize,
-    seen: Mutex<HashMap<PathBuf, Entry>>,
+    /// The entries, by shard; a lock each, so that the files read on all
+    /// cores seldom wait for one another.
+    shards: Vec<Mutex<EntryShard>>,
     old_groups: HashMap<Digest, Vec<Vec<u32>>>,
     /// The groups this run used or found.
     groups: Mutex<HashMap<Digest, Vec<Vec<u32>>>>,
     old_units: HashMap<Digest, Vec<StoredUnit>>,
     /// The groupings this run used or made.
     units: Mutex<HashMap<Digest, Vec<StoredUnit>>>,
-    /// This run learnt something the cache did not hold.
-    learnt: std::sync::atomic::AtomicBool,
+    /// This run made or dropped a grouping the cache did not hold.
+    learnt_groupings: std::sync::atomic::AtomicBool,
 }
 
 impl Cache {
     /// The cache at `location`; empty when there is none, it cannot be
     /// read, or it is not to be believed (see `trust`).
     pub fn open(location: &CacheLocation) -> Cache {
+        use rayon::prelude::*;
         let dir = &location.dir;
-        let usable = !is_link(dir) && !is_link(&dir.join(INDEX));
-        let index = usable
-            .then(|| crate::source::read_limited(&dir.join(INDEX)).ok())
-            .flatten()
+        let usable = !is_link(dir);
+        let read = |name: &str| {
+            (usable && !is_link(&dir.join(name)))
+                .then(|| crate::source::read_limited(&dir.join(name)).ok())
+                .flatten()
+        };
+        let index = read(INDEX)
             .and_then(|bytes| {
                 let body = location.open(INDEX, &bytes)?;
                 serde_json::from_slice::<Index>(body).ok()
             })
             .filter(|index| index.format == FORMAT && index.version == BUILD);
-        let (old, old_groups, old_units) = index
-            .map(|index| (index.entries, index.groups, index.units))
+        let (old_groups, old_units) = index
+            .map(|index| (index.groups, index.units))
             .unwrap_or_default();
+        // Each shard stands alone: one that cannot be read or was written by
+        // another build holds nothing, and is written whole.
+        let shards = (0..SHARDS)
+            .into_par_iter()
+            .map(|shard| {
+                let name = shard_name(shard);
+                let old = read(&name)
+                    .and_then(|bytes| {
+                        let body = location.open(&name, &bytes)?;
+                        serde_json::from_slice::<Shard>(body).ok()
+                    })
+                    .filter(|s| s.format == FORMAT && s.version == BUILD)
+                    .map(|s| s.entries)
+                    .unwrap_or_default();
+                Mutex::new(EntryShard {
+                    old_len: old.len(),
+                    seen: HashMap::with_capacity(old.len()),
+                    old,
+                    learnt: false,
+                })
+            })
+            .collect();
         Cache {
             location: location.clone(),
             usable,
-            seen: Mutex::new(HashMap::with_capacity(old.len())),
-            old_len: old.len(),
-            old: Mutex::new(old),
+            shards,
             old_groups,
             groups: Mutex::new(HashMap::new()),
             old_units,
             units: Mutex::new(HashMap::new()),
-            learnt: std::sync::atomic::AtomicBool::new(false),
+            learnt_groupings: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// The scan of `path` as it was at `stamp`, if the cache holds it.
     pub fn scan(&self, path: &Path, stamp: Stamp) -> Option<ScanRecord> {
-        let entry = self.take_old(path, |e| e.stamp == stamp && e.scan.is_some())?;
+        let mut shard = self.shard(path);
+        let entry = shard.take_old(path, |e| e.stamp == stamp && e.scan.is_some())?;
         let scan = entry.scan.clone();
-        self.lock().insert(path.to_path_buf(), entry);
+        shard.seen.insert(path.to_path_buf(), entry);
         scan
     }
 
@@ -258,7 +324,8 @@ impl Cache {
     pub fn record_scan(&self, path: &Path, stamp: Stamp, hash: Digest, scan: ScanRecord) {
         // The same content seen before under another time (a fresh
         // checkout): its links stay good.
-        let links = self
+        let mut shard = self.shard(path);
+        let links = shard
             .take_old(path, |e| {
                 e.hash == Some(hash) && e.scan.as_ref() == Some(&scan)
             })
@@ -269,8 +336,8 @@ impl Cache {
             scan: Some(scan),
             links,
         };
-        self.lock().insert(path.to_path_buf(), entry);
-        self.learn();
+        shard.seen.insert(path.to_path_buf(), entry);
+        shard.learnt = true;
     }
 
     /// The content hash of the file at `path` (None when it cannot be
@@ -278,18 +345,22 @@ impl Cache {
     /// time are the same, else read and hashed now. The disk's, as its
     /// stamp is: a run with texts standing in for files uses no cache.
     pub fn hash(&self, path: &Path) -> Option<Digest> {
-        if let Some(hash) = self.lock().get(path).and_then(|e| e.hash) {
+        if let Some(hash) = self.shard(path).seen.get(path).and_then(|e| e.hash) {
             return Some(hash);
         }
         let stamp = std::fs::metadata(path).ok().as_ref().and_then(Stamp::of)?;
-        if let Some(entry) = self.take_old(path, |e| e.stamp == stamp && e.hash.is_some()) {
-            let hash = entry.hash;
-            self.lock().insert(path.to_path_buf(), entry);
-            return hash;
+        {
+            let mut shard = self.shard(path);
+            if let Some(entry) = shard.take_old(path, |e| e.stamp == stamp && e.hash.is_some()) {
+                let hash = entry.hash;
+                shard.seen.insert(path.to_path_buf(), entry);
+                return hash;
+            }
         }
+        // Read and hashed without the shard's lock held.
         let hash = Digest::of(&crate::source::read_limited(path).ok()?);
-        let mut seen = self.lock();
-        let entry = seen.entry(path.to_path_buf()).or_insert(Entry {
+        let mut shard = self.shard(path);
+        let entry = shard.seen.entry(path.to_path_buf()).or_insert(Entry {
             stamp,
             hash: None,
             scan: None,
@@ -298,56 +369,85 @@ impl Cache {
         if entry.stamp == stamp {
             entry.hash = Some(hash);
         }
-        drop(seen);
-        self.learn();
+        shard.learnt = true;
         Some(hash)
     }
 
     /// The links of `path` at `stamp`, if this run's entry holds them.
     pub fn links<L: DeserializeOwned>(&self, path: &Path, stamp: Stamp) -> Option<L> {
-        let seen = self.lock();
-        let entry = seen.get(path).filter(|e| e.stamp == stamp)?;
+        let shard = self.shard(path);
+        let entry = shard.seen.get(path).filter(|e| e.stamp == stamp)?;
         serde_json::from_str(entry.links.as_ref()?.get()).ok()
     }
 
     /// Remember the links of `path` at `stamp` (with its scan, recorded first).
     pub fn record_links<L: Serialize>(&self, path: &Path, stamp: Stamp, links: &L) {
-        let mut seen = self.lock();
-        if let Some(entry) = seen.get_mut(path).filter(|e| e.stamp == stamp) {
+        let mut shard = self.shard(path);
+        if let Some(entry) = shard.seen.get_mut(path).filter(|e| e.stamp == stamp) {
             entry.links = serde_json::value::to_raw_value(links).ok();
-            self.learn();
+            shard.learnt = true;
         }
     }
 
-    /// Write what this run saw (files no longer there drop out). Best
-    /// effort: a cache that cannot be written costs only time.
+    /// Write what this run saw (files no longer there drop out): the
+    /// shards that changed, and the groupings when they did. Best effort:
+    /// a cache that cannot be written costs only time.
     pub fn save(self) {
-        let entries = self.seen.into_inner().unwrap_or_else(|e| e.into_inner());
-        // Unchanged, and no file gone: nothing to write.
-        if !self.usable || (!self.learnt.into_inner() && entries.len() == self.old_len) {
+        use rayon::prelude::*;
+        if !self.usable {
+            return;
+        }
+        // Unchanged, and no file of it gone: a shard is not written.
+        let changed: Vec<(usize, EntryShard)> = self
+            .shards
+            .into_iter()
+            .map(|shard| shard.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .enumerate()
+            .filter(|(_, shard)| shard.learnt || shard.seen.len() != shard.old_len)
+            .collect();
+        let groups = self.groups.into_inner().unwrap_or_else(|e| e.into_inner());
+        let units = self.units.into_inner().unwrap_or_else(|e| e.into_inner());
+        // Groupings no run used since are dropped when the index is written.
+        let groupings_changed = self.learnt_groupings.into_inner()
+            || groups.len() != self.old_groups.len()
+            || units.len() != self.old_units.len();
+        let location = &self.location;
+        if (changed.is_empty() && !groupings_changed) || location.prepare().is_err() {
             return;
         }
         // A file changed within the tick its stamp was taken in may change
         // again unseen: its entry keeps the hash, not the stamp.
         let now = std::time::SystemTime::now();
-        let entries = entries
-            .into_iter()
-            .map(|(path, mut entry)| {
-                if entry.stamp.is_racy(now) {
-                    entry.stamp = Stamp::RACY;
-                }
-                (path, entry)
-            })
-            .collect();
-        let index = Index {
-            format: FORMAT,
-            version: BUILD.to_string(),
-            entries,
-            groups: self.groups.into_inner().unwrap_or_else(|e| e.into_inner()),
-            units: self.units.into_inner().unwrap_or_else(|e| e.into_inner()),
-        };
-        if let Ok(body) = serde_json::to_vec(&index) {
-            let _ = write_sealed(&self.location, INDEX, &body);
+        changed.into_par_iter().for_each(|(index, shard)| {
+            let entries = shard
+                .seen
+                .into_iter()
+                .map(|(path, mut entry)| {
+                    if entry.stamp.is_racy(now) {
+                        entry.stamp = Stamp::RACY;
+                    }
+                    (path, entry)
+                })
+                .collect();
+            let shard = Shard {
+                format: FORMAT,
+                version: BUILD.to_string(),
+                entries,
+            };
+            if let Ok(body) = serde_json::to_vec(&shard) {
+                let _ = write_prepared(location, &shard_name(index), &body);
+            }
+        });
+        if groupings_changed {
+            let index = Index {
+                format: FORMAT,
+                version: BUILD.to_string(),
+                groups,
+                units,
+            };
+            if let Ok(body) = serde_json::to_vec(&index) {
+                let _ = write_prepared(location, INDEX, &body);
+            }
         }
     }
 
@@ -371,7 +471,7 @@ impl Cache {
             .map(|g| g.iter().filter_map(|&i| u32::try_from(i).ok()).collect())
             .collect();
         lock(&self.groups).insert(key, stored);
-        self.learn();
+        self.learn_groupings();
     }
 
     /// The units of the walked root whose grouping inputs hash to `key`.
@@ -385,25 +485,27 @@ impl Cache {
     /// `key`.
     pub fn record_units(&self, key: Digest, units: Vec<StoredUnit>) {
         lock(&self.units).insert(key, units);
-        self.learn();
+        self.learn_groupings();
     }
 
-    /// The last run's entry of `path`, taken out, when `wanted` says so.
-    fn take_old(&self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<Entry> {
-        let mut old = lock(&self.old);
-        if !wanted(old.get(path)?) {
-            return None;
-        }
-        old.remove(path)
-    }
-
-    fn learn(&self) {
-        self.learnt
+    fn learn_groupings(&self) {
+        self.learnt_groupings
             .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {
-        lock(&self.seen)
+    /// The shard holding `path`'s entry, locked.
+    fn shard(&self, path: &Path) -> std::sync::MutexGuard<'_, EntryShard> {
+        lock(&self.shards[shard_of(path)])
+    }
+}
+
+impl EntryShard {
+    /// The last run's entry of `path`, taken out, when `wanted` says so.
+    fn take_old(&mut self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<Entry> {
+        if !wanted(self.old.get(path)?) {
+            return None;
+        }
+        self.old.remove(path)
     }
 }
 
@@ -417,6 +519,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// ready first (see [`CacheLocation::prepare`]).
 fn write_sealed(location: &CacheLocation, name: &str, body: &[u8]) -> std::io::Result<()> {
     location.prepare()?;
+    write_prepared(location, name, body)
+}
+
+/// Write `body`, sealed, as the file `name` of a cache folder made ready
+/// (files of it are written at once: preparing it is not).
+fn write_prepared(location: &CacheLocation, name: &str, body: &[u8]) -> std::io::Result<()> {
     replace_file(&location.dir, name, &location.seal(name, body))
 }
 
@@ -459,7 +567,7 @@ mod tests {
         assert_eq!(again.scan(path, stamp(10)), Some(scan));
         let links: Option<Vec<String>> = again.links(path, stamp(10));
         assert_eq!(links, Some(vec!["build".to_string()]));
-        std::fs::write(dir.join(INDEX), "not json").unwrap();
+        std::fs::write(dir.join(shard_name(shard_of(path))), "not json").unwrap();
         assert_eq!(
             Cache::open(&CacheLocation::named(dir.clone())).scan(path, stamp(10)),
             None

@@ -238,8 +238,10 @@ impl CacheLocation {
             let name = entry.file_name();
             let name = name.to_string_lossy();
             let is_cache_file = [".gitignore", TAG, "index.json", "results.json"]
-                .iter()
-                .any(|known| name == *known || name.starts_with(&format!("{known}.")));
+                .into_iter()
+                .map(str::to_string)
+                .chain((0..super::SHARDS).map(super::shard_name))
+                .any(|known| name == known || name.starts_with(&format!("{known}.")));
             if !is_cache_file || !entry.file_type()?.is_file() {
                 return Ok(false);
             }

@@ -23,6 +23,23 @@ fn repo() -> TempDir {
     dir
 }
 
+/// The files of the cache's index (its groupings and its shards of
+/// entries), by name, with their bytes.
+fn index_files(dir: &TempDir) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let Ok(entries) = std::fs::read_dir(dir.path().join(".confvet-cache")) else {
+        return Default::default();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("index") && name.ends_with(".json"))
+        .map(|name| {
+            let bytes = std::fs::read(dir.path().join(".confvet-cache").join(&name)).unwrap();
+            (name, bytes)
+        })
+        .collect()
+}
+
 /// The rules and lines of a lint of `args`.
 fn lint(dir: &TempDir, args: &[&str]) -> Vec<String> {
     let mut all = vec!["lint", "--format", "json"];
@@ -41,7 +58,13 @@ fn a_warm_run_reports_what_a_cold_run_reports_and_sees_edits() {
     let cold = lint(&dir, &["ci/pipeline.yml"]);
     // The Pipeline does not give the Task's required param.
     assert!(cold.iter().any(|f| f.contains("image")), "{cold:?}");
-    assert!(dir.path().join(".confvet-cache/index.json").is_file());
+    assert!(
+        index_files(&dir)
+            .keys()
+            .any(|name| name.starts_with("index-")),
+        "{:?}",
+        index_files(&dir).keys()
+    );
     assert!(dir.read(".confvet-cache/.gitignore").contains('*'));
     let warm = lint(&dir, &["ci/pipeline.yml"]);
     assert_eq!(cold, warm);
@@ -53,8 +76,40 @@ fn a_warm_run_reports_what_a_cold_run_reports_and_sees_edits() {
     dir.write("other/t3.yml", TASK);
     assert_eq!(lint(&dir, &["ci/pipeline.yml"]), cold);
     // A cache that cannot be read is ignored, not trusted.
-    dir.write(".confvet-cache/index.json", "{not json");
+    for name in index_files(&dir).keys() {
+        dir.write(&format!(".confvet-cache/{name}"), "{not json");
+    }
     assert_eq!(lint(&dir, &["ci/pipeline.yml"]), cold);
+}
+
+/// A run that learnt of one edited file rewrites the shard of the index
+/// that holds it, not an entry for every file of the tree; a run that
+/// learnt nothing writes nothing.
+#[test]
+fn an_edit_rewrites_one_shard_of_the_index() {
+    let dir = repo();
+    for i in 0..200 {
+        dir.write(&format!("plain/f{i}.yml"), format!("a: {i}\n"));
+    }
+    // Files changed in the last two seconds are read again by the next
+    // run (they may still change unseen within their time's tick).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    lint(&dir, &["."]);
+    let before = index_files(&dir);
+    let shards = before.keys().filter(|n| n.starts_with("index-")).count();
+    assert!(shards > 32, "{shards} shards for 222 files");
+    lint(&dir, &["."]);
+    assert_eq!(index_files(&dir), before, "a run that learnt nothing");
+    dir.write("plain/f7.yml", "a: edited\n");
+    lint(&dir, &["."]);
+    let after = index_files(&dir);
+    let rewritten: Vec<&String> = after
+        .iter()
+        .filter(|(name, bytes)| before.get(*name) != Some(*bytes))
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(rewritten.len(), 1, "{rewritten:?}");
+    assert!(rewritten[0].starts_with("index-"), "{rewritten:?}");
 }
 
 #[test]
@@ -81,7 +136,7 @@ fn a_folder_merely_named_like_the_cache_is_linted_and_never_taken_over() {
         // confvet does not write its cache (and its tag, which would hide
         // the folder from the next run) into a folder the checkout brought.
         assert!(!dir.path().join(".confvet-cache/CACHEDIR.TAG").exists());
-        assert!(!dir.path().join(".confvet-cache/index.json").exists());
+        assert!(index_files(&dir).is_empty());
     }
 }
 
