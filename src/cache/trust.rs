@@ -30,7 +30,7 @@ const TAG_SEAL: &str = "# confvet-seal: ";
 /// The tag's standard first line (https://bford.info/cachedir/): backup
 /// and archiving tools skip the folder too.
 const TAG_SIGNATURE: &str = "Signature: 8a477f597d28d172789f06886806bc55";
-pub const TAG: &str = "CACHEDIR.TAG";
+pub const TAG: &str = crate::source::CACHE_TAG;
 /// The key's file, in the user's cache folder.
 const KEY_FILE: &str = "machine-key";
 

@@ -168,6 +168,16 @@ fn the_cache_folder_this_machine_made_is_known_by_its_tag_and_skipped() {
     dir.write("copy/values.yml", "#@data/values\n---\nport: worse\n");
     let all = lint(&dir, &["."]);
     assert!(all.iter().any(|f| f.contains("copy/values.yml")), "{all:?}");
+    // The walk leaves this machine's cache folder out by its tag, not by
+    // the `.gitignore` it holds: a file put there is not linted.
+    std::fs::remove_file(dir.path().join(".confvet-cache/.gitignore")).unwrap();
+    dir.write(
+        ".confvet-cache/stray.yml",
+        "apiVersion: tekton.dev/v1\nkind: Task\nmetadata: [\n",
+    );
+    let all = lint(&dir, &["."]);
+    assert!(all.iter().any(|f| f.contains("copy/values.yml")), "{all:?}");
+    assert!(!all.iter().any(|f| f.contains("stray.yml")), "{all:?}");
 }
 
 /// A lint as run on a machine whose user cache folder is `home`.

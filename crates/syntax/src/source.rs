@@ -636,6 +636,10 @@ impl Sources {
     }
 }
 
+/// The file that marks a cache folder (<https://bford.info/cachedir/>):
+/// confvet's own is known by it, sealed (see `cache::CacheFolders`).
+pub const CACHE_TAG: &str = "CACHEDIR.TAG";
+
 /// A version control system's own directory: it holds nothing to lint.
 /// (confvet's cache is known by its tag, see `cache::CacheFolders`, never
 /// by its name.)

@@ -636,7 +636,8 @@ pub fn files_in(
 }
 
 /// Folders a listing leaves out besides version control's (a linter's own
-/// cache, which `ytt -f` would read as input): the caller knows them.
+/// cache, which `ytt -f` would read as input): the caller knows them. Asked
+/// only of folders that hold a `CACHEDIR.TAG`.
 pub type SkipFolder<'a> = &'a dyn Fn(&Path) -> bool;
 
 /// [`files_in`], with the links it left out added to `refused_links`.
@@ -674,8 +675,8 @@ fn list_files(
     let mut pending = vec![given.to_path_buf()];
     while let Some(dir) = pending.pop() {
         // lint's walk reports a folder it cannot read.
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
+        let entries: Vec<std::fs::DirEntry> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries.flatten().collect(),
             Err(_) if !refuse => continue,
             Err(error) => {
                 return Err(InputError::Unlisted {
@@ -684,16 +685,26 @@ fn list_files(
                 });
             }
         };
-        for entry in entries.flatten() {
+        // lint never reads a cache folder confvet made below the folder
+        // given: known by its tag among the folder's files, which is then
+        // checked (not looked up in every folder).
+        if !refuse
+            && dir != given
+            && entries
+                .iter()
+                .any(|e| e.file_name() == crate::source::CACHE_TAG)
+            && skip(&dir)
+        {
+            continue;
+        }
+        for entry in entries {
             let path = entry.path();
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
             if kind.is_dir() {
-                // lint never looks into version control's own folders, nor
-                // into a cache folder confvet made (known by its tag).
-                let skipped = crate::source::is_vcs_dir(&entry.file_name()) || skip(&path);
-                if refuse || !skipped {
+                // lint never looks into version control's own folders.
+                if refuse || !crate::source::is_vcs_dir(&entry.file_name()) {
                     pending.push(path);
                 }
                 continue;
