@@ -320,6 +320,26 @@ impl Cache {
         scan
     }
 
+    /// The scan of `path`, whose content at `stamp` hashes to `hash`, when
+    /// the last run scanned the same content there under another stamp (a
+    /// fresh checkout or a restored cache gives every file a new time);
+    /// recorded at `stamp`, its links kept, as [`Cache::record_scan`] does.
+    pub fn scan_of_same_content(
+        &self,
+        path: &Path,
+        stamp: Stamp,
+        hash: Digest,
+    ) -> Option<ScanRecord> {
+        let record = self
+            .shard(path)
+            .old
+            .get(path)
+            .filter(|e| e.hash == Some(hash))
+            .and_then(|e| e.scan.clone())?;
+        self.record_scan(path, stamp, hash, record.clone());
+        Some(record)
+    }
+
     /// Remember the scan of `path` at `stamp`, whose content hashes to `hash`.
     pub fn record_scan(&self, path: &Path, stamp: Stamp, hash: Digest, scan: ScanRecord) {
         // The same content seen before under another time (a fresh

@@ -81,6 +81,15 @@ fn read_file(
         .read(path)
         .map_err(|err| Error::io(Doing::ReadingFound, name.clone(), err))?;
     let hash = cache.is_some().then(|| Digest::of(&bytes));
+    // The same content as the last run scanned here under another time:
+    // what the scan found is known without decoding and scanning it.
+    if let (Some(cache), Some(stamp), Some(hash)) = (cache, stamp, hash)
+        && !force_ytt
+        && let Some(record) = cache.scan_of_same_content(path, stamp, hash)
+    {
+        let id = sources.add_unread(name, path.to_path_buf());
+        return Ok(Some(from_scan_record(id, path, record, stamp, parse)));
+    }
     let (text, bad_offset) = crate::source::decode_text(bytes);
     let has_suppression = text.contains(crate::suppress::MARKER);
     let is_binary = text.contains('\0');
