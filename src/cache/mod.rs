@@ -50,11 +50,9 @@ fn shard_name(shard: usize) -> String {
 /// The shard of the index that holds `path`'s entry: FNV-1a of its bytes,
 /// the same on every machine and in every run.
 fn shard_of(path: &Path) -> usize {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in path.as_os_str().as_encoded_bytes() {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
-    (hash % SHARDS as u64) as usize
+    let mut hash = crate::finding::Fnv64::new();
+    hash.write_bytes(path.as_os_str().as_encoded_bytes());
+    (hash.0 % SHARDS as u64) as usize
 }
 
 /// What identifies one version of a file, by git's rule: its size, its
@@ -323,21 +321,20 @@ impl Cache {
     /// The scan of `path`, whose content at `stamp` hashes to `hash`, when
     /// the last run scanned the same content there under another stamp (a
     /// fresh checkout or a restored cache gives every file a new time);
-    /// recorded at `stamp`, its links kept, as [`Cache::record_scan`] does.
+    /// its entry moves to `stamp`, links and all.
     pub fn scan_of_same_content(
         &self,
         path: &Path,
         stamp: Stamp,
         hash: Digest,
     ) -> Option<ScanRecord> {
-        let record = self
-            .shard(path)
-            .old
-            .get(path)
-            .filter(|e| e.hash == Some(hash))
-            .and_then(|e| e.scan.clone())?;
-        self.record_scan(path, stamp, hash, record.clone());
-        Some(record)
+        let mut shard = self.shard(path);
+        let mut entry = shard.take_old(path, |e| e.hash == Some(hash) && e.scan.is_some())?;
+        entry.stamp = stamp;
+        let scan = entry.scan.clone();
+        shard.seen.insert(path.to_path_buf(), entry);
+        shard.learnt = true;
+        scan
     }
 
     /// Remember the scan of `path` at `stamp`, whose content hashes to `hash`.

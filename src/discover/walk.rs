@@ -96,7 +96,7 @@ pub fn link_not_followed(
 pub(super) fn walk(
     root: &Path,
     filter: Option<&PathFilter>,
-    cache_folders: &Arc<CacheFolders>,
+    cache_folders: &CacheFolders,
 ) -> Walked {
     let found = Mutex::new(Walked::default());
     // Folders below the root holding a cache tag: each is then asked

@@ -207,7 +207,13 @@ impl Fnv64 {
     }
 
     pub fn write(&mut self, text: &str) {
-        for byte in text.bytes().chain(std::iter::once(0xff)) {
+        self.write_bytes(text.as_bytes());
+    }
+
+    /// `bytes`, then a byte no UTF-8 text holds, so that two writes are
+    /// never taken for one.
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        for &byte in bytes.iter().chain(std::iter::once(&0xff)) {
             self.0 ^= u64::from(byte);
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }

@@ -84,7 +84,6 @@ pub fn navigator(cx: &Context) -> Option<Box<dyn Navigator>> {
     }))
 }
 
-/// How the file at `path` holds code; None for no ytt file.
 /// Whether the document is ytt's to navigate: its flavor, and whether it
 /// is YAML with templating.
 fn claims(cx: &Context) -> Option<(Flavor, bool)> {
@@ -107,6 +106,7 @@ pub fn warm(cx: &Context) {
     }
 }
 
+/// How the file at `path` holds code; None for no ytt file.
 fn flavor_of(path: &Path) -> Option<Flavor> {
     match path.extension()?.to_str()? {
         "yml" | "yaml" => Some(Flavor::Yaml),

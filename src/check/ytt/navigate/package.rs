@@ -112,14 +112,14 @@ fn library_in(outer: &Path, path: &Path, files: &[DiscoveredFile]) -> Option<Pat
         .map(Path::to_path_buf)
 }
 
-/// The package holding the document, read and evaluated; None when the
-/// document is in no ytt package and is no ytt file itself.
 /// The workspace's packages, from the memo, found now if they are not.
 pub(super) fn packages(cx: &Context) -> Option<std::sync::Arc<YttPackages>> {
     cx.memo
         .get_or_insert_with(YTT_PACKAGES, || packages_of_workspace(cx))
 }
 
+/// The package holding the document, read and evaluated; None when the
+/// document is in no ytt package and is no ytt file itself.
 pub(super) fn evaluate(cx: &Context, is_yaml: bool, is_ytt_yaml: bool) -> Option<Package> {
     let index = packages(cx)?;
     let (root, mut paths) = match index.holding(cx.path) {
