@@ -22,6 +22,7 @@ use disk::{is_link, replace_file};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 pub use trust::{CacheFolders, CacheLocation, Trust};
@@ -203,7 +204,47 @@ struct Index {
 struct Shard {
     format: u32,
     version: String,
-    entries: HashMap<PathBuf, Entry>,
+    #[serde(with = "path_keys")]
+    entries: EntryMap,
+}
+
+/// Entries by their file's path, as bytes: `Path`'s own hash and equality
+/// parse the path into components on every call, which was a tenth of a
+/// pre-commit run. The walk gives each file one spelling, and the shard is
+/// chosen by the same bytes, so a lookup by bytes finds what one by
+/// components would.
+type EntryMap = HashMap<OsString, Entry>;
+
+/// The entries on disk: a JSON object keyed by path, as a `PathBuf`-keyed
+/// map is written (a path that is not UTF-8 cannot be, and its shard is
+/// not written).
+mod path_keys {
+    use super::{Entry, EntryMap};
+    use serde::de::{Deserializer, MapAccess, Visitor};
+    use serde::ser::Serializer;
+    use std::path::{Path, PathBuf};
+
+    pub fn serialize<S: Serializer>(entries: &EntryMap, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(entries.iter().map(|(path, entry)| (Path::new(path), entry)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<EntryMap, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = EntryMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of paths to entries")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntryMap, A::Error> {
+                let mut entries = EntryMap::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some((path, entry)) = map.next_entry::<PathBuf, Entry>()? {
+                    entries.insert(path.into_os_string(), entry);
+                }
+                Ok(entries)
+            }
+        }
+        deserializer.deserialize_map(Entries)
+    }
 }
 
 /// The entries of one shard: what the last run left (less what this run
@@ -211,9 +252,9 @@ struct Shard {
 /// held once), and what this run saw.
 #[derive(Debug, Default)]
 struct EntryShard {
-    old: HashMap<PathBuf, Entry>,
+    old: EntryMap,
     old_len: usize,
-    seen: HashMap<PathBuf, Entry>,
+    seen: EntryMap,
     /// This run learnt something of a file of the shard.
     learnt: bool,
 }
@@ -291,7 +332,7 @@ impl Cache {
                     .unwrap_or_default();
                 Mutex::new(EntryShard {
                     old_len: old.len(),
-                    seen: HashMap::with_capacity(old.len()),
+                    seen: EntryMap::with_capacity(old.len()),
                     old,
                     learnt: false,
                 })
@@ -314,7 +355,7 @@ impl Cache {
         let mut shard = self.shard(path);
         let entry = shard.take_old(path, |e| e.stamp == stamp && e.scan.is_some())?;
         let scan = entry.scan.clone();
-        shard.seen.insert(path.to_path_buf(), entry);
+        shard.seen.insert(path.as_os_str().to_owned(), entry);
         scan
     }
 
@@ -332,7 +373,7 @@ impl Cache {
         let mut entry = shard.take_old(path, |e| e.hash == Some(hash) && e.scan.is_some())?;
         entry.stamp = stamp;
         let scan = entry.scan.clone();
-        shard.seen.insert(path.to_path_buf(), entry);
+        shard.seen.insert(path.as_os_str().to_owned(), entry);
         shard.learnt = true;
         scan
     }
@@ -353,7 +394,7 @@ impl Cache {
             scan: Some(scan),
             links,
         };
-        shard.seen.insert(path.to_path_buf(), entry);
+        shard.seen.insert(path.as_os_str().to_owned(), entry);
         shard.learnt = true;
     }
 
@@ -362,7 +403,12 @@ impl Cache {
     /// time are the same, else read and hashed now. The disk's, as its
     /// stamp is: a run with texts standing in for files uses no cache.
     pub fn hash(&self, path: &Path) -> Option<Digest> {
-        if let Some(hash) = self.shard(path).seen.get(path).and_then(|e| e.hash) {
+        if let Some(hash) = self
+            .shard(path)
+            .seen
+            .get(path.as_os_str())
+            .and_then(|e| e.hash)
+        {
             return Some(hash);
         }
         let stamp = std::fs::metadata(path).ok().as_ref().and_then(Stamp::of)?;
@@ -370,19 +416,22 @@ impl Cache {
             let mut shard = self.shard(path);
             if let Some(entry) = shard.take_old(path, |e| e.stamp == stamp && e.hash.is_some()) {
                 let hash = entry.hash;
-                shard.seen.insert(path.to_path_buf(), entry);
+                shard.seen.insert(path.as_os_str().to_owned(), entry);
                 return hash;
             }
         }
         // Read and hashed without the shard's lock held.
         let hash = Digest::of(&crate::source::read_limited(path).ok()?);
         let mut shard = self.shard(path);
-        let entry = shard.seen.entry(path.to_path_buf()).or_insert(Entry {
-            stamp,
-            hash: None,
-            scan: None,
-            links: None,
-        });
+        let entry = shard
+            .seen
+            .entry(path.as_os_str().to_owned())
+            .or_insert(Entry {
+                stamp,
+                hash: None,
+                scan: None,
+                links: None,
+            });
         if entry.stamp == stamp {
             entry.hash = Some(hash);
         }
@@ -393,14 +442,21 @@ impl Cache {
     /// The links of `path` at `stamp`, if this run's entry holds them.
     pub fn links<L: DeserializeOwned>(&self, path: &Path, stamp: Stamp) -> Option<L> {
         let shard = self.shard(path);
-        let entry = shard.seen.get(path).filter(|e| e.stamp == stamp)?;
+        let entry = shard
+            .seen
+            .get(path.as_os_str())
+            .filter(|e| e.stamp == stamp)?;
         serde_json::from_str(entry.links.as_ref()?.get()).ok()
     }
 
     /// Remember the links of `path` at `stamp` (with its scan, recorded first).
     pub fn record_links<L: Serialize>(&self, path: &Path, stamp: Stamp, links: &L) {
         let mut shard = self.shard(path);
-        if let Some(entry) = shard.seen.get_mut(path).filter(|e| e.stamp == stamp) {
+        if let Some(entry) = shard
+            .seen
+            .get_mut(path.as_os_str())
+            .filter(|e| e.stamp == stamp)
+        {
             entry.links = serde_json::value::to_raw_value(links).ok();
             shard.learnt = true;
         }
@@ -519,6 +575,7 @@ impl Cache {
 impl EntryShard {
     /// The last run's entry of `path`, taken out, when `wanted` says so.
     fn take_old(&mut self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<Entry> {
+        let path = path.as_os_str();
         if !wanted(self.old.get(path)?) {
             return None;
         }

@@ -138,7 +138,10 @@ fn group_key(unit: &Unit, files: &[DiscoveredFile], cache: &Cache) -> Option<Dig
     let mut hasher = KeyHasher::new();
     hasher.text(unit.system.name());
     hasher.part(unit.root.as_os_str().as_encoded_bytes());
-    let mut folders: std::collections::HashSet<&Path> = Default::default();
+    // Folders by their bytes: each is a parent of a file's path, so one
+    // folder is always spelled the same, and hashing and sorting bytes
+    // spares `Path`'s parsing of components on every call.
+    let mut folders: std::collections::HashMap<&[u8], &Path> = Default::default();
     for &i in &unit.files {
         let path = &files[i].path;
         files[i].stamp?;
@@ -146,16 +149,17 @@ fn group_key(unit: &Unit, files: &[DiscoveredFile], cache: &Cache) -> Option<Dig
         hasher.part(&cache.hash(path)?.0);
         // Each folder once: the climb stops at one already seen.
         for folder in path.ancestors().skip(1) {
-            if !folders.insert(folder) {
+            let bytes = folder.as_os_str().as_encoded_bytes();
+            if folders.insert(bytes, folder).is_some() {
                 break;
             }
         }
     }
-    let mut folders: Vec<&Path> = folders.into_iter().collect();
-    folders.sort_unstable();
-    for folder in folders {
+    let mut folders: Vec<(&[u8], &Path)> = folders.into_iter().collect();
+    folders.sort_unstable_by_key(|(bytes, _)| *bytes);
+    for (bytes, folder) in folders {
         if folder.join(".git").exists() {
-            hasher.part(folder.as_os_str().as_encoded_bytes());
+            hasher.part(bytes);
         }
     }
     Some(hasher.finish())

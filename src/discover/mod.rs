@@ -33,7 +33,8 @@ use crate::error::{Doing, Error};
 use crate::source::{Sources, display_name, resolves_below};
 use crate::yaml::ParseOptions;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// The YAML files below `root` that a lint of it reads: ignore files,
@@ -196,8 +197,12 @@ pub fn discover_with(
         // a wanted file that is not YAML of a unit (a plain values file)
         // selects the ytt package it sits in.
         let files = &discovery.files;
+        // By bytes: set lookups by `Path` parse components on every
+        // comparison, and every file of the tree is looked up.
+        let wanted_bytes: HashSet<&OsStr> = wanted_files.iter().map(|w| w.as_os_str()).collect();
         let is_wanted = |path: &Path| {
-            wanted_files.contains(path) || explicit_dirs.iter().any(|d| path.starts_with(d))
+            wanted_bytes.contains(path.as_os_str())
+                || explicit_dirs.iter().any(|d| path.starts_with(d))
         };
         let ytt_roots: BTreeSet<PathBuf> = discovery
             .units
@@ -206,15 +211,15 @@ pub fn discover_with(
             .map(|u| u.root.clone())
             .collect();
         // A file of a KubeVirt or Tekton unit selects only its own unit.
-        let other_systems: BTreeSet<&Path> = discovery
+        let other_systems: HashSet<&OsStr> = discovery
             .units
             .iter()
             .filter(|u| u.system != System::Ytt)
-            .flat_map(|u| u.files.iter().map(|&i| files[i].path.as_path()))
+            .flat_map(|u| u.files.iter().map(|&i| files[i].path.as_os_str()))
             .collect();
         let selected: BTreeSet<&PathBuf> = wanted_files
             .iter()
-            .filter(|w| !other_systems.contains(w.as_path()))
+            .filter(|w| !other_systems.contains(w.as_os_str()))
             .filter_map(|w| deepest_root(w, &ytt_roots))
             .collect();
         discovery.units.retain(|unit| {

@@ -536,7 +536,9 @@ fn group_units(discovery: &mut Discovery, grouping: &Grouping<'_>) {
 fn sort_members(members: &mut [usize], files: &[DiscoveredFile], root: &Path) {
     let relative = |i: usize| {
         let path = &files[i].path;
-        path.strip_prefix(root).unwrap_or(path).as_os_str()
+        confvet_key::strip_prefix(path, root)
+            .unwrap_or(path)
+            .as_os_str()
     };
     members.sort_by(|&a, &b| {
         relative(a)

@@ -91,7 +91,7 @@ impl KeyHasher {
     /// A path: relative to the base when below it, else as given.
     pub fn path(&mut self, path: &Path) -> &mut KeyHasher {
         let relative = match &self.base {
-            Some(base) => path.strip_prefix(base).unwrap_or(path),
+            Some(base) => strip_prefix(path, base).unwrap_or(path),
             None => path,
         };
         frame(&mut self.hasher, relative.as_os_str().as_encoded_bytes());
@@ -109,6 +109,36 @@ impl KeyHasher {
         out.copy_from_slice(&self.hasher.finalize().as_bytes()[..16]);
         Digest(out)
     }
+}
+
+/// `path.strip_prefix(base).ok()`, done on the bytes when both are spelled
+/// plainly (absolute, no empty or `.` component): `Path::strip_prefix`
+/// parses both into components on every call, and keys and file names take
+/// a path relative to the run's folder once per file of the tree (a
+/// twentieth of a warm run). Kept here, the lowest crate, for every layer
+/// that names a path relative to another.
+pub fn strip_prefix<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let plain = |bytes: &[u8]| {
+            bytes
+                .split(|&b| b == b'/')
+                .all(|component| !component.is_empty() && component != b".")
+        };
+        let (bytes, base_bytes) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
+        let base_plain = base_bytes.len() > 1 && base_bytes[0] == b'/' && plain(&base_bytes[1..]);
+        if base_plain && let Some(rest) = bytes.strip_prefix(base_bytes) {
+            match rest.strip_prefix(b"/") {
+                Some(rest) if plain(rest) => {
+                    return Some(Path::new(std::ffi::OsStr::from_bytes(rest)));
+                }
+                None if rest.is_empty() => return Some(Path::new("")),
+                _ => {}
+            }
+        }
+    }
+    path.strip_prefix(base).ok()
 }
 
 /// One part, framed by its length.
@@ -274,5 +304,37 @@ mod tests {
         assert_eq!(Digest::from_hex(&digest.hex()), Some(digest));
         assert_eq!(Digest::from_hex("xyz"), None);
         assert_eq!(Digest::from_hex(&"é".repeat(16)), None);
+    }
+
+    #[test]
+    fn strip_prefix_by_bytes_agrees_with_components() {
+        let bases = [
+            "/", "/repo", "/repo/", "/repo/.", "/repo//x", "/re", "repo", "",
+        ];
+        let paths = [
+            "/repo/a/b.yml",
+            "/repo//a/b.yml",
+            "/repo/./a.yml",
+            "/repo/a/./b.yml",
+            "/repo/a/",
+            "/repo/a/.",
+            "/repo",
+            "/repo/",
+            "/repository/a.yml",
+            "/repo/x/a.yml",
+            "/repo/../a.yml",
+            "repo/a.yml",
+        ];
+        for base in bases {
+            for path in paths {
+                let (path, base) = (Path::new(path), Path::new(base));
+                let expected = path.strip_prefix(base).ok().map(Path::as_os_str);
+                assert_eq!(
+                    super::strip_prefix(path, base).map(Path::as_os_str),
+                    expected,
+                    "{path:?} less {base:?}"
+                );
+            }
+        }
     }
 }

@@ -649,13 +649,16 @@ pub fn is_vcs_dir(name: &std::ffi::OsStr) -> bool {
 
 /// The name users see for a path: relative to `cwd` when under it, `/` separated.
 pub fn display_name(path: &Path, cwd: &Path) -> String {
-    let shown = path
-        .strip_prefix(cwd)
-        .ok()
+    let shown = confvet_key::strip_prefix(path, cwd)
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(path);
-    let text = shown.to_string_lossy().replace('\\', "/");
-    text.strip_prefix("./").map_or(text.clone(), str::to_string)
+    let text = shown.to_string_lossy();
+    let text = if text.contains('\\') {
+        std::borrow::Cow::Owned(text.replace('\\', "/"))
+    } else {
+        text
+    };
+    text.strip_prefix("./").unwrap_or(&text).to_string()
 }
 
 /// A directory's name as users type it: [`display_name`], but `.` for the
@@ -840,5 +843,45 @@ mod tests {
         assert_eq!(display_name(Path::new("/repo/a/b.yml"), cwd), "a/b.yml");
         assert_eq!(display_name(Path::new("/other/b.yml"), cwd), "/other/b.yml");
         assert_eq!(display_name(Path::new("./b.yml"), Path::new("/x")), "b.yml");
+    }
+
+    /// The byte-wise shortcut of `confvet_key::strip_prefix` names every
+    /// path as `Path::strip_prefix` would, however either is spelled.
+    #[test]
+    fn display_name_by_bytes_agrees_with_components() {
+        let by_components = |path: &Path, cwd: &Path| {
+            let shown = path
+                .strip_prefix(cwd)
+                .ok()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(path);
+            let text = shown.to_string_lossy().replace('\\', "/");
+            text.strip_prefix("./").map_or(text.clone(), str::to_string)
+        };
+        let cwds = ["/", "/repo", "/repo/", "/repo/.", "/repo//x", "/re", "repo"];
+        let paths = [
+            "/repo/a/b.yml",
+            "/repo//a/b.yml",
+            "/repo/./a.yml",
+            "/repo/a/./b.yml",
+            "/repo/a/",
+            "/repo",
+            "/repo/",
+            "/repository/a.yml",
+            "/repo/x/a.yml",
+            "/repo/a\\b.yml",
+            "/repo/../a.yml",
+            "repo/a.yml",
+        ];
+        for cwd in cwds {
+            for path in paths {
+                let (path, cwd) = (Path::new(path), Path::new(cwd));
+                assert_eq!(
+                    display_name(path, cwd),
+                    by_components(path, cwd),
+                    "{path:?} from {cwd:?}"
+                );
+            }
+        }
     }
 }
