@@ -181,6 +181,9 @@ struct Entry {
     /// as JSON text, read only for the files whose links are asked for.
     #[serde(default, rename = "l", skip_serializing_if = "Option::is_none")]
     links: Option<Box<serde_json::value::RawValue>>,
+    /// This run saw the file: only such entries are written back.
+    #[serde(skip)]
+    seen: bool,
 }
 
 /// The index's own file: the groupings.
@@ -247,14 +250,16 @@ mod path_keys {
     }
 }
 
-/// The entries of one shard: what the last run left (less what this run
-/// moved to `seen`: moved, not copied, so the index of a large tree is
-/// held once), and what this run saw.
+/// The entries of one shard: what the last run left and what this run
+/// saw, in one map (an entry is marked when seen), so that the index of a
+/// large tree is held in one table, not in one for each.
 #[derive(Debug, Default)]
 struct EntryShard {
-    old: EntryMap,
+    entries: EntryMap,
+    /// How many entries the last run left.
     old_len: usize,
-    seen: EntryMap,
+    /// How many entries this run saw.
+    seen: usize,
     /// This run learnt something of a file of the shard.
     learnt: bool,
 }
@@ -332,8 +337,8 @@ impl Cache {
                     .unwrap_or_default();
                 Mutex::new(EntryShard {
                     old_len: old.len(),
-                    seen: EntryMap::with_capacity(old.len()),
-                    old,
+                    seen: 0,
+                    entries: old,
                     learnt: false,
                 })
             })
@@ -354,9 +359,7 @@ impl Cache {
     pub fn scan(&self, path: &Path, stamp: Stamp) -> Option<ScanRecord> {
         let mut shard = self.shard(path);
         let entry = shard.take_old(path, |e| e.stamp == stamp && e.scan.is_some())?;
-        let scan = entry.scan.clone();
-        shard.seen.insert(path.as_os_str().to_owned(), entry);
-        scan
+        entry.scan.clone()
     }
 
     /// The scan of `path`, whose content at `stamp` hashes to `hash`, when
@@ -370,10 +373,9 @@ impl Cache {
         hash: Digest,
     ) -> Option<ScanRecord> {
         let mut shard = self.shard(path);
-        let mut entry = shard.take_old(path, |e| e.hash == Some(hash) && e.scan.is_some())?;
+        let entry = shard.take_old(path, |e| e.hash == Some(hash) && e.scan.is_some())?;
         entry.stamp = stamp;
         let scan = entry.scan.clone();
-        shard.seen.insert(path.as_os_str().to_owned(), entry);
         shard.learnt = true;
         scan
     }
@@ -387,14 +389,15 @@ impl Cache {
             .take_old(path, |e| {
                 e.hash == Some(hash) && e.scan.as_ref() == Some(&scan)
             })
-            .and_then(|e| e.links);
+            .and_then(|e| e.links.take());
         let entry = Entry {
             stamp,
             hash: Some(hash),
             scan: Some(scan),
             links,
+            seen: true,
         };
-        shard.seen.insert(path.as_os_str().to_owned(), entry);
+        shard.see(path, entry);
         shard.learnt = true;
     }
 
@@ -403,37 +406,32 @@ impl Cache {
     /// time are the same, else read and hashed now. The disk's, as its
     /// stamp is: a run with texts standing in for files uses no cache.
     pub fn hash(&self, path: &Path) -> Option<Digest> {
-        if let Some(hash) = self
-            .shard(path)
-            .seen
-            .get(path.as_os_str())
-            .and_then(|e| e.hash)
-        {
+        if let Some(hash) = self.shard(path).seen(path).and_then(|e| e.hash) {
             return Some(hash);
         }
         let stamp = std::fs::metadata(path).ok().as_ref().and_then(Stamp::of)?;
+        if let Some(entry) = self
+            .shard(path)
+            .take_old(path, |e| e.stamp == stamp && e.hash.is_some())
         {
-            let mut shard = self.shard(path);
-            if let Some(entry) = shard.take_old(path, |e| e.stamp == stamp && e.hash.is_some()) {
-                let hash = entry.hash;
-                shard.seen.insert(path.as_os_str().to_owned(), entry);
-                return hash;
-            }
+            return entry.hash;
         }
         // Read and hashed without the shard's lock held.
         let hash = Digest::of(&crate::source::read_limited(path).ok()?);
         let mut shard = self.shard(path);
-        let entry = shard
-            .seen
-            .entry(path.as_os_str().to_owned())
-            .or_insert(Entry {
-                stamp,
-                hash: None,
-                scan: None,
-                links: None,
-            });
-        if entry.stamp == stamp {
-            entry.hash = Some(hash);
+        match shard.entries.get_mut(path.as_os_str()).filter(|e| e.seen) {
+            Some(entry) if entry.stamp == stamp => entry.hash = Some(hash),
+            Some(_) => {}
+            None => shard.see(
+                path,
+                Entry {
+                    stamp,
+                    hash: Some(hash),
+                    scan: None,
+                    links: None,
+                    seen: true,
+                },
+            ),
         }
         shard.learnt = true;
         Some(hash)
@@ -442,21 +440,15 @@ impl Cache {
     /// The links of `path` at `stamp`, if this run's entry holds them.
     pub fn links<L: DeserializeOwned>(&self, path: &Path, stamp: Stamp) -> Option<L> {
         let shard = self.shard(path);
-        let entry = shard
-            .seen
-            .get(path.as_os_str())
-            .filter(|e| e.stamp == stamp)?;
+        let entry = shard.seen(path).filter(|e| e.stamp == stamp)?;
         serde_json::from_str(entry.links.as_ref()?.get()).ok()
     }
 
     /// Remember the links of `path` at `stamp` (with its scan, recorded first).
     pub fn record_links<L: Serialize>(&self, path: &Path, stamp: Stamp, links: &L) {
         let mut shard = self.shard(path);
-        if let Some(entry) = shard
-            .seen
-            .get_mut(path.as_os_str())
-            .filter(|e| e.stamp == stamp)
-        {
+        let seen = shard.entries.get_mut(path.as_os_str()).filter(|e| e.seen);
+        if let Some(entry) = seen.filter(|e| e.stamp == stamp) {
             entry.links = serde_json::value::to_raw_value(links).ok();
             shard.learnt = true;
         }
@@ -476,7 +468,7 @@ impl Cache {
             .into_iter()
             .map(|shard| shard.into_inner().unwrap_or_else(|e| e.into_inner()))
             .enumerate()
-            .filter(|(_, shard)| shard.learnt || shard.seen.len() != shard.old_len)
+            .filter(|(_, shard)| shard.learnt || shard.seen != shard.old_len)
             .collect();
         let groups = self.groups.into_inner().unwrap_or_else(|e| e.into_inner());
         let units = self.units.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -493,8 +485,9 @@ impl Cache {
         let now = std::time::SystemTime::now();
         changed.into_par_iter().for_each(|(index, shard)| {
             let entries = shard
-                .seen
+                .entries
                 .into_iter()
+                .filter(|(_, entry)| entry.seen)
                 .map(|(path, mut entry)| {
                     if entry.stamp.is_racy(now) {
                         entry.stamp = Stamp::RACY;
@@ -573,13 +566,29 @@ impl Cache {
 }
 
 impl EntryShard {
-    /// The last run's entry of `path`, taken out, when `wanted` says so.
-    fn take_old(&mut self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<Entry> {
-        let path = path.as_os_str();
-        if !wanted(self.old.get(path)?) {
+    /// The last run's entry of `path`, marked seen by this run, when
+    /// `wanted` says so.
+    fn take_old(&mut self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<&mut Entry> {
+        let entry = self.entries.get_mut(path.as_os_str())?;
+        if entry.seen || !wanted(entry) {
             return None;
         }
-        self.old.remove(path)
+        entry.seen = true;
+        self.seen += 1;
+        Some(entry)
+    }
+
+    /// This run's entry of `path`.
+    fn seen(&self, path: &Path) -> Option<&Entry> {
+        self.entries.get(path.as_os_str()).filter(|e| e.seen)
+    }
+
+    /// Make `entry` this run's entry of `path`, in place of any other.
+    fn see(&mut self, path: &Path, entry: Entry) {
+        let before = self.entries.insert(path.as_os_str().to_owned(), entry);
+        if !before.is_some_and(|e| e.seen) {
+            self.seen += 1;
+        }
     }
 }
 

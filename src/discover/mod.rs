@@ -240,6 +240,9 @@ fn sort_read(
     options: &DiscoverOptions,
 ) -> Vec<DiscoveredFile> {
     let ytt_off = options.systems_off.contains(&System::Ytt);
+    // Room for every file read, the plain ones adopted later included: a
+    // record is 200 bytes, and doubling past 80,000 of them held 26 MB.
+    discovery.files.reserve(read.len());
     let mut plain = Vec::new();
     for file in read {
         match file {

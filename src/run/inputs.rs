@@ -43,8 +43,9 @@ pub struct KeyContext<'a> {
     /// The files every unit's key hashes: the data-value flags' files and
     /// the catalog's. A stored finding may point into them.
     pub shared_reads: std::collections::HashSet<PathBuf>,
-    /// `.git` lookups already made, by directory.
-    repositories: std::cell::RefCell<HashMap<PathBuf, Option<PathBuf>>>,
+    /// `.git` lookups already made, by directory (units are keyed on all
+    /// cores).
+    repositories: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 /// A unit's key, and the digests that explain a miss.
@@ -53,9 +54,22 @@ pub struct UnitKey {
     pub key: Digest,
     /// Which files the unit read (their paths only).
     pub paths: Digest,
-    /// The files whose content the key hashed: the only files a stored
-    /// finding of the unit may point into (see [`KeyContext::shared_reads`]).
-    pub reads: std::collections::HashSet<PathBuf>,
+}
+
+/// Whether the key of `unit` hashed the content of `path`: the only files
+/// a stored finding of the unit may point into, besides the run's shared
+/// ones ([`KeyContext::shared_reads`]). Asked only of the few files a
+/// reused unit's findings name, so no set of every unit's paths is built.
+pub fn unit_reads(
+    unit: &Unit,
+    files: &[DiscoveredFile],
+    inputs: Option<&marks::Inputs>,
+    path: &Path,
+) -> bool {
+    match (unit.system, inputs) {
+        (System::Ytt, Some(inputs)) => inputs.files.iter().any(|input| input.path == path),
+        _ => unit.files.iter().any(|&i| files[i].path == path),
+    }
 }
 
 impl<'a> KeyContext<'a> {
@@ -186,7 +200,6 @@ impl<'a> KeyContext<'a> {
     ) -> UnitKey {
         let mut hasher = self.hasher();
         let mut paths = self.hasher();
-        let mut reads = std::collections::HashSet::new();
         hasher.part(&self.settings.0);
         hasher.text(unit.system.name()).path(&unit.root);
         paths.text(unit.system.name()).path(&unit.root);
@@ -199,7 +212,6 @@ impl<'a> KeyContext<'a> {
                     self.file(&mut hasher, &input.path);
                     hasher.key(input);
                     paths.path(&input.path);
-                    reads.insert(input.path.clone());
                 }
                 for path in inputs.excluded.iter().chain(&inputs.refused_links) {
                     hasher.path(path);
@@ -210,7 +222,6 @@ impl<'a> KeyContext<'a> {
                 for &i in &unit.files {
                     self.file(&mut hasher, &files[i].path);
                     paths.path(&files[i].path);
-                    reads.insert(files[i].path.clone());
                 }
             }
         }
@@ -235,7 +246,6 @@ impl<'a> KeyContext<'a> {
         UnitKey {
             key: hasher.finish(),
             paths: paths.finish(),
-            reads,
         }
     }
 
@@ -261,7 +271,7 @@ impl<'a> KeyContext<'a> {
     }
 
     fn repository(&self, dir: &Path) -> Option<PathBuf> {
-        if let Some(found) = self.repositories.borrow().get(dir) {
+        if let Some(found) = self.lock_repositories().get(dir) {
             return found.clone();
         }
         let found = if dir.join(".git").exists() {
@@ -269,10 +279,13 @@ impl<'a> KeyContext<'a> {
         } else {
             dir.parent().and_then(|parent| self.repository(parent))
         };
-        self.repositories
-            .borrow_mut()
+        self.lock_repositories()
             .insert(dir.to_path_buf(), found.clone());
         found
+    }
+
+    fn lock_repositories(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Option<PathBuf>>> {
+        (self.repositories.lock()).unwrap_or_else(|e| e.into_inner())
     }
 }
 

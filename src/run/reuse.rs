@@ -3,7 +3,7 @@
 //! outcome of the others stored for the next run, and why each unit was
 //! not reused (`--explain-cache`, `--statistics`).
 
-use super::inputs::{KeyContext, UnitKey};
+use super::inputs::{KeyContext, UnitKey, unit_reads};
 use super::request::LintRequest;
 use crate::cache::Cache;
 use crate::cache::results::{FileTable, Results, StoredOutcome, UnitRecord};
@@ -108,7 +108,14 @@ enum Slot {
 
 /// The reuse of one run's units, indexed like the run's units.
 pub struct Plan<'a> {
-    results: Results,
+    units: &'a [Unit],
+    files: &'a [DiscoveredFile],
+    package_inputs: &'a HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
+    /// The results store, read when the first unit asks: by then the run
+    /// has written and dropped the cache's index, so the two (each tens of
+    /// megabytes in a large tree) are not held at once.
+    results: std::sync::OnceLock<Results>,
+    location: crate::cache::CacheLocation,
     slots: Vec<Slot>,
     names: Vec<String>,
     misses: Mutex<Vec<(usize, Miss)>>,
@@ -137,8 +144,8 @@ impl<'a> Plan<'a> {
     pub fn new(
         request: &LintRequest,
         cache: Option<&Cache>,
-        (units, files, resources): (&[Unit], &'a [DiscoveredFile], &'a [DiscoveredFile]),
-        package_inputs: &HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
+        (units, files, resources): (&'a [Unit], &'a [DiscoveredFile], &'a [DiscoveredFile]),
+        package_inputs: &'a HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
         catalog: Option<&'a Catalog>,
         (sources, cwd): (&'a Sources, &'a Path),
     ) -> Option<Plan<'a>> {
@@ -155,8 +162,10 @@ impl<'a> Plan<'a> {
             )
         });
         let mut context = KeyContext::new(request, cache, cwd, catalog_inputs);
+        // On all cores: hashing every unit's files was a third of a warm run.
+        use rayon::prelude::*;
         let slots = units
-            .iter()
+            .par_iter()
             .map(|unit| {
                 if unit.system == System::Ytt && context.reads_environment {
                     return Slot::Unkeyed(Miss::Environment);
@@ -176,7 +185,11 @@ impl<'a> Plan<'a> {
             .map(|f| (f.path.as_path(), f.id))
             .collect();
         Some(Plan {
-            results: Results::open(location),
+            units,
+            files,
+            package_inputs,
+            results: std::sync::OnceLock::new(),
+            location: location.clone(),
             slots,
             names,
             misses: Mutex::new(Vec::new()),
@@ -203,6 +216,10 @@ impl<'a> Plan<'a> {
             .copied()
     }
 
+    fn results(&self) -> &Results {
+        self.results.get_or_init(|| Results::open(&self.location))
+    }
+
     /// Finds files for the results store (through [`Plan::discovered_id`]).
     fn with_table<T>(&self, f: impl FnOnce(&FileTable<'_>) -> T) -> T {
         let lookup = |path: &Path| self.discovered_id(path);
@@ -219,8 +236,12 @@ impl<'a> Plan<'a> {
         let Slot::Keyed(key) = &self.slots[index] else {
             return None;
         };
-        let stored = self.results.get(&key.key)?;
-        let reads = |path: &Path| key.reads.contains(path) || self.shared_reads.contains(path);
+        let stored = self.results().get(&key.key)?;
+        let unit = &self.units[index];
+        let inputs = self.package_inputs.get(&unit.root).map(|i| i.as_ref());
+        let reads = |path: &Path| {
+            unit_reads(unit, self.files, inputs, path) || self.shared_reads.contains(path)
+        };
         let Some(restored) = self.with_table(|table| stored.restore(table, &reads)) else {
             self.corrupt
                 .lock()
@@ -228,7 +249,7 @@ impl<'a> Plan<'a> {
                 .insert(index);
             return None;
         };
-        self.results.reused(&key.key);
+        self.results().reused(&key.key);
         self.crd_problems
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -274,14 +295,14 @@ impl<'a> Plan<'a> {
                 });
                 let why = self.why_missed(index, key);
                 if let Some(stored) = stored {
-                    self.results.put(key.key, stored);
+                    self.results().put(key.key, stored);
                     let record = UnitRecord {
                         key: key.key,
                         paths: key.paths,
                         settings: self.settings,
                         catalog: self.catalog_digest,
                     };
-                    self.results.record(self.names[index].clone(), record);
+                    self.results().record(self.names[index].clone(), record);
                 }
                 why
             }
@@ -296,11 +317,11 @@ impl<'a> Plan<'a> {
         if lock_set(&self.corrupt).contains(&index) {
             return Miss::Corrupt;
         }
-        let Some(previous) = self.results.previous(&self.names[index]) else {
+        let Some(previous) = self.results().previous(&self.names[index]) else {
             return Miss::New;
         };
         if previous.key == key.key {
-            return if self.results.holds(&key.key) {
+            return if self.results().holds(&key.key) {
                 Miss::NotStorable
             } else {
                 Miss::Dropped
@@ -327,16 +348,17 @@ impl<'a> Plan<'a> {
     pub fn finish(self) -> Reuse {
         let mut misses = self.misses.into_inner().unwrap_or_else(|e| e.into_inner());
         misses.sort();
+        let results = (self.results.into_inner()).unwrap_or_else(|| Results::open(&self.location));
         let reuse = Reuse {
             units: self.slots.len(),
-            reused: self.results.hits(),
+            reused: results.hits(),
             checked: misses
                 .into_iter()
                 .map(|(index, why)| (self.names[index].clone(), why))
                 .collect(),
-            unreadable: self.results.unreadable,
+            unreadable: results.unreadable,
         };
-        self.results.save();
+        results.save();
         reuse
     }
 }
