@@ -69,6 +69,7 @@
 use super::model::{Emitter, Report, fixable_counts, locate, locate_edit};
 use crate::finding::Finding;
 use crate::source::Sources;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -213,9 +214,11 @@ impl Emitter for JsonEmitter {
                 name: "confvet",
                 version: env!("CARGO_PKG_VERSION"),
             },
+            // On all cores: each finding's lines come from its file, read
+            // again from disk.
             findings: report
                 .findings
-                .iter()
+                .par_iter()
                 .map(|finding| JsonFinding::new(finding, report.sources))
                 .collect(),
             summary: JsonSummary {

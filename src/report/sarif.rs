@@ -49,6 +49,7 @@ use crate::rules::{self, Documented, Rule};
 use crate::source::{FileId, Sources, Span};
 use crate::uri::{self, Syntax};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use rayon::prelude::*;
 use serde_json::json;
 use serde_sarif::sarif;
 use std::collections::BTreeMap;
@@ -88,9 +89,11 @@ fn log(report: &Report<'_>) -> sarif::Sarif {
         invocation.tool_execution_notifications =
             Some(report.errors.iter().map(notification).collect());
     }
+    // On all cores, as the JSON report: each finding's lines come from its
+    // file, read again from disk.
     let results: Vec<sarif::Result> = report
         .findings
-        .iter()
+        .par_iter()
         .map(|finding| result(finding, report.sources))
         .collect();
     let mut run = sarif::Run::builder()

@@ -121,16 +121,13 @@ pub fn strip_prefix<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        let plain = |bytes: &[u8]| {
-            bytes
-                .split(|&b| b == b'/')
-                .all(|component| !component.is_empty() && component != b".")
-        };
-        let (bytes, base_bytes) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
-        let base_plain = base_bytes.len() > 1 && base_bytes[0] == b'/' && plain(&base_bytes[1..]);
-        if base_plain && let Some(rest) = bytes.strip_prefix(base_bytes) {
+        let bytes = path.as_os_str().as_bytes();
+        let base_bytes = base.as_os_str().as_bytes();
+        if is_plain_absolute(base)
+            && let Some(rest) = bytes.strip_prefix(base_bytes)
+        {
             match rest.strip_prefix(b"/") {
-                Some(rest) if plain(rest) => {
+                Some(rest) if plain_components(rest, true) => {
                     return Some(Path::new(std::ffi::OsStr::from_bytes(rest)));
                 }
                 None if rest.is_empty() => return Some(Path::new("")),
@@ -139,6 +136,23 @@ pub fn strip_prefix<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
         }
     }
     path.strip_prefix(base).ok()
+}
+
+/// Whether `path` is absolute and spelled plainly: no empty, `.` or `..`
+/// component, no trailing separator. Its components are then its bytes
+/// between separators, and it is already normalized; paths the walk gives
+/// are all spelled so.
+pub fn is_plain_absolute(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    cfg!(unix) && bytes.len() > 1 && bytes[0] == b'/' && plain_components(&bytes[1..], false)
+}
+
+/// Components separated by `/`, none empty or `.` (nor `..` unless
+/// `parent_ok`).
+fn plain_components(bytes: &[u8], parent_ok: bool) -> bool {
+    bytes.split(|&b| b == b'/').all(|component| {
+        !component.is_empty() && component != b"." && (parent_ok || component != b"..")
+    })
 }
 
 /// One part, framed by its length.

@@ -421,9 +421,10 @@ struct Shared {
     stdin: OnceLock<(PathBuf, Vec<u8>)>,
     /// Where every other file is read from.
     layer: Files,
-    /// The evicted file read last: reports ask for one file many times in
-    /// a row (its findings are sorted together), and read it once.
-    recent: std::sync::Mutex<Option<(FileId, Arc<SourceFile>)>>,
+    /// The evicted file each thread read last: reports ask for one file
+    /// many times in a row (its findings are sorted together), and read it
+    /// once; a report made on all cores walks a run of findings per thread.
+    recent: std::sync::Mutex<Vec<(std::thread::ThreadId, FileId, Arc<SourceFile>)>>,
 }
 
 impl Sources {
@@ -494,19 +495,24 @@ impl Sources {
         if !file.evicted {
             return file;
         }
+        let thread = std::thread::current().id();
+        let lock = || self.0.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, text)) = lock()
+            .iter()
+            .find(|(t, last, _)| *t == thread && *last == id)
         {
-            let recent = self.0.recent.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((last, text)) = recent.as_ref()
-                && *last == id
-            {
-                return Arc::clone(text);
-            }
+            return Arc::clone(text);
         }
         let read = self.read_again(&file);
         // A file that could not be read is asked for again next time.
         if !read.text.is_empty() {
-            *self.0.recent.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some((id, Arc::clone(&read)));
+            let mut recent = lock();
+            recent.retain(|(t, _, _)| *t != thread);
+            // Bounded: a server's threads come and go.
+            if recent.len() >= 8 {
+                recent.remove(0);
+            }
+            recent.push((thread, id, Arc::clone(&read)));
         }
         read
     }
@@ -695,6 +701,11 @@ pub fn files_below(dir: &Path) -> Vec<PathBuf> {
 
 /// Remove `.` and `..` components without touching the file system.
 pub fn normalize_path(path: &Path) -> PathBuf {
+    // Most paths are already (every path the walk gives): copied, not
+    // parsed and rebuilt component by component.
+    if confvet_key::is_plain_absolute(path) {
+        return path.to_path_buf();
+    }
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -835,6 +846,25 @@ mod tests {
         sources.set_root(PathBuf::from("/repo"), PathBuf::from("/repo/a"));
         assert_eq!(sources.stable_name(inside), "a/b.yml");
         assert_eq!(sources.stable_name(outside), "/other/c.yml");
+    }
+
+    #[test]
+    fn normalize_path_drops_dot_components_and_climbs_parents() {
+        for (path, normal) in [
+            ("/repo/a/b.yml", "/repo/a/b.yml"),
+            ("/repo/./a/../b.yml", "/repo/b.yml"),
+            ("/repo//a/", "/repo/a"),
+            ("/repo/a/..", "/repo"),
+            ("/", "/"),
+            ("a/./b", "a/b"),
+        ] {
+            assert_eq!(normalize_path(Path::new(path)), Path::new(normal), "{path}");
+            assert_eq!(
+                normalize_path(Path::new(path)).as_os_str(),
+                Path::new(normal).as_os_str(),
+                "{path}: spelled as the components give it"
+            );
+        }
     }
 
     #[test]
