@@ -380,6 +380,14 @@ impl Cache {
         scan
     }
 
+    /// Whether the last run left a scan of `path` this run has not taken:
+    /// the file changed its stamp since, and may hold the same content.
+    pub fn has_earlier_scan(&self, path: &Path) -> bool {
+        let shard = self.shard(path);
+        (shard.entries.get(path.as_os_str()))
+            .is_some_and(|e| !e.seen && e.hash.is_some() && e.scan.is_some())
+    }
+
     /// Remember the scan of `path` at `stamp`, whose content hashes to `hash`.
     pub fn record_scan(&self, path: &Path, stamp: Stamp, hash: Digest, scan: ScanRecord) {
         // The same content seen before under another time (a fresh

@@ -75,21 +75,27 @@ fn read_file(
     if meta.is_some_and(|m| m.len() > MAX_FILE_BYTES) {
         return Ok(too_large(path, name, sources));
     }
+    // Scanned before under another time (a fresh checkout, a restored
+    // cache): hashed without keeping its bytes, and when the content is the
+    // same, what the scan found is known without decoding and scanning it.
+    if let (Some(cache), Some(stamp)) = (cache, stamp)
+        && !force_ytt
+        && cache.has_earlier_scan(path)
+    {
+        let hash = sources
+            .read_with(path, Digest::of)
+            .map_err(|err| Error::io(Doing::ReadingFound, name.clone(), err))?;
+        if let Some(record) = cache.scan_of_same_content(path, stamp, hash) {
+            let id = sources.add_unread(name, path.to_path_buf());
+            return Ok(Some(from_scan_record(id, path, record, stamp, parse)));
+        }
+    }
     // A file the walk found but cannot read (permissions, a vanished file)
     // is a run error: the run is incomplete, and says which file.
     let bytes = sources
         .read(path)
         .map_err(|err| Error::io(Doing::ReadingFound, name.clone(), err))?;
     let hash = cache.is_some().then(|| Digest::of(&bytes));
-    // The same content as the last run scanned here under another time:
-    // what the scan found is known without decoding and scanning it.
-    if let (Some(cache), Some(stamp), Some(hash)) = (cache, stamp, hash)
-        && !force_ytt
-        && let Some(record) = cache.scan_of_same_content(path, stamp, hash)
-    {
-        let id = sources.add_unread(name, path.to_path_buf());
-        return Ok(Some(from_scan_record(id, path, record, stamp, parse)));
-    }
     let (text, bad_offset) = crate::source::decode_text(bytes);
     let has_suppression = text.contains(crate::suppress::MARKER);
     let is_binary = text.contains('\0');

@@ -265,6 +265,28 @@ impl Files {
         }
         read_limited(path)
     }
+
+    /// `f` of the file's bytes, as [`Files::read`] gives them, without
+    /// keeping them: read from disk into room the thread reuses.
+    pub fn read_with<R>(&self, path: &Path, f: impl FnOnce(&[u8]) -> R) -> std::io::Result<R> {
+        if !self.overlay.is_empty()
+            && let Some(bytes) = self.overlay.get(&normalize_path(path))
+        {
+            return Ok(f(bytes));
+        }
+        READ_ROOM.with(|room| {
+            let Ok(mut room) = room.try_borrow_mut() else {
+                // Asked again from within `f`: a buffer of its own.
+                return read_limited(path).map(|bytes| f(&bytes));
+            };
+            let read = read_limited_into(path, &mut room).map(|()| f(&room));
+            room.clear();
+            if room.capacity() > READ_ROOM_KEPT {
+                room.shrink_to(READ_ROOM_KEPT);
+            }
+            read
+        })
+    }
 }
 
 /// Read a file of at most [`MAX_READ_BYTES`]; a longer one is an
@@ -276,7 +298,15 @@ impl Files {
 /// so even a pipe is refused at once rather than waited on. This is the
 /// disk only: a run reads through its [`Files`] (`Sources::read`).
 pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    read_limited_into(path, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_limited`] into `bytes`, whose room is reused.
+fn read_limited_into(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
     use std::io::Read;
+    bytes.clear();
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -296,16 +326,27 @@ pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
     // `take` hides the length, and growing by doubling copied each file
     // several times over.
     let expected = meta.len().min(MAX_READ_BYTES) as usize;
-    let mut bytes = Vec::with_capacity(expected + 1);
-    file.take(MAX_READ_BYTES + 1).read_to_end(&mut bytes)?;
+    bytes.reserve(expected + 1);
+    file.take(MAX_READ_BYTES + 1).read_to_end(bytes)?;
     if bytes.len() as u64 > MAX_READ_BYTES {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!("larger than {} MiB", MAX_READ_BYTES / 1024 / 1024),
         ));
     }
-    Ok(bytes)
+    Ok(())
 }
+
+thread_local! {
+    /// The room [`Files::read_with`] reads into, one per thread: reading
+    /// every file of a tree into a fresh buffer of its size made a large
+    /// one (a vendored manifest) come from new pages each time, and
+    /// faulting them in and unmapping them cost more than the reading.
+    static READ_ROOM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How much room a thread keeps between reads.
+const READ_ROOM_KEPT: usize = 4 * 1024 * 1024;
 
 /// What an open file is when it is not an ordinary file confvet may read:
 /// "a named pipe", "a device", "a file of the kernel's /proc file system"...
@@ -469,6 +510,15 @@ impl Sources {
         match self.0.stdin.get() {
             Some((stdin, bytes)) if stdin == path => Ok(bytes.clone()),
             _ => self.0.layer.read(path),
+        }
+    }
+
+    /// `f` of the file's bytes, as [`Sources::read`] gives them, without
+    /// keeping them (see [`Files::read_with`]).
+    pub fn read_with<R>(&self, path: &Path, f: impl FnOnce(&[u8]) -> R) -> std::io::Result<R> {
+        match self.0.stdin.get() {
+            Some((stdin, bytes)) if stdin == path => Ok(f(bytes)),
+            _ => self.0.layer.read_with(path, f),
         }
     }
 
@@ -787,6 +837,39 @@ mod tests {
         assert_eq!(again.line_text(2), "b: \"\u{e9}\"");
         // A value from the command line has no file to read again: kept.
         assert_eq!(sources.get(given).text, "x=1");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn reading_through_reused_room_gives_each_file_its_own_bytes() {
+        let dir = std::env::temp_dir().join(format!("confvet-room-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (long, short, standing) = (
+            dir.join("long.yml"),
+            dir.join("short.yml"),
+            dir.join("s.yml"),
+        );
+        std::fs::write(&long, "a: 1\n".repeat(1000)).unwrap();
+        std::fs::write(&short, "b: 2\n").unwrap();
+        std::fs::write(&standing, "on disk\n").unwrap();
+        let mut files = Files::disk();
+        files.overlay(&standing, b"standing in\n".to_vec());
+        // A shorter file after a longer one: nothing of the longer is left.
+        assert_eq!(files.read_with(&long, <[u8]>::len).unwrap(), 5000);
+        assert_eq!(files.read_with(&short, <[u8]>::to_vec).unwrap(), b"b: 2\n");
+        // As `read` gives them: the text standing in, and the same errors.
+        assert_eq!(
+            files.read_with(&standing, <[u8]>::to_vec).unwrap(),
+            b"standing in\n"
+        );
+        assert!(files.read_with(&dir.join("gone.yml"), <[u8]>::len).is_err());
+        assert!(files.read_with(&dir, <[u8]>::len).is_err());
+        // Asked again from within: each read its own.
+        let nested = files.read_with(&short, |outer| {
+            let inner = files.read_with(&long, <[u8]>::len).unwrap();
+            (outer.to_vec(), inner)
+        });
+        assert_eq!(nested.unwrap(), (b"b: 2\n".to_vec(), 5000));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
