@@ -21,13 +21,24 @@ fn is_library_path(path: &Path) -> bool {
         .is_some_and(|name| is_library_name(&name.to_string_lossy()))
 }
 
+/// The folder of a ytt package's private libraries.
+const LIBRARY_FOLDER: &str = "_ytt_lib";
+
 /// The folder holding the outermost `_ytt_lib` on `path` below `root`: the
 /// package a private library's file belongs to.
 fn library_owner(path: &Path, root: &Path) -> Option<PathBuf> {
-    let relative = path.strip_prefix(root).ok()?;
+    // Most paths hold no library folder: known from the bytes at once.
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if !bytes
+        .windows(LIBRARY_FOLDER.len())
+        .any(|w| w == LIBRARY_FOLDER.as_bytes())
+    {
+        return None;
+    }
+    let relative = confvet_key::strip_prefix(path, root)?;
     let mut owner = root.to_path_buf();
     for component in relative.components() {
-        if component.as_os_str() == "_ytt_lib" {
+        if component.as_os_str() == LIBRARY_FOLDER {
             return Some(owner);
         }
         owner.push(component);
@@ -558,22 +569,27 @@ pub(super) fn adopt_plain_files(
     first_unit: usize,
     plain: Vec<DiscoveredFile>,
 ) {
-    let packages: HashMap<PathBuf, usize> = discovery.units[first_unit..]
+    // By the roots' bytes, as normalized: each plain file looks up every
+    // folder above it, and `Path`'s hash parses components.
+    let packages: HashMap<std::ffi::OsString, usize> = discovery.units[first_unit..]
         .iter()
         .enumerate()
         .filter(|(_, unit)| unit.system == System::Ytt)
-        .map(|(offset, unit)| (unit.root.clone(), first_unit + offset))
+        .map(|(offset, unit)| {
+            let root = crate::source::normalize_path(&unit.root).into_os_string();
+            (root, first_unit + offset)
+        })
         .collect();
     if packages.is_empty() {
         return;
     }
     let mut adopted: BTreeSet<usize> = BTreeSet::new();
     for file in plain {
-        let Some(unit) = file
-            .path
+        let path = crate::source::normalize_path(&file.path);
+        let Some(unit) = path
             .ancestors()
             .skip(1)
-            .find_map(|dir| packages.get(dir).copied())
+            .find_map(|dir| packages.get(dir.as_os_str()).copied())
         else {
             continue;
         };
