@@ -358,7 +358,7 @@ impl Cache {
     /// The scan of `path` as it was at `stamp`, if the cache holds it.
     pub fn scan(&self, path: &Path, stamp: Stamp) -> Option<ScanRecord> {
         let mut shard = self.shard(path);
-        let entry = shard.take_old(path, |e| e.stamp == stamp && e.scan.is_some())?;
+        let entry = shard.see_old(path, |e| e.stamp == stamp && e.scan.is_some())?;
         entry.scan.clone()
     }
 
@@ -373,7 +373,7 @@ impl Cache {
         hash: Digest,
     ) -> Option<ScanRecord> {
         let mut shard = self.shard(path);
-        let entry = shard.take_old(path, |e| e.hash == Some(hash) && e.scan.is_some())?;
+        let entry = shard.see_old(path, |e| e.hash == Some(hash) && e.scan.is_some())?;
         entry.stamp = stamp;
         let scan = entry.scan.clone();
         shard.learnt = true;
@@ -394,7 +394,7 @@ impl Cache {
         // checkout): its links stay good.
         let mut shard = self.shard(path);
         let links = shard
-            .take_old(path, |e| {
+            .see_old(path, |e| {
                 e.hash == Some(hash) && e.scan.as_ref() == Some(&scan)
             })
             .and_then(|e| e.links.take());
@@ -420,14 +420,14 @@ impl Cache {
         let stamp = std::fs::metadata(path).ok().as_ref().and_then(Stamp::of)?;
         if let Some(entry) = self
             .shard(path)
-            .take_old(path, |e| e.stamp == stamp && e.hash.is_some())
+            .see_old(path, |e| e.stamp == stamp && e.hash.is_some())
         {
             return entry.hash;
         }
         // Read and hashed without the shard's lock held.
         let hash = Digest::of(&crate::source::read_limited(path).ok()?);
         let mut shard = self.shard(path);
-        match shard.entries.get_mut(path.as_os_str()).filter(|e| e.seen) {
+        match shard.seen_mut(path) {
             Some(entry) if entry.stamp == stamp => entry.hash = Some(hash),
             Some(_) => {}
             None => shard.see(
@@ -455,8 +455,7 @@ impl Cache {
     /// Remember the links of `path` at `stamp` (with its scan, recorded first).
     pub fn record_links<L: Serialize>(&self, path: &Path, stamp: Stamp, links: &L) {
         let mut shard = self.shard(path);
-        let seen = shard.entries.get_mut(path.as_os_str()).filter(|e| e.seen);
-        if let Some(entry) = seen.filter(|e| e.stamp == stamp) {
+        if let Some(entry) = shard.seen_mut(path).filter(|e| e.stamp == stamp) {
             entry.links = serde_json::value::to_raw_value(links).ok();
             shard.learnt = true;
         }
@@ -576,7 +575,7 @@ impl Cache {
 impl EntryShard {
     /// The last run's entry of `path`, marked seen by this run, when
     /// `wanted` says so.
-    fn take_old(&mut self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<&mut Entry> {
+    fn see_old(&mut self, path: &Path, wanted: impl Fn(&Entry) -> bool) -> Option<&mut Entry> {
         let entry = self.entries.get_mut(path.as_os_str())?;
         if entry.seen || !wanted(entry) {
             return None;
@@ -589,6 +588,11 @@ impl EntryShard {
     /// This run's entry of `path`.
     fn seen(&self, path: &Path) -> Option<&Entry> {
         self.entries.get(path.as_os_str()).filter(|e| e.seen)
+    }
+
+    /// This run's entry of `path`, to change.
+    fn seen_mut(&mut self, path: &Path) -> Option<&mut Entry> {
+        self.entries.get_mut(path.as_os_str()).filter(|e| e.seen)
     }
 
     /// Make `entry` this run's entry of `path`, in place of any other.

@@ -585,7 +585,7 @@ pub(super) fn adopt_plain_files(
     }
     let mut adopted: BTreeSet<usize> = BTreeSet::new();
     for file in plain {
-        let path = crate::source::normalize_path(&file.path);
+        let path = crate::source::normalized(&file.path);
         let Some(unit) = path
             .ancestors()
             .skip(1)

@@ -839,8 +839,6 @@ fn package_inputs(
     let cache_folders = crate::cache::CacheFolders::default();
     let skip = |dir: &Path| cache_folders.holds(dir);
     let ytt = &request.ytt;
-    // The configuration's marks for a package first.
-    let own_marks = |root: &Path| (request.config.as_ref()).map_or(&[][..], |c| c.file_marks(root));
     // Listed on all cores (each package's folder is read again, as `ytt -f`
     // reads it, ignore files or not); taken in the units' order below, so
     // the first refusal is the same.
@@ -848,20 +846,21 @@ fn package_inputs(
         .par_iter()
         .filter(|u| u.system == System::Ytt)
         .map(|unit| {
-            let own = own_marks(&unit.root);
+            // The configuration's marks for the package first.
+            let own = (request.config.as_ref()).map_or(&[][..], |c| c.file_marks(&unit.root));
             let all: Vec<marks::FileMark> = own.iter().chain(&ytt.marks).cloned().collect();
             let mut counts = vec![0; all.len()];
             let inputs =
                 marks::package_inputs(&unit.root, cwd, &all, &ytt.symlinks, &skip, &mut counts);
-            (inputs, counts)
+            // What the command line's marks matched, for `unmatched` below.
+            (inputs, counts.split_off(own.len()))
         })
         .collect();
     let ytt_units = units.iter_mut().filter(|u| u.system == System::Ytt);
     for (unit, (inputs, counts)) in ytt_units.zip(listed) {
-        let own = own_marks(&unit.root);
         match inputs {
             Ok(inputs) => {
-                for (total, count) in matched.iter_mut().zip(&counts[own.len()..]) {
+                for (total, count) in matched.iter_mut().zip(&counts) {
                     *total += count;
                 }
                 // A file the marks leave out (or make other than YAML) is

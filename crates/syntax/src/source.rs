@@ -247,7 +247,15 @@ impl Files {
     /// Whether some text stands in for `path`: its disk stamp says nothing
     /// of its text.
     pub fn is_overlaid(&self, path: &Path) -> bool {
-        !self.overlay.is_empty() && self.overlay.contains_key(&normalize_path(path))
+        self.standing_in(path).is_some()
+    }
+
+    /// The text standing in for `path`, if any.
+    fn standing_in(&self, path: &Path) -> Option<&[u8]> {
+        if self.overlay.is_empty() {
+            return None;
+        }
+        self.overlay.get(&*normalized(path)).map(|bytes| &bytes[..])
     }
 
     /// Whether any text stands in for a file.
@@ -258,20 +266,16 @@ impl Files {
     /// The file's bytes: the text standing in for it, else
     /// [`read_limited`] from disk.
     pub fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        if !self.overlay.is_empty()
-            && let Some(bytes) = self.overlay.get(&normalize_path(path))
-        {
-            return Ok(bytes.to_vec());
+        match self.standing_in(path) {
+            Some(bytes) => Ok(bytes.to_vec()),
+            None => read_limited(path),
         }
-        read_limited(path)
     }
 
     /// `f` of the file's bytes, as [`Files::read`] gives them, without
     /// keeping them: read from disk into room the thread reuses.
     pub fn read_with<R>(&self, path: &Path, f: impl FnOnce(&[u8]) -> R) -> std::io::Result<R> {
-        if !self.overlay.is_empty()
-            && let Some(bytes) = self.overlay.get(&normalize_path(path))
-        {
+        if let Some(bytes) = self.standing_in(path) {
             return Ok(f(bytes));
         }
         READ_ROOM.with(|room| {
@@ -507,18 +511,26 @@ impl Sources {
     /// The bytes of the file at `path`: standard input's where it stands in
     /// for that file, else through the run's [`Files`].
     pub fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        match self.0.stdin.get() {
-            Some((stdin, bytes)) if stdin == path => Ok(bytes.clone()),
-            _ => self.0.layer.read(path),
+        match self.stdin_for(path) {
+            Some(bytes) => Ok(bytes.to_vec()),
+            None => self.0.layer.read(path),
         }
     }
 
     /// `f` of the file's bytes, as [`Sources::read`] gives them, without
     /// keeping them (see [`Files::read_with`]).
     pub fn read_with<R>(&self, path: &Path, f: impl FnOnce(&[u8]) -> R) -> std::io::Result<R> {
+        match self.stdin_for(path) {
+            Some(bytes) => Ok(f(bytes)),
+            None => self.0.layer.read_with(path, f),
+        }
+    }
+
+    /// Standard input's bytes, when they stand in for `path`.
+    fn stdin_for(&self, path: &Path) -> Option<&[u8]> {
         match self.0.stdin.get() {
-            Some((stdin, bytes)) if stdin == path => Ok(f(bytes)),
-            _ => self.0.layer.read_with(path, f),
+            Some((stdin, bytes)) if stdin == path => Some(bytes),
+            _ => None,
         }
     }
 
@@ -751,10 +763,15 @@ pub fn files_below(dir: &Path) -> Vec<PathBuf> {
 
 /// Remove `.` and `..` components without touching the file system.
 pub fn normalize_path(path: &Path) -> PathBuf {
-    // Most paths are already (every path the walk gives): copied, not
-    // parsed and rebuilt component by component.
+    normalized(path).into_owned()
+}
+
+/// [`normalize_path`], borrowed when the path is normal already, as every
+/// path the walk gives is: a lookup by a path then neither copies it nor
+/// parses and rebuilds it component by component.
+pub fn normalized(path: &Path) -> std::borrow::Cow<'_, Path> {
     if confvet_key::is_plain_absolute(path) {
-        return path.to_path_buf();
+        return std::borrow::Cow::Borrowed(path);
     }
     let mut out = PathBuf::new();
     for component in path.components() {
@@ -766,7 +783,7 @@ pub fn normalize_path(path: &Path) -> PathBuf {
             other => out.push(other),
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether `path`, with every symbolic link on the way resolved, is `dir`

@@ -309,7 +309,7 @@ impl PathIndex {
         let mut entries: Vec<(u64, usize)> = files
             .iter()
             .enumerate()
-            .map(|(i, f)| (path_hash(&crate::source::normalize_path(&f.path)), i))
+            .map(|(i, f)| (path_hash(&crate::source::normalized(&f.path)), i))
             .collect();
         entries.sort_unstable();
         PathIndex(entries)
@@ -325,7 +325,7 @@ impl PathIndex {
             .iter()
             .rev()
             .map(|&(_, i)| &files[i])
-            .find(|f| crate::source::normalize_path(&f.path) == path)
+            .find(|f| crate::source::normalized(&f.path) == path)
     }
 }
 
@@ -338,13 +338,13 @@ fn path_hash(path: &Path) -> u64 {
 
 impl Inputs {
     pub fn get(&self, path: &Path) -> Option<&InputFile> {
-        let path = crate::source::normalize_path(path);
-        self.by_path.get(&self.files, &path)
+        self.by_path
+            .get(&self.files, &crate::source::normalized(path))
     }
 
     pub fn is_excluded(&self, path: &Path) -> bool {
-        let path = crate::source::normalize_path(path);
-        self.excluded.contains(&path)
+        let path = crate::source::normalized(path);
+        self.excluded.iter().any(|excluded| *excluded == *path)
     }
 
     /// The inputs below `dir` (a private library), named relative to it,
