@@ -198,6 +198,15 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         reuse.as_ref(),
         &shipped,
     );
+    // The results store written and dropped, and the packages' listings
+    // dropped, before the findings are merged: with every file's record
+    // still held, they made the peak of a large tree's run.
+    let reused_crd_problems = reuse
+        .as_ref()
+        .map(reuse::Plan::take_crd_problems)
+        .unwrap_or_default();
+    result.reuse = reuse.map(reuse::Plan::finish);
+    drop(package_inputs);
     let in_scope = reported_in(request, scope.as_deref(), sources);
     let exports = merge_outcomes(
         request,
@@ -207,11 +216,6 @@ pub fn lint(request: &LintRequest, sources: &Sources, cwd: &Path) -> LintResult 
         &in_scope,
         &mut result,
     );
-    let reused_crd_problems = reuse
-        .as_ref()
-        .map(reuse::Plan::take_crd_problems)
-        .unwrap_or_default();
-    result.reuse = reuse.map(reuse::Plan::finish);
     let context = drift::DriftContext {
         exports: &exports,
         ..drift_context
@@ -550,7 +554,8 @@ fn check_units(
         .par_iter()
         .enumerate()
         .map(|(index, unit)| {
-            if let Some(reused) = reuse.and_then(|r| r.reused(index)) {
+            let inputs = package_inputs.get(&unit.root).map(|i| i.as_ref());
+            if let Some(reused) = reuse.and_then(|r| r.reused(index, inputs)) {
                 if let Some(progress) = &request.progress {
                     progress.checked();
                 }

@@ -110,7 +110,6 @@ enum Slot {
 pub struct Plan<'a> {
     units: &'a [Unit],
     files: &'a [DiscoveredFile],
-    package_inputs: &'a HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
     /// The results store, read when the first unit asks: by then the run
     /// has written and dropped the cache's index, so the two (each tens of
     /// megabytes in a large tree) are not held at once.
@@ -187,7 +186,6 @@ impl<'a> Plan<'a> {
         Some(Plan {
             units,
             files,
-            package_inputs,
             results: std::sync::OnceLock::new(),
             location: location.clone(),
             slots,
@@ -231,14 +229,19 @@ impl<'a> Plan<'a> {
     }
 
     /// The stored outcome of unit `index`, when its key is found, with its
-    /// schema's exports when it stored them.
-    pub fn reused(&self, index: usize) -> Option<(PackageOutcome, Option<SchemaExport>)> {
+    /// schema's exports when it stored them; `inputs` is the unit's package
+    /// listing when it is a ytt package (passed, not held: the run drops
+    /// the listings once the units are checked).
+    pub fn reused(
+        &self,
+        index: usize,
+        inputs: Option<&marks::Inputs>,
+    ) -> Option<(PackageOutcome, Option<SchemaExport>)> {
         let Slot::Keyed(key) = &self.slots[index] else {
             return None;
         };
         let stored = self.results().get(&key.key)?;
         let unit = &self.units[index];
-        let inputs = self.package_inputs.get(&unit.root).map(|i| i.as_ref());
         let reads = |path: &Path| {
             unit_reads(unit, self.files, inputs, path) || self.shared_reads.contains(path)
         };
