@@ -77,6 +77,8 @@ pub fn ytt_settings(flags: &YttFlags, cwd: &Path) -> YttSettings {
         inputs: None,
         kubernetes: None,
         plain_manifests: false,
+        // `render` and `values` are given the package: ytt's own reading.
+        root_guessed: false,
     }
 }
 

@@ -213,6 +213,11 @@ impl Config {
         self.ytt.packages.iter().find(|p| p.root == root)
     }
 
+    /// Whether `ytt.packages` names `root` as a package's root.
+    pub fn declares_package(&self, root: &Path) -> bool {
+        self.package(root).is_some()
+    }
+
     /// `strict` for the package at `root`: of `ytt` or of its declaration.
     pub fn strict(&self, root: &Path) -> bool {
         self.ytt.strict || self.package(root).is_some_and(|p| p.strict)

@@ -234,7 +234,7 @@ static GROUP: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A Helm or Jinja template: text, not YAML, until it is rendered.
-fn is_text_template(text: &str) -> bool {
+pub fn is_text_template(text: &str) -> bool {
     text.contains("{{") || text.contains("{%")
 }
 

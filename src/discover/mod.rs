@@ -17,7 +17,8 @@ mod walk;
 mod tests;
 
 pub use self::classify::{
-    classify, groups_named, names_template, names_virtual_machine, reads_document, why_not_linted,
+    classify, groups_named, is_text_template, names_template, names_virtual_machine,
+    reads_document, why_not_linted,
 };
 pub use self::model::{
     DiscoverOptions, DiscoveredFile, Discovery, MAX_FILE_BYTES, PathFilter, System, Unit,

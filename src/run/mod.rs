@@ -722,8 +722,11 @@ fn check_unit(
                 .iter()
                 .flat_map(|inputs| marked_yaml(inputs, &parsed, sources, cwd))
                 .collect();
+            let root_guessed = !(request.config.as_ref())
+                .is_some_and(|config| config.declares_package(&unit.root));
             let settings = YttSettings {
                 inputs,
+                root_guessed,
                 ..context.ytt_settings.as_ref().clone()
             };
             let config = Arc::clone(context.ytt_config);

@@ -322,6 +322,64 @@ pub fn text_template_files(path: &Path) -> Vec<(std::path::PathBuf, String)> {
     found
 }
 
+/// A plain file (no system's, no `#@`) that is a Helm or Jinja template:
+/// text, not YAML, until another tool renders it.
+pub(super) fn is_plain_text_template(file: &DiscoveredFile, sources: &Sources) -> bool {
+    file.system.is_none() && crate::discover::is_text_template(&sources.get(file.id).text)
+}
+
+/// The warning that a package lint took the root of from where its files
+/// sit was not checked, because `templates` (plain files below that root
+/// that are Helm or Jinja templates and do not parse) would stop
+/// `ytt -f ROOT`: whether anyone renders the folder whole is unknown, so
+/// neither they nor the package are reported as errors.
+pub(super) fn unchecked_for_text_templates(
+    templates: &[&DiscoveredFile],
+    root: &Path,
+    sources: &Sources,
+) -> Finding {
+    let first = templates[0];
+    let (name, shown_root) = name_below_root(first, root, sources);
+    let more = match templates.len() - 1 {
+        0 => String::new(),
+        1 => " and 1 more file".to_string(),
+        n => format!(" and {n} more files"),
+    };
+    let mut finding = Finding::new(
+        &rules::ytt::PACKAGE_UNCHECKED,
+        crate::source::Span::file_start(first.id),
+        format!(
+            "the package `{shown_root}` was not checked: `{name}`{more} below it are Helm or Jinja templates, which `ytt -f {shown_root}` would stop at"
+        ),
+    )
+    .with_help("lint took the folder for a package's root from the ytt files in it, but such a folder is most often rendered another way (`helm template ... | ytt -f - -f OVERLAY`); if ytt reads it whole, name it in .confvet.yaml (`ytt.packages`) to have it checked and these files reported as ytt reports them");
+    // The message counts them all; a few are shown.
+    for file in templates.iter().skip(1).take(4) {
+        finding = finding.with_related(
+            crate::source::Span::file_start(file.id),
+            "a Helm or Jinja template too",
+        );
+    }
+    finding
+}
+
+/// A file's name relative to its package's root, and the root as the
+/// file's shown name shows it (`ytt -f` names them so).
+fn name_below_root(file: &DiscoveredFile, root: &Path, sources: &Sources) -> (String, String) {
+    let relative = file.path.strip_prefix(root).unwrap_or(&file.path);
+    let name = relative.to_string_lossy().replace('\\', "/");
+    let shown = sources.get(file.id).name.clone();
+    let shown_root = match shown
+        .strip_suffix(name.as_str())
+        .map(|r| r.trim_end_matches('/'))
+    {
+        Some("") => ".".to_string(),
+        Some(dir) => dir.to_string(),
+        None => root.display().to_string(),
+    };
+    (name, shown_root)
+}
+
 /// The finding of a file of the package that does not parse. A file of no
 /// system is plain YAML (no `#@`) lint found below the root: ytt reads it
 /// as it reads the templates, and stops there; lint guessed the root, so
@@ -336,18 +394,7 @@ pub(super) fn unparsed(
     if file.system.is_some() {
         return finding.clone();
     }
-    let relative = file.path.strip_prefix(root).unwrap_or(&file.path);
-    let name = relative.to_string_lossy().replace('\\', "/");
-    // The root as the file's shown name shows it (`ytt -f` names it so).
-    let shown = sources.get(file.id).name.clone();
-    let shown_root = match shown
-        .strip_suffix(name.as_str())
-        .map(|r| r.trim_end_matches('/'))
-    {
-        Some("") => ".".to_string(),
-        Some(dir) => dir.to_string(),
-        None => root.display().to_string(),
-    };
+    let (name, shown_root) = name_below_root(file, root, sources);
     finding.clone().with_help(format!(
         "`ytt -f {shown_root}` reads every YAML file below it, `#@` or not, and stops here: Unmarshaling YAML template '{name}'. If the file is not the package's, exclude it (`--file-mark '{name}:exclude=true'`) or name the package's root in .confvet.yaml (`ytt.packages`)"
     ))

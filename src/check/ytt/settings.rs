@@ -93,6 +93,10 @@ pub struct YttSettings {
     /// Plain manifests are checked (`--kubernetes`): what a plain file of
     /// the package gives its output is judged as one.
     pub plain_manifests: bool,
+    /// lint took the package's root from where its files sit, the
+    /// configuration not naming it: whether the folder is rendered whole
+    /// (`ytt -f ROOT`) is then a guess.
+    pub root_guessed: bool,
 }
 
 impl confvet_key::Key for YttSettings {
@@ -119,6 +123,9 @@ impl confvet_key::Key for YttSettings {
             // catalog digest), not by the index built from them.
             kubernetes: _,
             plain_manifests,
+            // Set per package from the configuration, which every key
+            // hashes.
+            root_guessed: _,
         } = self;
         out.key(flags).key(disable_validation).key(strict);
         out.key(ignore_unknown_comments)

@@ -13,6 +13,7 @@ pub static RULES: &[&Rule] = &[
     &ytt::TEMPLATE_FAIL,
     &ytt::TEMPLATE_ERROR,
     &ytt::OVERLAY_UNCHECKED,
+    &ytt::PACKAGE_UNCHECKED,
     &ytt::SCHEMA,
     &ytt::RULE_ANNOTATION,
     &ytt::STARLARK_SYNTAX,

@@ -19,6 +19,12 @@ rule!(
     Validation,
     Warning
 );
+rule!(
+    PACKAGE_UNCHECKED,
+    "ytt/package-unchecked",
+    Validation,
+    Warning
+);
 rule!(SCHEMA, "ytt/schema", Schema, Error);
 rule!(RULE_ANNOTATION, "ytt/rule-annotation", Schema, Error);
 rule!(STARLARK_SYNTAX, "ytt/starlark-syntax", Syntax, Error);

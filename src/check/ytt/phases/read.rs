@@ -18,11 +18,26 @@ pub(super) fn read<'a>(
     findings: &mut Vec<Finding>,
 ) -> Option<Vec<&'a DocumentSet>> {
     let mut parsed: Vec<&DocumentSet> = Vec::new();
+    let mut text_templates: Vec<&DiscoveredFile> = Vec::new();
     for file in files {
         match &file.parsed {
             Ok(set) => parsed.push(set),
+            // A Helm chart's templates below a folder that holds ytt
+            // files: ytt reading the folder whole is lint's guess, and
+            // such a folder is most often rendered otherwise (`helm
+            // template | ytt -f - -f overlay.yml`).
+            Err(_) if settings.root_guessed && package::is_plain_text_template(file, sources) => {
+                text_templates.push(file);
+            }
             Err(finding) => findings.push(package::unparsed(finding, file, root, sources)),
         }
+    }
+    if !text_templates.is_empty() {
+        findings.push(package::unchecked_for_text_templates(
+            &text_templates,
+            root,
+            sources,
+        ));
     }
     if !findings.is_empty() {
         return None;
