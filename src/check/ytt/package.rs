@@ -382,20 +382,27 @@ fn name_below_root(file: &DiscoveredFile, root: &Path, sources: &Sources) -> (St
 
 /// The finding of a file of the package that does not parse. A file of no
 /// system is plain YAML (no `#@`) lint found below the root: ytt reads it
-/// as it reads the templates, and stops there; lint guessed the root, so
-/// the help says how to tell it otherwise when the file is not the
-/// package's.
+/// as it reads the templates, and stops there; where lint guessed the
+/// root (`root_guessed`), the help says how to tell it otherwise when the
+/// file is not the package's.
 pub(super) fn unparsed(
     finding: &Finding,
     file: &DiscoveredFile,
     root: &Path,
     sources: &Sources,
+    root_guessed: bool,
 ) -> Finding {
     if file.system.is_some() {
         return finding.clone();
     }
     let (name, shown_root) = name_below_root(file, root, sources);
+    // Naming the root is advice only where lint guessed it.
+    let or_name_the_root = if root_guessed {
+        " or name the package's root in .confvet.yaml (`ytt.packages`)"
+    } else {
+        ""
+    };
     finding.clone().with_help(format!(
-        "`ytt -f {shown_root}` reads every YAML file below it, `#@` or not, and stops here: Unmarshaling YAML template '{name}'. If the file is not the package's, exclude it (`--file-mark '{name}:exclude=true'`) or name the package's root in .confvet.yaml (`ytt.packages`)"
+        "`ytt -f {shown_root}` reads every YAML file below it, `#@` or not, and stops here: Unmarshaling YAML template '{name}'. If the file is not the package's, exclude it (`--file-mark '{name}:exclude=true'`){or_name_the_root}"
     ))
 }

@@ -29,7 +29,13 @@ pub(super) fn read<'a>(
             Err(_) if settings.root_guessed && package::is_plain_text_template(file, sources) => {
                 text_templates.push(file);
             }
-            Err(finding) => findings.push(package::unparsed(finding, file, root, sources)),
+            Err(finding) => findings.push(package::unparsed(
+                finding,
+                file,
+                root,
+                sources,
+                settings.root_guessed,
+            )),
         }
     }
     if !text_templates.is_empty() {
