@@ -144,7 +144,7 @@ impl<'a> Plan<'a> {
         request: &LintRequest,
         cache: Option<&Cache>,
         (units, files, resources): (&'a [Unit], &'a [DiscoveredFile], &'a [DiscoveredFile]),
-        package_inputs: &'a HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
+        package_inputs: &HashMap<PathBuf, std::sync::Arc<marks::Inputs>>,
         catalog: Option<&'a Catalog>,
         (sources, cwd): (&'a Sources, &'a Path),
     ) -> Option<Plan<'a>> {
